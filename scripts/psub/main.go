@@ -1,0 +1,79 @@
+// Command psub trains and applies probably submodular CRFs from the command
+// line. Every subcommand prints one JSON object on stdout for machines and
+// writes progress to stderr.
+//
+//	go run ./scripts/psub help
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// version is the version of the psub command and library.
+const version = "0.1.0"
+
+// command is one subcommand: run parses args and writes its JSON result.
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+// commands lists the subcommands; each capability adds one entry.
+func commands() map[string]command {
+	return map[string]command{
+		"version": {"print the version as JSON", runVersion},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout, cmds)
+		return 0
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "psub: unknown command %q\n", args[0])
+		usage(stderr, cmds)
+		return 2
+	}
+	if err := c.run(args[1:], stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "psub %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "psub: probably submodular CRF training and inference")
+	fmt.Fprintln(w, "\nusage: psub COMMAND [flags] [args]\n\ncommands:")
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w, "  help       this message\n\nRun 'psub COMMAND -h' for the flags of a command.")
+}
+
+// writeJSON prints v as one JSON object followed by a newline.
+func writeJSON(w io.Writer, v any) error {
+	return json.NewEncoder(w).Encode(v)
+}
+
+func runVersion(args []string, stdout, _ io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("version takes no arguments, got %q", args)
+	}
+	return writeJSON(stdout, map[string]string{"version": version})
+}
