@@ -1,0 +1,116 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// The checksums of the originals ship with the code (copies of each data
+// folder's SHA256SUMS), so a data folder is checked against what the project
+// expects and not against sums that travel with the data.
+//
+//go:embed checksums/*.sha256
+var checksumFS embed.FS
+
+// Checksums returns the expected sha256 (hex) of every file of a data set
+// ("yeast", "scene", "tud_cows", "epfl_mito", "weizmann_horse"), keyed by the
+// path relative to the data set's folder.
+func Checksums(dataset string) (map[string]string, error) {
+	b, err := checksumFS.ReadFile("checksums/" + dataset + ".sha256")
+	if err != nil {
+		return nil, fmt.Errorf("no checksums for data set %q (known: %s)", dataset, strings.Join(knownChecksums(), ", "))
+	}
+	return parseSHA256SUMS(bytes.NewReader(b), dataset+".sha256")
+}
+
+func knownChecksums() []string {
+	ents, _ := checksumFS.ReadDir("checksums")
+	var names []string
+	for _, e := range ents {
+		names = append(names, strings.TrimSuffix(e.Name(), ".sha256"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// parseSHA256SUMS reads the output format of sha256sum: "<64 hex>  <path>"
+// (a '*' before the path marks binary mode and is ignored).
+func parseSHA256SUMS(r io.Reader, name string) (map[string]string, error) {
+	sums := map[string]string{}
+	sc := bufio.NewScanner(r)
+	for line := 1; sc.Scan(); line++ {
+		s := strings.TrimRight(sc.Text(), "\r")
+		if s == "" {
+			continue
+		}
+		sum, path, ok := strings.Cut(s, " ")
+		path = strings.TrimPrefix(strings.TrimLeft(path, " "), "*")
+		if b, err := hex.DecodeString(sum); !ok || err != nil || len(b) != sha256.Size || path == "" {
+			return nil, fmt.Errorf("%s:%d: expected \"<sha256 hex>  <path>\", got %q", name, line, s)
+		}
+		sums[path] = strings.ToLower(sum)
+	}
+	return sums, sc.Err()
+}
+
+// VerifyFiles checks the named files (paths relative to dir, as in
+// Checksums) against the expected sums of dataset. With no files given it
+// checks every file of the data set. The error lists every missing or
+// mismatching file.
+func VerifyFiles(dir, dataset string, files ...string) error {
+	sums, err := Checksums(dataset)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		for f := range sums {
+			files = append(files, f)
+		}
+		sort.Strings(files)
+	}
+	var bad []string
+	for _, f := range files {
+		want, ok := sums[f]
+		if !ok {
+			bad = append(bad, fmt.Sprintf("%s: not a file of data set %s", f, dataset))
+			continue
+		}
+		got, err := fileSHA256(filepath.Join(dir, filepath.FromSlash(f)))
+		if err != nil {
+			bad = append(bad, err.Error())
+		} else if got != want {
+			bad = append(bad, fmt.Sprintf("%s: sha256 %s, expected %s", f, got, want))
+		}
+	}
+	if len(bad) > 0 {
+		const show = 10
+		msg := strings.Join(bad[:min(len(bad), show)], "\n  ")
+		if len(bad) > show {
+			msg += fmt.Sprintf("\n  ... and %d more", len(bad)-show)
+		}
+		return fmt.Errorf("data set %s in %s: %d file(s) fail verification:\n  %s", dataset, dir, len(bad), msg)
+	}
+	return nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

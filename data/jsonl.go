@@ -1,0 +1,255 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/probably-submodular/crf/psub"
+)
+
+// maxReported bounds how many violations one read reports; the rest are
+// counted.
+const maxReported = 20
+
+// jsonInstance is one line as written on disk. Pointers tell a missing field
+// from an empty one; edges are decoded as []int so that a pair with the
+// wrong arity is an error and not silently truncated or zero-filled.
+type jsonInstance struct {
+	Name     *string      `json:"name,omitempty"`
+	Unary    *[][]float64 `json:"unary"`
+	Edges    *[][]int     `json:"edges"`
+	Pairwise *[][]float64 `json:"pairwise"`
+	Labels   *[]int       `json:"labels,omitempty"`
+}
+
+// ReadJSONL reads a graph data set in the JSON Lines format of FORMATS.md:
+// one instance per line with fields "unary" (required), "edges" and
+// "pairwise" (required, may be []), "labels" and "name" (optional). Blank
+// lines are skipped; unknown fields are errors (they are usually typos).
+//
+// labels is L, the number of labels: every label must lie in [0, L). Pass 0
+// when L is not known yet (labels then only need to be ≥ 0; NumLabels gives
+// 1 + the largest label seen).
+//
+// Every line is checked; the error lists each violation (up to 20) with its
+// line number and field, and nothing is returned unless the whole file is
+// valid. All lines must share the unary dimension of the first line and the
+// pairwise dimension of the first line with edges.
+func ReadJSONL(r io.Reader, labels int) ([]psub.Instance, error) {
+	return readJSONL(r, "", labels)
+}
+
+// ReadJSONLFile is ReadJSONL on a file; messages start with "path:line:".
+func ReadJSONLFile(path string, labels int) ([]psub.Instance, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readJSONL(f, path, labels)
+}
+
+type violations struct {
+	where string
+	list  []string
+	more  int
+}
+
+func (v *violations) add(line int, format string, args ...any) {
+	if len(v.list) >= maxReported {
+		v.more++
+		return
+	}
+	prefix := fmt.Sprintf("line %d: ", line)
+	if v.where != "" {
+		prefix = fmt.Sprintf("%s:%d: ", v.where, line)
+	}
+	v.list = append(v.list, prefix+fmt.Sprintf(format, args...))
+}
+
+func (v *violations) err() error {
+	if len(v.list) == 0 {
+		return nil
+	}
+	msg := strings.Join(v.list, "\n")
+	if v.more > 0 {
+		msg += fmt.Sprintf("\n... and %d more violation(s)", v.more)
+	}
+	return errors.New(msg)
+}
+
+func readJSONL(r io.Reader, where string, labels int) ([]psub.Instance, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	v := &violations{where: where}
+	var set []psub.Instance
+	du, dp := -1, -1
+	for line := 1; ; line++ {
+		b, rerr := br.ReadBytes('\n')
+		if rerr != nil && rerr != io.EOF {
+			return nil, fmt.Errorf("%sread: %w", prefixOf(where), rerr)
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			in, ok := decodeLine(b, line, v)
+			if ok {
+				if du < 0 {
+					du = in.UnaryDim()
+				}
+				if dp < 0 && len(in.Edges) > 0 {
+					dp = in.PairwiseDim()
+				}
+				if err := in.Validate(len(set), du, dp, labelBound(labels)); err != nil {
+					v.add(line, "%v", err)
+				}
+				set = append(set, in)
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if len(set) == 0 {
+		return nil, fmt.Errorf("%sno instances (empty file)", prefixOf(where))
+	}
+	return set, nil
+}
+
+func prefixOf(where string) string {
+	if where == "" {
+		return ""
+	}
+	return where + ": "
+}
+
+func labelBound(labels int) int {
+	if labels <= 0 {
+		return -1
+	}
+	return labels
+}
+
+// decodeLine parses one line and checks what psub.Instance.Validate cannot
+// see: missing fields and the arity of edges.
+func decodeLine(b []byte, line int, v *violations) (psub.Instance, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var ji jsonInstance
+	if err := dec.Decode(&ji); err != nil {
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &te) && te.Field != "":
+			v.add(line, "field %q: %s value where %s expected", te.Field, te.Value, te.Type)
+		case errors.As(err, &se):
+			v.add(line, "invalid JSON at byte %d: %v", se.Offset, err)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			v.add(line, "invalid JSON: the line ends inside a value")
+		default:
+			v.add(line, "%v", strings.TrimPrefix(err.Error(), "json: "))
+		}
+		return psub.Instance{}, false
+	}
+	if dec.More() {
+		v.add(line, "more than one JSON value on the line")
+		return psub.Instance{}, false
+	}
+	ok := true
+	for _, f := range []struct {
+		name    string
+		missing bool
+	}{{"unary", ji.Unary == nil}, {"edges", ji.Edges == nil}, {"pairwise", ji.Pairwise == nil}} {
+		if f.missing {
+			v.add(line, "field %q: missing (use [] for none)", f.name)
+			ok = false
+		}
+	}
+	if !ok {
+		return psub.Instance{}, false
+	}
+	in := psub.Instance{Unary: *ji.Unary, Pairwise: *ji.Pairwise, Edges: make([][2]int, len(*ji.Edges))}
+	for e, pair := range *ji.Edges {
+		if len(pair) != 2 {
+			v.add(line, "field \"edges\": edge %d has %d node indices, expected 2", e, len(pair))
+			ok = false
+			continue
+		}
+		in.Edges[e] = [2]int{pair[0], pair[1]}
+	}
+	if ji.Name != nil {
+		in.Name = *ji.Name
+	}
+	if ji.Labels != nil {
+		in.Labels = *ji.Labels
+		if in.Labels == nil { // "labels": null means unlabelled
+			in.Labels = nil
+		}
+	}
+	return in, ok
+}
+
+// NumLabels returns 1 + the largest label in the set (0 if unlabelled): L as
+// FORMATS.md defines it when the user does not give it.
+func NumLabels(set []psub.Instance) int {
+	l := 0
+	for i := range set {
+		for _, y := range set[i].Labels {
+			l = max(l, y+1)
+		}
+	}
+	return l
+}
+
+// WriteJSONL writes set in the JSON Lines format, one instance per line,
+// after checking it with psub.ValidateSet. Floats are written in the
+// shortest form that reads back to the same float64, so a round trip is
+// exact. Empty edge lists are written as [] (never null).
+func WriteJSONL(w io.Writer, set []psub.Instance) error {
+	if _, _, err := psub.ValidateSet(set, -1); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	for i := range set {
+		in := &set[i]
+		out := struct {
+			Name     string      `json:"name,omitempty"`
+			Unary    [][]float64 `json:"unary"`
+			Edges    [][2]int    `json:"edges"`
+			Pairwise [][]float64 `json:"pairwise"`
+			Labels   []int       `json:"labels,omitempty"`
+		}{in.Name, in.Unary, in.Edges, in.Pairwise, in.Labels}
+		if out.Edges == nil {
+			out.Edges = [][2]int{}
+		}
+		if out.Pairwise == nil {
+			out.Pairwise = [][]float64{}
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return fmt.Errorf("instance %d (%s): %w", i, in.Name, err)
+		}
+		bw.Write(b)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// WriteJSONLFile writes set to path (created or truncated).
+func WriteJSONLFile(path string, set []psub.Instance) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := WriteJSONL(f, set); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}
