@@ -207,5 +207,5 @@ func TestEmptyEnergy(t *testing.T) {
 }
 
 func allMethods() []Method {
-	return []Method{BruteForce{}, ICM{}, TRWS{}}
+	return []Method{BruteForce{}, ICM{}, TRWS{}, GraphCut{}, TruncatedGraphCut{}, QPBO{}, AlphaExpansion{}, AlphaBetaSwap{}}
 }
