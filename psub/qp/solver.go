@@ -1,0 +1,346 @@
+package qp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Coordinate states of w.
+const (
+	free  int8 = 0
+	lower int8 = 1  // w_i ≥ 0
+	upper int8 = -1 // w_i ≤ 0
+	fixed int8 = 2  // w_i = 0
+)
+
+// Solver holds the QP of the 1-slack SSVM: its cutting planes, hard rows,
+// fixed and sign-bounded coordinates, the Gram matrix of planes and rows, and
+// the dual variables of the last Solve (the warm start of the next one).
+//
+// Construction errors (wrong vector length, NaN/Inf entries, bad coordinate
+// or sign) are sticky, as in bufio.Writer: the offending call does nothing
+// (an Add returns −1), Err reports the first such error and every later Solve
+// returns it. A Solver is not safe for concurrent use.
+type Solver struct {
+	dim int
+	c   float64
+	err error
+
+	state []int8    // per coordinate: free, lower, upper or fixed
+	beta  []float64 // per coordinate: dual of its sign bound (≥ 0), 0 if not bounded
+
+	// General constraint vectors (planes and rows) in insertion order;
+	// "general index" p runs over them.
+	vecs    []vec
+	isPlane []bool
+	rhs     []float64   // b_j for a plane, 0 for a row
+	lam     []float64   // α_j for a plane, μ_k for a row
+	gram    [][]float64 // gram[p][q] = r_p·r_q on the free coordinates
+	planes  []int       // plane index j → general index
+	rows    []int       // row index k → general index
+}
+
+// New returns an empty QP for weight vectors of length dim with
+// regularisation constant c (the C of ½‖w‖² + Cξ).
+func New(dim int, c float64) (*Solver, error) {
+	if dim <= 0 {
+		return nil, fmt.Errorf("qp: dimension %d, want > 0", dim)
+	}
+	if !(c > 0) || math.IsInf(c, 1) {
+		return nil, fmt.Errorf("qp: C = %v, want a finite C > 0", c)
+	}
+	return &Solver{
+		dim:   dim,
+		c:     c,
+		state: make([]int8, dim),
+		beta:  make([]float64, dim),
+	}, nil
+}
+
+// Dim returns the length of w.
+func (s *Solver) Dim() int { return s.dim }
+
+// C returns the regularisation constant.
+func (s *Solver) C() float64 { return s.c }
+
+// Err returns the first construction error, or nil.
+func (s *Solver) Err() error { return s.err }
+
+// Planes returns the number of cutting planes held.
+func (s *Solver) Planes() int { return len(s.planes) }
+
+// Rows returns the number of hard rows held.
+func (s *Solver) Rows() int { return len(s.rows) }
+
+func (s *Solver) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// Fix constrains w_i = 0 (constraint sets C1/C2 zero some weights). It may be
+// called at any time; stored planes and rows lose their coordinate i and the
+// Gram matrix is downdated in O(k²).
+func (s *Solver) Fix(i int) {
+	if i < 0 || i >= s.dim {
+		s.fail(fmt.Errorf("qp: Fix(%d): coordinate out of range [0,%d)", i, s.dim))
+		return
+	}
+	if s.state[i] == fixed {
+		return
+	}
+	s.state[i] = fixed
+	s.beta[i] = 0
+	// Downdate K_pq −= r_p[i] r_q[i] over the vectors that touch i.
+	var nz []int
+	var val []float64
+	for p := range s.vecs {
+		if x := s.vecs[p].at(i); x != 0 {
+			nz = append(nz, p)
+			val = append(val, x)
+		}
+	}
+	for a, p := range nz {
+		for b, q := range nz {
+			s.gram[p][q] -= val[a] * val[b]
+		}
+		s.vecs[p].zero(i)
+	}
+}
+
+// Bound constrains the sign of w_i: sign = +1 means w_i ≥ 0, −1 means
+// w_i ≤ 0. Bounding a coordinate with both signs fixes it; bounding a fixed
+// coordinate does nothing.
+func (s *Solver) Bound(i int, sign int) {
+	if i < 0 || i >= s.dim {
+		s.fail(fmt.Errorf("qp: Bound(%d, %d): coordinate out of range [0,%d)", i, sign, s.dim))
+		return
+	}
+	if sign != 1 && sign != -1 {
+		s.fail(fmt.Errorf("qp: Bound(%d, %d): sign must be +1 or -1", i, sign))
+		return
+	}
+	switch st := s.state[i]; {
+	case st == fixed || st == int8(sign):
+	case st == free:
+		s.state[i] = int8(sign)
+	default: // opposite sign already set: w_i = 0
+		s.Fix(i)
+	}
+}
+
+func (s *Solver) checkDense(what string, a []float64) bool {
+	if len(a) != s.dim {
+		s.fail(fmt.Errorf("qp: %s has length %d, want %d", what, len(a), s.dim))
+		return false
+	}
+	for i, x := range a {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			s.fail(fmt.Errorf("qp: %s: coordinate %d is %v", what, i, x))
+			return false
+		}
+	}
+	return true
+}
+
+// AddPlane adds the cutting plane a·w ≥ b − ξ (a = mean δψ, b = mean loss
+// of the most violated joint labelling) and returns its plane index. Its dual
+// α starts at 0. a is copied.
+func (s *Solver) AddPlane(a []float64, b float64) int {
+	what := fmt.Sprintf("plane %d", len(s.planes))
+	if !s.checkDense(what, a) {
+		return -1
+	}
+	if math.IsNaN(b) || math.IsInf(b, 0) {
+		s.fail(fmt.Errorf("qp: %s: offset b is %v", what, b))
+		return -1
+	}
+	d := make([]float64, s.dim)
+	copy(d, a)
+	s.add(vec{dense: d}, true, b)
+	s.planes = append(s.planes, len(s.vecs)-1)
+	return len(s.planes) - 1
+}
+
+// AddRow adds the hard constraint g·w ≥ 0 and returns its row index. Its dual
+// μ starts at 0. g is copied.
+func (s *Solver) AddRow(g []float64) int {
+	what := fmt.Sprintf("row %d", len(s.rows))
+	if !s.checkDense(what, g) {
+		return -1
+	}
+	d := make([]float64, s.dim)
+	copy(d, g)
+	s.add(vec{dense: d}, false, 0)
+	s.rows = append(s.rows, len(s.vecs)-1)
+	return len(s.rows) - 1
+}
+
+// AddRowSparse adds the hard constraint Σ_t val[t]·w[idx[t]] ≥ 0 and returns
+// its row index. Indices may come in any order; repeated indices are summed.
+// Use it for rows with few non-zeros (a submodularity constraint touches only
+// the 4 pairwise blocks of one label pair).
+func (s *Solver) AddRowSparse(idx []int, val []float64) int {
+	what := fmt.Sprintf("row %d", len(s.rows))
+	if len(idx) != len(val) {
+		s.fail(fmt.Errorf("qp: %s: %d indices but %d values", what, len(idx), len(val)))
+		return -1
+	}
+	m := make(map[int]float64, len(idx))
+	for t, i := range idx {
+		if i < 0 || i >= s.dim {
+			s.fail(fmt.Errorf("qp: %s: index %d out of range [0,%d)", what, i, s.dim))
+			return -1
+		}
+		if x := val[t]; math.IsNaN(x) || math.IsInf(x, 0) {
+			s.fail(fmt.Errorf("qp: %s: coordinate %d is %v", what, i, x))
+			return -1
+		}
+		m[i] += val[t]
+	}
+	v := vec{idx: make([]int, 0, len(m))}
+	for i := range m {
+		v.idx = append(v.idx, i)
+	}
+	sort.Ints(v.idx)
+	v.val = make([]float64, len(v.idx))
+	for k, i := range v.idx {
+		v.val[k] = m[i]
+	}
+	s.add(v, false, 0)
+	s.rows = append(s.rows, len(s.vecs)-1)
+	return len(s.rows) - 1
+}
+
+// add stores v (zeroing fixed coordinates) and appends its Gram row and
+// column: O(k·nnz).
+func (s *Solver) add(v vec, plane bool, b float64) {
+	if v.dense != nil {
+		for i, st := range s.state {
+			if st == fixed {
+				v.dense[i] = 0
+			}
+		}
+	} else {
+		for k, i := range v.idx {
+			if s.state[i] == fixed {
+				v.val[k] = 0
+			}
+		}
+	}
+	n := len(s.vecs)
+	row := make([]float64, n+1, n+1+16)
+	for p := range s.vecs {
+		x := dot(&s.vecs[p], &v)
+		row[p] = x
+		s.gram[p] = append(s.gram[p], x)
+	}
+	row[n] = dot(&v, &v)
+	s.gram = append(s.gram, row)
+	s.vecs = append(s.vecs, v)
+	s.isPlane = append(s.isPlane, plane)
+	s.rhs = append(s.rhs, b)
+	s.lam = append(s.lam, 0)
+}
+
+// RemovePlanes drops the given cutting planes (typically those inactive for
+// many iterations). Their dual mass moves to the slack, so the warm start
+// stays dual feasible. Remaining planes keep their order but are renumbered
+// 0..Planes()−1.
+func (s *Solver) RemovePlanes(idx []int) {
+	drop := make([]bool, len(s.vecs))
+	for _, j := range idx {
+		if j < 0 || j >= len(s.planes) {
+			s.fail(fmt.Errorf("qp: RemovePlanes: plane %d out of range [0,%d)", j, len(s.planes)))
+			return
+		}
+		drop[s.planes[j]] = true
+	}
+	s.compact(drop)
+}
+
+// RemoveRows drops the given hard rows. Remaining rows are renumbered
+// 0..Rows()−1 in their order. Dropping a row with μ > 0 changes w, so the
+// next Solve does more work.
+func (s *Solver) RemoveRows(idx []int) {
+	drop := make([]bool, len(s.vecs))
+	for _, k := range idx {
+		if k < 0 || k >= len(s.rows) {
+			s.fail(fmt.Errorf("qp: RemoveRows: row %d out of range [0,%d)", k, len(s.rows)))
+			return
+		}
+		drop[s.rows[k]] = true
+	}
+	s.compact(drop)
+}
+
+func (s *Solver) compact(drop []bool) {
+	keep := make([]int, 0, len(s.vecs))
+	for p := range s.vecs {
+		if !drop[p] {
+			keep = append(keep, p)
+		}
+	}
+	if len(keep) == len(s.vecs) {
+		return
+	}
+	gram := make([][]float64, len(keep))
+	for a, p := range keep {
+		r := make([]float64, len(keep), len(keep)+16)
+		for b, q := range keep {
+			r[b] = s.gram[p][q]
+		}
+		gram[a] = r
+		s.vecs[a] = s.vecs[p]
+		s.isPlane[a] = s.isPlane[p]
+		s.rhs[a] = s.rhs[p]
+		s.lam[a] = s.lam[p]
+	}
+	n := len(keep)
+	s.gram = gram
+	s.vecs = s.vecs[:n]
+	s.isPlane = s.isPlane[:n]
+	s.rhs = s.rhs[:n]
+	s.lam = s.lam[:n]
+	s.planes = s.planes[:0]
+	s.rows = s.rows[:0]
+	for p := 0; p < n; p++ {
+		if s.isPlane[p] {
+			s.planes = append(s.planes, p)
+		} else {
+			s.rows = append(s.rows, p)
+		}
+	}
+}
+
+// ActivePlanes returns the indices of planes with dual α_j > eps.
+func (s *Solver) ActivePlanes(eps float64) []int {
+	var out []int
+	for j, p := range s.planes {
+		if s.lam[p] > eps {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// ActiveRows returns the indices of hard rows with dual μ_k > eps: the
+// "active hard constraints" of the paper's tables. (A row can be tight with
+// μ_k = 0 when it is degenerate; such rows are not counted.)
+func (s *Solver) ActiveRows(eps float64) []int {
+	var out []int
+	for k, p := range s.rows {
+		if s.lam[p] > eps {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// ErrNotConverged is returned (wrapped) by Solve when MaxIter sweeps did not
+// reach the requested gap and feasibility; the Solution is still valid
+// (dual feasible, W satisfies the fixed and sign constraints) but its gap is
+// larger than asked.
+var ErrNotConverged = errors.New("qp: not converged")

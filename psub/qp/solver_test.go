@@ -1,0 +1,410 @@
+package qp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+var tight = Options{Tol: 1e-11, FeasTol: 1e-12, MaxIter: 200000}
+
+func TestBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	for trial := range n {
+		dim := 1 + rng.IntN(4)
+		pr := randomProblem(rng, dim, 1+rng.IntN(4), rng.IntN(4), 0.5, 0.15)
+		t.Run(fmt.Sprintf("trial%d_dim%d_planes%d_rows%d", trial, dim, len(pr.planes), len(pr.rows)), func(t *testing.T) {
+			wBF, _, objBF, ok := bruteForce(pr)
+			if !ok {
+				t.Fatal("brute force found no feasible active set")
+			}
+			sol, err := pr.solver().Solve(tight)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(sol.Primal-objBF) > 1e-7*(1+objBF) || math.Abs(sol.Dual-objBF) > 1e-7*(1+objBF) {
+				t.Errorf("primal %.12g dual %.12g, brute force %.12g", sol.Primal, sol.Dual, objBF)
+			}
+			for i := range wBF {
+				if math.Abs(sol.W[i]-wBF[i]) > 1e-4 {
+					t.Errorf("w = %v, brute force %v", sol.W, wBF)
+					break
+				}
+			}
+		})
+	}
+}
+
+// checkKKT verifies the optimality conditions of sol for pr within tol.
+func checkKKT(t *testing.T, pr *problem, sol Solution, tol float64) {
+	t.Helper()
+	d := pr.dim
+	scale := 1.0
+	for _, x := range sol.W {
+		scale = math.Max(scale, math.Abs(x))
+	}
+	// Dual feasibility.
+	sum := 0.0
+	for j, a := range sol.Alpha {
+		if a < 0 {
+			t.Errorf("alpha[%d] = %g < 0", j, a)
+		}
+		sum += a
+	}
+	if sum > pr.c*(1+1e-12) {
+		t.Errorf("sum alpha = %.15g > C = %g", sum, pr.c)
+	}
+	for k, m := range sol.Mu {
+		if m < 0 {
+			t.Errorf("mu[%d] = %g < 0", k, m)
+		}
+	}
+	for i, nu := range sol.Nu {
+		st := pr.state[i]
+		if (st == lower && nu < 0) || (st == upper && nu > 0) || ((st == free || st == fixed) && nu != 0) {
+			t.Errorf("nu[%d] = %g has the wrong sign for state %d", i, nu, st)
+		}
+	}
+	// Stationarity: W = Σα a + Σμ g + ν on the non-fixed coordinates.
+	z := make([]float64, d)
+	copy(z, sol.Nu)
+	for j, a := range pr.planes {
+		for i := range z {
+			z[i] += sol.Alpha[j] * a[i]
+		}
+	}
+	for k, g := range pr.rows {
+		for i := range z {
+			z[i] += sol.Mu[k] * g[i]
+		}
+	}
+	for i := range z {
+		if pr.state[i] == fixed {
+			if sol.W[i] != 0 {
+				t.Errorf("fixed w[%d] = %g", i, sol.W[i])
+			}
+			continue
+		}
+		if math.Abs(z[i]-sol.W[i]) > tol*scale {
+			t.Errorf("stationarity at %d: W = %g, Σαa+Σμg+ν = %g", i, sol.W[i], z[i])
+		}
+	}
+	// Primal feasibility and complementary slackness.
+	xi := 0.0
+	for j, a := range pr.planes {
+		m := dotS(a, sol.W) - pr.b[j]
+		xi = math.Max(xi, -m)
+		if sol.Alpha[j] > tol && math.Abs(m+sol.Xi) > tol*scale {
+			t.Errorf("plane %d: alpha %g but slack a·w − b + ξ = %g", j, sol.Alpha[j], m+sol.Xi)
+		}
+	}
+	if math.Abs(xi-sol.Xi) > 1e-12*scale {
+		t.Errorf("Xi = %g, recomputed %g", sol.Xi, xi)
+	}
+	if pr.c-sum > tol && sol.Xi > tol*scale {
+		t.Errorf("slack dual C − Σα = %g > 0 but ξ = %g", pr.c-sum, sol.Xi)
+	}
+	for k, g := range pr.rows {
+		m := dotS(g, sol.W)
+		if m < -tol*scale {
+			t.Errorf("row %d violated: g·w = %g", k, m)
+		}
+		if sol.Mu[k] > tol && math.Abs(m) > tol*scale {
+			t.Errorf("row %d: mu %g but g·w = %g", k, sol.Mu[k], m)
+		}
+	}
+	for i, st := range pr.state {
+		if (st == lower && sol.W[i] < 0) || (st == upper && sol.W[i] > 0) {
+			t.Errorf("bound %d violated: w = %g", i, sol.W[i])
+		}
+		if sol.Nu[i] != 0 && math.Abs(sol.Nu[i]) > tol && math.Abs(sol.W[i]) > tol*scale {
+			t.Errorf("bound %d: nu %g but w = %g", i, sol.Nu[i], sol.W[i])
+		}
+	}
+	// Weak duality holds exactly only at a feasible W; a row violation v
+	// lets the primal fall below the dual by at most about Σμ·‖g‖·v.
+	slackBound := 1e-12 * (1 + math.Abs(sol.Primal))
+	for k, g := range pr.rows {
+		slackBound += sol.Mu[k] * math.Sqrt(dotS(g, g)) * sol.RowViolation
+	}
+	if sol.Primal < sol.Dual-slackBound {
+		t.Errorf("primal %.15g < dual %.15g (row violation %g)", sol.Primal, sol.Dual, sol.RowViolation)
+	}
+}
+
+func dotS(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+func TestKKT(t *testing.T) {
+	cases := []struct {
+		name              string
+		dim, planes, rows int
+		pBound, pFix      float64
+	}{
+		{"planes only", 30, 20, 0, 0, 0},
+		{"planes and rows", 30, 20, 15, 0, 0},
+		{"bounds", 30, 20, 0, 0.6, 0.1},
+		{"everything", 40, 25, 20, 0.5, 0.1},
+		{"more rows than dims", 10, 8, 25, 0.3, 0},
+		{"one plane", 5, 1, 3, 0.4, 0.2},
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range cases {
+		for rep := range 5 {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, rep), func(t *testing.T) {
+				pr := randomProblem(rng, tc.dim, tc.planes, tc.rows, tc.pBound, tc.pFix)
+				sol, err := pr.solver().Solve(tight)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkKKT(t, pr, sol, 1e-6)
+				if gap := sol.Primal - sol.Dual; gap > 1e-9*sol.Primal+1e-12 {
+					t.Errorf("gap %g at primal %g", gap, sol.Primal)
+				}
+			})
+		}
+	}
+}
+
+// TestWarmStart adds planes and rows one call at a time and compares the
+// final answer with a cold solve of the same problem; it also checks that
+// adding a constraint never lowers the optimum.
+func TestWarmStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for rep := range 4 {
+		t.Run(fmt.Sprint(rep), func(t *testing.T) {
+			pr := randomProblem(rng, 25, 30, 20, 0.4, 0.1)
+			warm, _ := New(pr.dim, pr.c)
+			for i, st := range pr.state {
+				switch st {
+				case fixed:
+					warm.Fix(i)
+				case lower, upper:
+					warm.Bound(i, int(st))
+				}
+			}
+			prev := Solution{}
+			r := 0
+			for j := range pr.planes {
+				warm.AddPlane(pr.planes[j], pr.b[j])
+				if j%3 == 2 && r < len(pr.rows) {
+					warm.AddRow(pr.rows[r])
+					r++
+				}
+				sol, err := warm.Solve(tight)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if j > 0 && sol.Primal < prev.Dual-1e-9*(1+prev.Dual) {
+					t.Errorf("step %d: optimum fell from ≥ %.12g to ≤ %.12g after adding constraints", j, prev.Dual, sol.Primal)
+				}
+				prev = sol
+			}
+			for ; r < len(pr.rows); r++ {
+				warm.AddRow(pr.rows[r])
+				sol, err := warm.Solve(tight)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sol.Primal < prev.Dual-1e-9*(1+prev.Dual) {
+					t.Errorf("row %d: optimum fell from ≥ %.12g to ≤ %.12g", r, prev.Dual, sol.Primal)
+				}
+				prev = sol
+			}
+			cold, err := pr.solver().Solve(tight)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(cold.Primal-prev.Primal) > 1e-8*(1+cold.Primal) {
+				t.Errorf("warm primal %.12g, cold %.12g", prev.Primal, cold.Primal)
+			}
+			for i := range cold.W {
+				if math.Abs(cold.W[i]-prev.W[i]) > 1e-5 {
+					t.Errorf("w[%d]: warm %g, cold %g", i, prev.W[i], cold.W[i])
+				}
+			}
+			checkKKT(t, pr, prev, 1e-6)
+		})
+	}
+}
+
+// TestFixLate fixes and bounds coordinates after planes and rows exist; the
+// Gram downdate must give the same optimum as declaring them first.
+func TestFixLate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pr := randomProblem(rng, 12, 10, 6, 0.5, 0.2)
+	s, _ := New(pr.dim, pr.c)
+	for j, a := range pr.planes {
+		s.AddPlane(a, pr.b[j])
+	}
+	for _, g := range pr.rows {
+		s.AddRow(g)
+	}
+	if _, err := s.Solve(tight); err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range pr.state {
+		switch st {
+		case fixed:
+			s.Fix(i)
+		case lower, upper:
+			s.Bound(i, int(st))
+		}
+	}
+	late, err := s.Solve(tight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	early, _ := pr.solver().Solve(tight)
+	if math.Abs(late.Primal-early.Primal) > 1e-8*(1+early.Primal) {
+		t.Errorf("late primal %.12g, early %.12g", late.Primal, early.Primal)
+	}
+	checkKKT(t, pr, late, 1e-6)
+}
+
+func TestSparseRowsAndRemove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	pr := randomProblem(rng, 15, 12, 8, 0.4, 0.1)
+	dense, _ := pr.solver().Solve(tight)
+
+	s, _ := New(pr.dim, pr.c)
+	for i, st := range pr.state {
+		switch st {
+		case fixed:
+			s.Fix(i)
+		case lower, upper:
+			s.Bound(i, int(st))
+		}
+	}
+	for j, a := range pr.planes {
+		s.AddPlane(a, pr.b[j])
+	}
+	for _, g := range pr.rows {
+		var idx []int
+		var val []float64
+		for i := len(g) - 1; i >= 0; i-- { // unsorted on purpose
+			if i%4 != 3 {
+				idx = append(idx, i)
+				val = append(val, g[i])
+			} else { // split into two entries that sum to g[i]
+				idx = append(idx, i, i)
+				val = append(val, 0.25*g[i], 0.75*g[i])
+			}
+		}
+		s.AddRowSparse(idx, val)
+	}
+	sparse, err := s.Solve(tight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(sparse.Primal-dense.Primal) > 1e-8*(1+dense.Primal) {
+		t.Errorf("sparse primal %.12g, dense %.12g", sparse.Primal, dense.Primal)
+	}
+	// Removing inactive planes does not change the optimum.
+	inactive := []int{}
+	for j, a := range sparse.Alpha {
+		if a == 0 {
+			inactive = append(inactive, j)
+		}
+	}
+	s.RemovePlanes(inactive)
+	if got, want := s.Planes(), len(pr.planes)-len(inactive); got != want {
+		t.Fatalf("Planes() = %d after removal, want %d", got, want)
+	}
+	after, err := s.Solve(tight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(after.Primal-dense.Primal) > 1e-8*(1+dense.Primal) {
+		t.Errorf("after removing %d inactive planes: primal %.12g, want %.12g", len(inactive), after.Primal, dense.Primal)
+	}
+	if len(s.ActivePlanes(0)) != s.Planes() && len(inactive) > 0 {
+		t.Logf("some kept planes became inactive after re-solve (allowed)")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	if _, err := New(0, 1); err == nil {
+		t.Error("New(0, 1): no error")
+	}
+	for _, c := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if _, err := New(3, c); err == nil {
+			t.Errorf("New(3, %v): no error", c)
+		}
+	}
+	cases := []struct {
+		name string
+		do   func(s *Solver)
+		want string
+	}{
+		{"short plane", func(s *Solver) { s.AddPlane([]float64{1, 2}, 1) }, "plane 0 has length 2, want 3"},
+		{"NaN plane", func(s *Solver) { s.AddPlane([]float64{1, math.NaN(), 0}, 1) }, "coordinate 1 is NaN"},
+		{"Inf offset", func(s *Solver) { s.AddPlane([]float64{1, 0, 0}, math.Inf(1)) }, "offset b is +Inf"},
+		{"long row", func(s *Solver) { s.AddRow([]float64{1, 2, 3, 4}) }, "row 0 has length 4, want 3"},
+		{"sparse mismatch", func(s *Solver) { s.AddRowSparse([]int{0, 1}, []float64{1}) }, "2 indices but 1 values"},
+		{"sparse out of range", func(s *Solver) { s.AddRowSparse([]int{3}, []float64{1}) }, "index 3 out of range"},
+		{"fix out of range", func(s *Solver) { s.Fix(-1) }, "Fix(-1)"},
+		{"bound sign", func(s *Solver) { s.Bound(0, 0) }, "sign must be +1 or -1"},
+		{"remove missing plane", func(s *Solver) { s.RemovePlanes([]int{5}) }, "plane 5 out of range"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := New(3, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.do(s)
+			_, err = s.Solve(Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Solve error %v, want one containing %q", err, tc.want)
+			}
+			if s.Err() == nil {
+				t.Error("Err() = nil")
+			}
+		})
+	}
+}
+
+func TestNotConverged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	pr := randomProblem(rng, 30, 30, 20, 0.3, 0)
+	sol, err := pr.solver().Solve(Options{Tol: 1e-14, MaxIter: 1})
+	if !errors.Is(err, ErrNotConverged) {
+		t.Fatalf("err = %v, want ErrNotConverged", err)
+	}
+	if sol.Iterations != 1 || len(sol.W) != 30 {
+		t.Errorf("solution not filled: %d iterations, len(W) = %d", sol.Iterations, len(sol.W))
+	}
+}
+
+// TestBoundsOnly checks the closed form: with sign bounds and a single plane
+// of b large enough to saturate, w = clip(C·a).
+func TestBoundsOnly(t *testing.T) {
+	s, _ := New(4, 2)
+	s.Bound(0, 1)
+	s.Bound(1, 1)
+	s.Bound(2, -1)
+	s.AddPlane([]float64{1, -1, 1, -1}, 100)
+	sol, err := s.Solve(tight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{2, 0, 0, -2}
+	for i := range want {
+		if math.Abs(sol.W[i]-want[i]) > 1e-9 {
+			t.Fatalf("W = %v, want %v", sol.W, want)
+		}
+	}
+}
