@@ -1,0 +1,236 @@
+package psub
+
+import (
+	"math"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// pool holds the hard constraints of C2*, C3, C4 and C̄4, c_ij = b_j ⊗ p_i
+// (paper §6): row p_i of P is a pairwise feature vector (an edge of the data,
+// or the unit vector e_i for C2*), row b_j of B combines the pairwise blocks.
+// Its margins c_ij·w form the matrix V = P·(W̃_p·Bᵀ) of Algorithm 1; lower
+// holds the bounds L of Algorithm 2 and norm(i,j) = ‖b_j‖·‖p_i‖ the matrix N.
+type pool struct {
+	layout   Layout
+	P        *mat.Dense // rows × dp; nil for the identity (C2*)
+	rows     int
+	B        [][]float64
+	bnorm    []float64
+	pnorm    []float64
+	lower    []float64 // rows × len(B), row-major; −Inf = unknown
+	wLast    []float64 // w at which lower is valid
+	added    map[int]bool
+	active   int   // only rows [0, active) are enforced (minibatch stages)
+	computed int64 // margins computed so far
+	workers  int
+}
+
+func newPool(l Layout, B [][]float64, set []Instance) *pool {
+	rows := 0
+	for i := range set {
+		rows += len(set[i].Pairwise)
+	}
+	P := mat.NewDense(max(rows, 1), max(l.PairwiseDim, 1), nil)
+	pn := make([]float64, rows)
+	r := 0
+	for i := range set {
+		for _, p := range set[i].Pairwise {
+			P.SetRow(r, p)
+			pn[r] = norm(p)
+			r++
+		}
+	}
+	return initPool(l, B, P, rows, pn)
+}
+
+func newIdentityPool(l Layout, B [][]float64) *pool {
+	pn := make([]float64, l.PairwiseDim)
+	for i := range pn {
+		pn[i] = 1
+	}
+	return initPool(l, B, nil, l.PairwiseDim, pn)
+}
+
+func initPool(l Layout, B [][]float64, P *mat.Dense, rows int, pn []float64) *pool {
+	q := &pool{layout: l, P: P, rows: rows, B: B, pnorm: pn, added: map[int]bool{}, active: rows, workers: 1}
+	for _, b := range B {
+		q.bnorm = append(q.bnorm, norm(b))
+	}
+	q.lower = make([]float64, rows*len(B))
+	for i := range q.lower {
+		q.lower[i] = math.Inf(-1)
+	}
+	return q
+}
+
+// size is the number of hard constraints in the pool.
+func (q *pool) size() int { return q.rows * len(q.B) }
+
+// normOf is N_ij = ‖b_j ⊗ p_i‖ = ‖b_j‖·‖p_i‖.
+func (q *pool) normOf(idx int) float64 {
+	return q.bnorm[idx%len(q.B)] * q.pnorm[idx/len(q.B)]
+}
+
+// row is the hard constraint c_ij as a full-length vector over w.
+func (q *pool) row(idx int) []float64 {
+	l := q.layout
+	i, j := idx/len(q.B), idx%len(q.B)
+	g := make([]float64, l.Dim())
+	off := l.PairwiseOffset()
+	for c, bc := range q.B[j] {
+		if bc == 0 {
+			continue
+		}
+		if q.P == nil {
+			g[off+c*l.PairwiseDim+i] = bc
+			continue
+		}
+		axpy(g[off+c*l.PairwiseDim:], bc, q.P.RawRowView(i)[:l.PairwiseDim])
+	}
+	return g
+}
+
+// wMatrix is W = W̃_p·Bᵀ (dp × |B|), where column c of W̃_p is block c of w_p.
+func (q *pool) wMatrix(w []float64) *mat.Dense {
+	l := q.layout
+	dp := l.PairwiseDim
+	W := mat.NewDense(max(dp, 1), len(q.B), nil)
+	off := l.PairwiseOffset()
+	for j, b := range q.B {
+		for c, bc := range b {
+			if bc == 0 {
+				continue
+			}
+			for k := 0; k < dp; k++ {
+				W.Set(k, j, W.At(k, j)+bc*w[off+c*dp+k])
+			}
+		}
+	}
+	return W
+}
+
+// computeFull is Algorithm 1's margin step: V = P·W over the active rows,
+// stored into lower (which then holds exact margins).
+func (q *pool) computeFull(w []float64) {
+	W := q.wMatrix(w)
+	nb := len(q.B)
+	if q.P == nil {
+		for i := 0; i < q.active; i++ {
+			for j := 0; j < nb; j++ {
+				q.lower[i*nb+j] = W.At(i, j)
+			}
+		}
+	} else {
+		q.parallelRows(func(lo, hi int) {
+			if hi <= lo {
+				return
+			}
+			V := mat.NewDense(hi-lo, nb, q.lower[lo*nb:hi*nb])
+			V.Mul(q.P.Slice(lo, hi, 0, q.layout.PairwiseDim), W)
+		})
+	}
+	q.computed += int64(q.active * nb)
+	q.wLast = append(q.wLast[:0], w...)
+}
+
+// computeDelayed is Algorithm 2's margin step: L ← L − ‖w − w_last‖·N, then
+// recompute only the entries with L ≤ 0.
+func (q *pool) computeDelayed(w []float64) {
+	nb := len(q.B)
+	if q.wLast != nil {
+		d := 0.0
+		for i, v := range w {
+			d += (v - q.wLast[i]) * (v - q.wLast[i])
+		}
+		if d = math.Sqrt(d); d > 0 {
+			for i := 0; i < q.active; i++ {
+				for j := 0; j < nb; j++ {
+					q.lower[i*nb+j] -= d * q.bnorm[j] * q.pnorm[i]
+				}
+			}
+		}
+	}
+	W := q.wMatrix(w)
+	Wt := mat.DenseCopyOf(W.T()) // |B| × dp: row j is column j of W
+	dp := q.layout.PairwiseDim
+	var mu sync.Mutex
+	q.parallelRows(func(lo, hi int) {
+		n := int64(0)
+		for i := lo; i < hi; i++ {
+			for j := 0; j < nb; j++ {
+				if q.lower[i*nb+j] > 0 {
+					continue
+				}
+				if q.P == nil {
+					q.lower[i*nb+j] = W.At(i, j)
+				} else {
+					q.lower[i*nb+j] = dot(Wt.RawRowView(j), q.P.RawRowView(i)[:dp])
+				}
+				n++
+			}
+		}
+		mu.Lock()
+		q.computed += n
+		mu.Unlock()
+	})
+	q.wLast = append(q.wLast[:0], w...)
+}
+
+// parallelRows splits the active rows into contiguous chunks, one per worker.
+func (q *pool) parallelRows(f func(lo, hi int)) {
+	n := q.active
+	workers := max(1, min(q.workers, n/4096+1))
+	if workers == 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for t := 0; t < workers; t++ {
+		lo, hi := t*n/workers, (t+1)*n/workers
+		wg.Add(1)
+		go func() { defer wg.Done(); f(lo, hi) }()
+	}
+	wg.Wait()
+}
+
+// violated returns up to k indices of the most violated constraints, the
+// entries with lower < −eps·N_ij (smallest margin first), skipping those
+// already added (their violation is QP round-off), and the smallest margin
+// over the active rows. It must follow computeFull or computeDelayed, so
+// that every entry with lower ≤ 0 is exact.
+func (q *pool) violated(k int, eps float64) ([]int, float64) {
+	nb := len(q.B)
+	type cand struct {
+		idx int
+		v   float64
+	}
+	var top []cand
+	minV := math.Inf(1)
+	for idx := 0; idx < q.active*nb; idx++ {
+		v := q.lower[idx]
+		if v < minV {
+			minV = v
+		}
+		if v >= -eps*q.normOf(idx) || q.added[idx] {
+			continue
+		}
+		if len(top) == k && v >= top[k-1].v {
+			continue
+		}
+		c := cand{idx, v}
+		pos := sort.Search(len(top), func(t int) bool { return top[t].v > v })
+		if len(top) < k {
+			top = append(top, cand{})
+		}
+		copy(top[pos+1:], top[pos:len(top)-1])
+		top[pos] = c
+	}
+	out := make([]int, len(top))
+	for t, c := range top {
+		out[t] = c.idx
+	}
+	return out, minV
+}

@@ -1,0 +1,56 @@
+package imageio
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// ReadStack reads 2-D slices, in the order given, into one volume: file i
+// becomes z = i. Every slice must be a single page with the same width,
+// height and channel count as the first; the error names the offending file
+// and what differs. Use ReadStackGlob to read files in name order.
+func ReadStack(paths []string) (*Volume, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("stack: no files")
+	}
+	var out *Volume
+	for z, p := range paths {
+		v, err := ReadImage(p)
+		if err != nil {
+			return nil, fmt.Errorf("stack slice %d: %w", z, err)
+		}
+		if v.Depth != 1 {
+			return nil, fmt.Errorf("stack slice %d: %s: has %d pages; a stack is made of 2-D slices", z, p, v.Depth)
+		}
+		if out == nil {
+			out = NewVolume(v.Width, v.Height, len(paths), v.Channels)
+		} else if v.Width != out.Width || v.Height != out.Height || v.Channels != out.Channels {
+			return nil, fmt.Errorf("stack slice %d: %s: %dx%d with %d channels, but %s is %dx%d with %d channels",
+				z, p, v.Width, v.Height, v.Channels, paths[0], out.Width, out.Height, out.Channels)
+		}
+		copy(out.Pix[z*len(v.Pix):], v.Pix)
+	}
+	return out, nil
+}
+
+// ReadStackGlob reads the files matching pattern (filepath.Glob syntax), in
+// lexical order of their names, with ReadStack. Name order is slice order, so
+// numbers in names need zero padding (train_001.png, ...).
+func ReadStackGlob(pattern string) (*Volume, error) {
+	paths, err := globSorted(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return ReadStack(paths)
+}
+
+func globSorted(pattern string) ([]string, error) {
+	paths, err := filepath.Glob(pattern) // sorted by filepath.Glob
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("pattern %q matches no file", pattern)
+	}
+	return paths, nil
+}

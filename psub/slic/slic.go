@@ -1,0 +1,229 @@
+package slic
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/probably-submodular/crf/psub/imageio"
+)
+
+// Options sets up Segment. The zero value of every field except Segments
+// means scikit-image's default.
+type Options struct {
+	// Segments is the approximate number of regions wanted (n_segments);
+	// it must be positive. The seed grid has about this many points.
+	Segments int
+	// Compactness is m, the weight of spatial against feature distance
+	// (compactness); 0 means 10. Higher values give more regular regions.
+	Compactness float64
+	// Sigma is the standard deviation, in units of Spacing, of the Gaussian
+	// pre-smoothing (sigma); 0 means no smoothing.
+	Sigma float64
+	// MaxIter bounds the k-means iterations (max_num_iter); 0 means 10.
+	MaxIter int
+	// DisableConnectivity skips the connected-component pass
+	// (enforce_connectivity=False); regions may then be fragmented.
+	DisableConnectivity bool
+	// MinSizeFactor and MaxSizeFactor scale N/K, the mean region size, into
+	// the smallest kept and the largest allowed component
+	// (min_size_factor, max_size_factor); 0 means 0.5 and 3.
+	MinSizeFactor, MaxSizeFactor float64
+	// Lab converts a 3-channel RGB input to CIELAB (D65) before clustering
+	// (convert2lab). It requires Channels == 3.
+	Lab bool
+	// KeepRange uses the samples as given; by default they are rescaled to
+	// [0, 1] by the global minimum and maximum, as scikit-image does, so that
+	// Compactness does not depend on the bit depth.
+	KeepRange bool
+	// Spacing is the voxel size along x, y, z (spacing, in the order
+	// Width, Height, Depth); zero entries mean 1.
+	Spacing [3]float64
+	// SearchRadius is the half-width of a centre's search window in grid
+	// steps; 0 means 1 (Achanta et al.). scikit-image uses 2.
+	SearchRadius float64
+	// PerturbSeeds moves each seed to the lowest-gradient voxel of its 3×3
+	// (3×3×3 in 3-D) neighbourhood, as in Achanta et al.; scikit-image does
+	// not.
+	PerturbSeeds bool
+	// Workers is the number of goroutines; 0 means GOMAXPROCS. The result
+	// does not depend on it.
+	Workers int
+}
+
+// withDefaults validates opt for a volume with the given channel count and
+// fills in the defaults.
+func (opt Options) withDefaults(channels int) (Options, error) {
+	bad := func(name string, v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
+	switch {
+	case opt.Segments <= 0:
+		return opt, fmt.Errorf("slic: Segments = %d, must be positive", opt.Segments)
+	case bad("Compactness", opt.Compactness):
+		return opt, fmt.Errorf("slic: Compactness = %v, must be finite and positive", opt.Compactness)
+	case bad("Sigma", opt.Sigma):
+		return opt, fmt.Errorf("slic: Sigma = %v, must be finite and non-negative", opt.Sigma)
+	case opt.MaxIter < 0:
+		return opt, fmt.Errorf("slic: MaxIter = %d, must be non-negative", opt.MaxIter)
+	case bad("MinSizeFactor", opt.MinSizeFactor), bad("MaxSizeFactor", opt.MaxSizeFactor):
+		return opt, fmt.Errorf("slic: MinSizeFactor = %v, MaxSizeFactor = %v: must be finite and non-negative", opt.MinSizeFactor, opt.MaxSizeFactor)
+	case bad("SearchRadius", opt.SearchRadius):
+		return opt, fmt.Errorf("slic: SearchRadius = %v, must be finite and positive", opt.SearchRadius)
+	case opt.Workers < 0:
+		return opt, fmt.Errorf("slic: Workers = %d, must be non-negative", opt.Workers)
+	case opt.Lab && channels != 3:
+		return opt, fmt.Errorf("slic: Lab conversion needs 3 channels (RGB), volume has %d", channels)
+	}
+	for i, s := range opt.Spacing {
+		if bad("Spacing", s) {
+			return opt, fmt.Errorf("slic: Spacing[%d] = %v, must be finite and positive", i, s)
+		}
+		if s == 0 {
+			opt.Spacing[i] = 1
+		}
+	}
+	if opt.Compactness == 0 {
+		opt.Compactness = 10
+	}
+	if opt.MaxIter == 0 {
+		opt.MaxIter = 10
+	}
+	if opt.MinSizeFactor == 0 {
+		opt.MinSizeFactor = 0.5
+	}
+	if opt.MaxSizeFactor == 0 {
+		opt.MaxSizeFactor = 3
+	}
+	if opt.MaxSizeFactor < opt.MinSizeFactor {
+		return opt, fmt.Errorf("slic: MaxSizeFactor = %v is below MinSizeFactor = %v", opt.MaxSizeFactor, opt.MinSizeFactor)
+	}
+	if opt.SearchRadius == 0 {
+		opt.SearchRadius = 1
+	}
+	if opt.Workers == 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	return opt, nil
+}
+
+// Segment partitions v into about opt.Segments regions and returns a label
+// map with labels 0..n-1 (every label used) and n. It works for 2-D images
+// (Depth 1, any channel count) and for volumes; v is not modified.
+// With connectivity enforced (the default) every label is one connected
+// region (4-connected in 2-D, 6-connected in 3-D).
+func Segment(v *imageio.Volume, opt Options) (*imageio.LabelMap, int, error) {
+	if v == nil {
+		return nil, 0, errors.New("slic: nil volume")
+	}
+	if err := v.Check(); err != nil {
+		return nil, 0, fmt.Errorf("slic: %w", err)
+	}
+	opt, err := opt.withDefaults(v.Channels)
+	if err != nil {
+		return nil, 0, err
+	}
+	feat := make([]float32, len(v.Pix))
+	copy(feat, v.Pix)
+	if err := prepare(feat, v.Channels, opt); err != nil {
+		return nil, 0, err
+	}
+	sh := shape{W: v.Width, H: v.Height, D: v.Depth, C: v.Channels}
+	smooth(feat, sh, [3]float64{opt.Sigma / opt.Spacing[0], opt.Sigma / opt.Spacing[1], opt.Sigma / opt.Spacing[2]}, opt.Workers)
+
+	g := newGrid([3]int{sh.W, sh.H, sh.D}, opt.Segments)
+	c := newClusterer(feat, sh, g, opt)
+	feat = nil
+	c.run(opt.MaxIter)
+	labels := c.labels
+	k := len(c.cx)
+	c = nil // let the distance buffer go before the connectivity pass
+
+	var n int
+	if opt.DisableConnectivity {
+		n = compact(labels, k)
+	} else {
+		size := float64(len(labels)) / float64(k)
+		n = enforceConnectivity(labels, sh, int(opt.MinSizeFactor*size), int(opt.MaxSizeFactor*size))
+	}
+	return &imageio.LabelMap{Width: v.Width, Height: v.Height, Depth: v.Depth, Labels: labels}, n, nil
+}
+
+// shape is the geometry of a feature buffer.
+type shape struct{ W, H, D, C int }
+
+// prepare rescales feat to [0, 1] (unless KeepRange) and converts to CIELAB
+// (if Lab), after checking that every sample is finite.
+func prepare(feat []float32, channels int, opt Options) error {
+	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
+	for i, x := range feat {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("slic: voxel %d channel %d is %v, samples must be finite", i/channels, i%channels, x)
+		}
+		lo = min(lo, x)
+		hi = max(hi, x)
+	}
+	if !opt.KeepRange {
+		scale := float32(1)
+		if hi > lo {
+			scale = 1 / (hi - lo)
+		}
+		parallelFor(len(feat), opt.Workers, func(a, b int) {
+			for i := a; i < b; i++ {
+				feat[i] = (feat[i] - lo) * scale
+			}
+		})
+	}
+	if opt.Lab {
+		parallelFor(len(feat)/3, opt.Workers, func(a, b int) { rgbToLab(feat[3*a:3*b], 1) })
+	}
+	return nil
+}
+
+// parallelFor splits [0, n) into contiguous pieces, one per worker. Use it
+// only for work whose result does not depend on the split.
+func parallelFor(n, workers int, f func(a, b int)) {
+	if workers <= 1 || n < 4096 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		a, b := n*w/workers, n*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(a, b)
+		}()
+	}
+	wg.Wait()
+}
+
+// runTasks calls f(worker, task) for every task in [0, n) on the given
+// number of goroutines, handing out tasks in order.
+func runTasks(n, workers int, f func(worker, task int)) {
+	workers = min(workers, n)
+	if workers <= 1 {
+		for t := 0; t < n; t++ {
+			f(0, t)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				t := int(next.Add(1) - 1)
+				if t >= n {
+					return
+				}
+				f(w, t)
+			}
+		}()
+	}
+	wg.Wait()
+}

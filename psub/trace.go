@@ -1,0 +1,77 @@
+package psub
+
+// Iteration records one cutting-plane iteration of Train: one round of
+// loss-augmented inference, one new cutting plane, and the w-update
+// (QP solves and hard-constraint generation) that follows it.
+type Iteration struct {
+	Stage int // 0-based stage (pretraining and constraint minibatches add stages)
+	Iter  int // 1-based, counted across stages
+
+	// Primal is the best primal objective ½‖w‖² + C·ξ found in this stage
+	// (certified when inference is exact), Dual the QP's dual objective, a
+	// lower bound, and Gap = (Primal − Dual)/Primal.
+	Primal, Dual, Gap float64
+	// Loss is the mean loss of the loss-augmented labellings (the b of the
+	// new plane); Violation how much the plane exceeds the current slack.
+	Loss, Violation float64
+
+	Planes    int   // cutting planes in the QP after this iteration
+	HardAdded int   // hard constraints added during this iteration's w-update
+	HardTotal int   // hard constraints in the QP after it
+	QPCalls   int   // QP solves in the w-update
+	Margins   int64 // hard-constraint margins computed in the w-update
+	Truncated int   // edges truncated by training-time inference (0 when exact)
+
+	InferenceSeconds, QPSeconds, ConstraintSeconds float64
+}
+
+// QPCall records one QP solve and the hard-constraint generation after it
+// (one pass of the loop of Algorithms 1 and 2).
+type QPCall struct {
+	Stage, Iter       int // the iteration it belongs to (0: before the first inference)
+	Primal, Dual      float64
+	Planes, Rows      int
+	HardAdded         int     // hard constraints added after this solve
+	Margins           int64   // margins computed after this solve
+	MinMargin         float64 // smallest margin (or lower bound) over the enforced pool
+	NotConverged      bool    // the QP hit its iteration limit (solution still used)
+	QPSeconds         float64
+	ConstraintSeconds float64
+}
+
+// Trace is what Train records: curves to plot and totals for tables.
+type Trace struct {
+	Iterations []Iteration
+	QPCalls    []QPCall
+
+	Converged      bool    // the last stage closed the gap before MaxIter
+	Iters          int     // cutting-plane iterations, all stages
+	HardIntroduced int     // all hard constraints ever added to the QP
+	ActiveHard     int     // hard constraints with a positive dual at the end
+	ActivePlanes   int     // cutting planes with a positive dual at the end
+	Margins        int64   // hard-constraint margins computed, all calls
+	MinMargin      float64 // smallest hard-constraint margin at the end (pool sets)
+	QPNotConverged int     // QP solves that hit their iteration limit
+
+	Seconds                                        float64 // wall time of Train
+	InferenceSeconds, QPSeconds, ConstraintSeconds float64
+}
+
+func (t *Trace) add(it Iteration) {
+	t.Iterations = append(t.Iterations, it)
+	t.InferenceSeconds += it.InferenceSeconds
+}
+
+func (t *Trace) addQP(c QPCall) {
+	t.QPCalls = append(t.QPCalls, c)
+	t.QPSeconds += c.QPSeconds
+	t.ConstraintSeconds += c.ConstraintSeconds
+}
+
+// Final is the last iteration's record (zero if none).
+func (t *Trace) Final() Iteration {
+	if len(t.Iterations) == 0 {
+		return Iteration{}
+	}
+	return t.Iterations[len(t.Iterations)-1]
+}

@@ -1,0 +1,68 @@
+package viz
+
+import (
+	"fmt"
+	"html"
+	"strings"
+
+	"github.com/janpfeifer/gonb/gonbui"
+)
+
+// InNotebook reports whether the program runs inside a GoNB cell.
+func InNotebook() bool { return gonbui.IsNotebook }
+
+// ShowHTML displays HTML in the notebook (outside: prints a text note).
+func ShowHTML(h string) {
+	if !InNotebook() {
+		fmt.Printf("[html output, %d bytes]\n", len(h))
+		return
+	}
+	gonbui.DisplayHTML(h)
+}
+
+// ShowMarkdown displays markdown in the notebook (outside: prints it).
+func ShowMarkdown(md string) {
+	if !InNotebook() {
+		fmt.Println(md)
+		return
+	}
+	gonbui.DisplayMarkdown(md)
+}
+
+// ShowPNG displays PNG bytes in the notebook (outside: prints a text note).
+func ShowPNG(png []byte) {
+	if !InNotebook() {
+		fmt.Printf("[png image, %d bytes]\n", len(png))
+		return
+	}
+	gonbui.DisplayPNG(png)
+}
+
+// HeaderInfo is what every notebook states at its top.
+type HeaderInfo struct {
+	Title      string // notebook title
+	Reproduces string // what of the paper it reproduces
+	Data       string // which data it ran on, said plainly
+}
+
+// HeaderMarkdown renders the notebook header: title, what it reproduces, the
+// data, the profile, the commit and the machine.
+func HeaderMarkdown(h HeaderInfo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\n\n%s\n\n", h.Title, h.Reproduces)
+	fmt.Fprintf(&b, "| | |\n|---|---|\n| data | %s |\n| profile | `%s` (set by `scripts/reproduce --quick/--full`, env `PSUB_PROFILE`) |\n| commit | `%s` |\n| machine | %s |\n",
+		h.Data, Profile(), Commit(), Machine())
+	return b.String()
+}
+
+// Header displays the notebook header and loads the echarts library once
+// for the interactive charts of this notebook (a note says so when it is
+// missing).
+func Header(h HeaderInfo) {
+	ShowMarkdown(HeaderMarkdown(h))
+	if js, err := EchartsLibrary(); err == nil {
+		ShowHTML("<script>" + js + "</script>")
+	} else {
+		ShowHTML("<p><i>" + html.EscapeString(err.Error()) + "</i></p>")
+	}
+}

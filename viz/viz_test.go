@@ -1,0 +1,86 @@
+package viz
+
+import (
+	"bytes"
+	"image/png"
+	"strings"
+	"testing"
+)
+
+func TestLinesPNGDecodes(t *testing.T) {
+	p, err := Lines("t", "x", "y", []Series{
+		{Name: "a", X: []float64{1, 2, 3}, Y: []float64{1, 10, 100}, Lo: []float64{0.5, 5, 50}, Hi: []float64{2, 20, 200}},
+		{Name: "b", X: []float64{1, 2, 3}, Y: []float64{3, 2, 1}},
+	}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := PNG(p, Width, Height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("not a PNG: %v", err)
+	}
+	if img.Bounds().Dx() < 100 {
+		t.Fatalf("image too small: %v", img.Bounds())
+	}
+}
+
+func TestLinesRejectsMismatchedSeries(t *testing.T) {
+	if _, err := Lines("t", "x", "y", []Series{{Name: "bad", X: []float64{1, 2}, Y: []float64{1}}}, false); err == nil || !strings.Contains(err.Error(), "bad") {
+		t.Fatalf("want error naming the series, got %v", err)
+	}
+}
+
+func TestBarsWithErrors(t *testing.T) {
+	p, err := Bars("acc", "%", []string{"C0", "C1", "C4"}, []BarSeries{
+		{Name: "paper", Values: []float64{90, 91, 95}},
+		{Name: "ours", Values: []float64{89, 92, 94}, Errors: []float64{1, 0.5, 0.7}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PNG(p, Width, Height); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Bars("x", "y", []string{"a"}, []BarSeries{{Name: "short", Values: nil}}); err == nil {
+		t.Fatal("want error for missing values")
+	}
+}
+
+func TestEChartHTMLIsOffline(t *testing.T) {
+	h := EChartHTML(EChartLines("t", "x", "y", []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{3, 4}}}, false))
+	if strings.Contains(h, "http://") || strings.Contains(h, "https://") {
+		t.Fatalf("chart references the network:\n%s", h)
+	}
+	if !strings.Contains(h, "echarts.init") || !strings.Contains(h, `"a"`) {
+		t.Fatalf("chart HTML lacks init or series:\n%s", h)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	p := NewProgress("train", 4)
+	var buf bytes.Buffer
+	p.out = &buf
+	if l := p.Line(2, "fold 2"); !strings.Contains(l, "[##########..........] 2/4") || !strings.Contains(l, "fold 2") {
+		t.Fatalf("line %q", l)
+	}
+	p.Update(4, "")
+	p.Done("ok")
+	if !strings.Contains(buf.String(), "done in") || !strings.HasSuffix(buf.String(), "\n") {
+		t.Fatalf("output %q", buf.String())
+	}
+}
+
+func TestProfileDefaultsToQuick(t *testing.T) {
+	t.Setenv("PSUB_PROFILE", "")
+	if Profile() != "quick" || !Quick() {
+		t.Fatal("default profile must be quick")
+	}
+	t.Setenv("PSUB_PROFILE", "full")
+	if Profile() != "full" {
+		t.Fatal("PSUB_PROFILE=full ignored")
+	}
+}
