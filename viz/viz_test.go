@@ -2,7 +2,10 @@ package viz
 
 import (
 	"bytes"
+	"image"
+	"image/color"
 	"image/png"
+	"math"
 	"strings"
 	"testing"
 )
@@ -82,5 +85,50 @@ func TestProfileDefaultsToQuick(t *testing.T) {
 	t.Setenv("PSUB_PROFILE", "full")
 	if Profile() != "full" {
 		t.Fatal("PSUB_PROFILE=full ignored")
+	}
+}
+
+func TestComparisonFlagsLargeDifferences(t *testing.T) {
+	nan := math.NaN()
+	c := Comparison{Corner: "set", Rows: []string{"C0", "C4"}, Cols: []string{"acc"},
+		Paper: [][]float64{{93.1}, {nan}}, Ours: [][]float64{{90.0}, {96.0}}}
+	_, rows := c.Cells()
+	if rows[0][1] != "90.0 (paper 93.1, Δ -3.1 !)" {
+		t.Fatalf("cell %q", rows[0][1])
+	}
+	if rows[1][1] != "96.0" {
+		t.Fatalf("cell without paper value %q", rows[1][1])
+	}
+	if md := c.Markdown(); !strings.Contains(md, "| C0 | 90.0 (paper 93.1") {
+		t.Fatalf("markdown %q", md)
+	}
+	if h := TableHTML([]string{"<a>"}, nil); !strings.Contains(h, "&lt;a&gt;") {
+		t.Fatalf("not escaped: %s", h)
+	}
+}
+
+func TestOverlayBoundariesGrid(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 4, 2))
+	labels := []int32{0, 0, 1, 1, 0, 0, 1, 1}
+	ov, err := Overlay(img, labels, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ov.NRGBAAt(0, 0) != (color.NRGBA{0, 0, 0, 255}) || ov.NRGBAAt(2, 0) != palette[0] {
+		t.Fatalf("overlay colours %v %v", ov.NRGBAAt(0, 0), ov.NRGBAAt(2, 0))
+	}
+	bd, err := Boundaries(img, labels, color.White)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bd.NRGBAAt(1, 0) != (color.NRGBA{255, 255, 255, 255}) || bd.NRGBAAt(0, 0) != (color.NRGBA{0, 0, 0, 255}) {
+		t.Fatal("boundary must be exactly the pixel left of the label change")
+	}
+	g, err := Grid([]image.Image{ov, bd}, []string{"a", "b"}, 2)
+	if err != nil || g.Bounds().Dx() < 8 {
+		t.Fatalf("grid %v %v", err, g)
+	}
+	if _, err := Overlay(img, labels[:3], 1); err == nil {
+		t.Fatal("want size error")
 	}
 }
