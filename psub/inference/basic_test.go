@@ -99,13 +99,16 @@ func TestBruteForceMatchesEnumeration(t *testing.T) {
 }
 
 func TestBruteForceTooLarge(t *testing.T) {
-	e := NewEnergy(23, 2, nil)
-	_, err := BruteForce{}.Minimize(e)
+	// 3^14 = 4782969 > 2^22 = 4194304 >= 3^13.
+	_, err := BruteForce{}.Minimize(NewEnergy(14, 3, nil))
 	if err == nil || !strings.Contains(err.Error(), "MaxStates") {
 		t.Fatalf("err = %v, want a MaxStates error", err)
 	}
-	if _, err := (BruteForce{MaxStates: 1 << 23}).Minimize(e); err != nil {
-		t.Fatalf("with MaxStates 2^23: %v", err)
+	if _, err := (BruteForce{MaxStates: 1000}).Minimize(NewEnergy(7, 3, nil)); err == nil {
+		t.Fatal("3^7 = 2187 states accepted with MaxStates 1000")
+	}
+	if _, err := (BruteForce{MaxStates: 2187}).Minimize(NewEnergy(7, 3, nil)); err != nil {
+		t.Fatalf("3^7 states with MaxStates 2187: %v", err)
 	}
 }
 

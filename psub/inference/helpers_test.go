@@ -86,12 +86,19 @@ func allLabellings(n, labels int, f func(y []int)) {
 // every labelling.
 func optimum(e *Energy, tol float64) (float64, [][]int) {
 	best := math.Inf(1)
-	allLabellings(e.Nodes(), e.Labels, func(y []int) { best = math.Min(best, e.Eval(y)) })
-	var opts [][]int
+	var vals []float64
 	allLabellings(e.Nodes(), e.Labels, func(y []int) {
-		if e.Eval(y) <= best+tol {
+		v := e.Eval(y)
+		vals = append(vals, v)
+		best = math.Min(best, v)
+	})
+	var opts [][]int
+	c := 0
+	allLabellings(e.Nodes(), e.Labels, func(y []int) {
+		if vals[c] <= best+tol {
 			opts = append(opts, append([]int(nil), y...))
 		}
+		c++
 	})
 	return best, opts
 }
