@@ -82,7 +82,7 @@ func (g *Graph) repairTrees() {
 		case n.rCap > 0 || n.rCap < 0:
 			sink := n.rCap < 0
 			if n.parent != noParent && n.sink != sink {
-				g.orphanChildren(i)
+				g.leaveTree(i)
 			}
 			n.parent, n.sink, n.ts, n.dist = terminal, sink, g.time, 1
 		case n.parent == terminal:
@@ -107,12 +107,29 @@ func (g *Graph) repairTrees() {
 	g.adopt()
 }
 
-// orphanChildren turns the tree children of i into orphans.
-func (g *Graph) orphanChildren(i int32) {
+// leaveTree does for node i, which moves out of its tree, what adoption
+// does for a freed node: its tree children become orphans and its tree
+// neighbours with residual capacity towards it become active, so that a
+// passive tree node never has a residual arc from (source tree: to) a node
+// outside its tree.
+func (g *Graph) leaveTree(i int32) {
 	nodes, arcs := g.nodes, g.arcs
+	sink := nodes[i].sink
 	for a := nodes[i].first; a >= 0; a = arcs[a].next {
 		j := arcs[a].head
-		if p := nodes[j].parent; p >= 0 && arcs[p].head == i {
+		nj := &nodes[j]
+		p := nj.parent
+		if p == noParent || nj.sink != sink {
+			continue
+		}
+		c := arcs[a].rCap
+		if !sink {
+			c = arcs[a^1].rCap
+		}
+		if c != 0 {
+			g.setActive(j)
+		}
+		if p >= 0 && arcs[p].head == i {
 			g.makeOrphan(j)
 		}
 	}
@@ -355,22 +372,5 @@ func (g *Graph) adoptOne(i int32, sink bool) {
 		return
 	}
 	ni.parent, ni.ts = noParent, 0
-	for a0 := ni.first; a0 >= 0; a0 = arcs[a0].next {
-		j := arcs[a0].head
-		nj := &nodes[j]
-		p := nj.parent
-		if p == noParent || nj.sink != sink {
-			continue
-		}
-		c := arcs[a0].rCap
-		if !sink {
-			c = arcs[a0^1].rCap
-		}
-		if c != 0 {
-			g.setActive(j)
-		}
-		if p >= 0 && arcs[p].head == i {
-			g.makeOrphan(j)
-		}
-	}
+	g.leaveTree(i)
 }

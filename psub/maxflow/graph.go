@@ -235,11 +235,12 @@ func (g *Graph) setEdge(e int, cap, revCap float64) {
 	i, j := int(b.head), int(a.head)
 	switch {
 	case ra < 0:
-		a.rCap, b.rCap = 0, ra+rb
+		// cap+revCap is ra+rb without the rounding of ra and rb.
+		a.rCap, b.rCap = 0, cap+revCap
 		g.shiftTerminal(i, 0, ra)  // adds ra·[i in S] (a deficit)
 		g.shiftTerminal(j, 0, -ra) // adds -ra·[j in S]
 	case rb < 0:
-		a.rCap, b.rCap = ra+rb, 0
+		a.rCap, b.rCap = cap+revCap, 0
 		g.shiftTerminal(j, 0, rb)
 		g.shiftTerminal(i, 0, -rb)
 	default:

@@ -25,6 +25,9 @@ func checkSolved(t *testing.T, what string, in *instance, g *Graph, flow float64
 	t.Helper()
 	ek := in.edmondsKarp()
 	cut := in.cutValue(g.InSourceSide)
+	if s := g.checkInvariants(); s != "" {
+		t.Fatalf("%s: %s", what, s)
+	}
 	if !in.close(flow, ek) || !in.close(cut, ek) {
 		t.Fatalf("%s: BK flow %v, reported cut %v, Edmonds–Karp %v", what, flow, cut, ek)
 	}
