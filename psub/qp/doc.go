@@ -1,0 +1,89 @@
+// Package qp solves the quadratic program of the 1-slack cutting-plane
+// structured SVM with margin rescaling (Joachims, Finley & Yu 2009), with the
+// hard linear constraints on w that the probably submodular constraint sets
+// add (Berman & Blaschko, sections 2 and 6).
+//
+// # Primal
+//
+//	min_{w, ξ}  ½‖w‖² + C ξ
+//	s.t.  a_j·w ≥ b_j − ξ   for every cutting plane j  (a_j = mean δψ, b_j = mean loss)
+//	      ξ ≥ 0
+//	      g_k·w ≥ 0         for every hard row k       (submodularity constraints: C3, C4, C̄4, C2*)
+//	      w_i = 0           for fixed coordinates      (C1, C2)
+//	      s_i·w_i ≥ 0       for sign-bounded coordinates, s_i = ±1 (C1, C2)
+//
+// All hard constraints are homogeneous, so w = 0 with ξ = max(0, max_j b_j)
+// is always feasible and the QP always has a unique optimal w.
+//
+// # Dual
+//
+// Fixed coordinates are eliminated: they are zeroed in every stored a_j and
+// g_k, and all inner products below are over the free coordinates. With
+// multipliers α_j ≥ 0 (planes), α_0 ≥ 0 (ξ ≥ 0), μ_k ≥ 0 (rows) and β_i ≥ 0
+// (sign bounds), stationarity of the Lagrangian gives
+//
+//	w = Σ_j α_j a_j + Σ_k μ_k g_k + ν,   ν_i = s_i β_i,      α_0 + Σ_j α_j = C,
+//
+// and the dual is
+//
+//	max  Σ_j α_j b_j − ½‖w(α, μ, ν)‖²
+//	s.t. α ≥ 0, Σ_j α_j ≤ C, μ ≥ 0, s_i ν_i ≥ 0.
+//
+// Its value at any dual-feasible point is a lower bound on the primal optimum
+// (Solution.Dual). At w = w(α, μ, ν) the duality gap decomposes into
+// complementary-slackness terms,
+//
+//	P(w) − D = Σ_j α_j (a_j·w − b_j + ξ) + α_0 ξ + Σ_k μ_k g_k·w + Σ_i β_i s_i w_i,
+//
+// each non-negative when w is feasible, which is what the solver drives to 0.
+//
+// # Algorithm
+//
+// Everything runs in the Gram space of the stored vectors: K = [A; G][A; G]ᵀ
+// is kept incrementally (adding a plane or row costs one row of K, O(k·nnz)),
+// and the solver maintains v_p = r_p·w for every plane and row and
+// u_i = s_i w_i for every sign bound, never w itself. A step on one dual
+// variable updates v in O(k) plus the bounded coordinates the vector touches;
+// no step costs O(dim), so a wide problem (dim 17 000) with few planes is as
+// cheap as a narrow one. w is formed once at the end (O(k·nnz)).
+//
+// One sweep is
+//
+//   - SMO steps on the plane simplex {α_0 + Σα = C}, where α_0 is the
+//     implicit slack plane (a_0 = 0, b_0 = 0): the receiving plane maximises
+//     G_j = b_j − a_j·w, the donor (α > 0) maximises the second-order gain
+//     (G_up − G_i)²/(K_uu + K_ii − 2K_ui) as in LIBSVM, and the step is the
+//     exact maximiser along the pair, clipped to the donor's mass;
+//   - one exact coordinate-ascent step on every hard row that violates its
+//     KKT condition: μ_k ← max(0, μ_k − g_k·w/‖g_k‖²);
+//   - the same for every sign bound: β_i ← max(0, β_i − s_i w_i).
+//
+// Sweeps repeat until the relative gap is at most Options.Tol and no row is
+// violated by more than Options.FeasTol (relative to ‖g_k‖·√(2·Primal)).
+// Solve warm-starts from the duals of the previous call: new planes and rows
+// enter with zero dual, which keeps the warm start dual feasible, and
+// RemovePlanes moves a dropped plane's α to the slack for the same reason.
+// Each Solve recomputes v and u from the duals, so rounding drift does not
+// accumulate across calls.
+//
+// # Feasibility of the returned W
+//
+// Solution.W is w(α, μ, ν) with sign-bounded coordinates clipped to their
+// bound and fixed coordinates exactly 0, so fixed and sign constraints hold
+// exactly. Hard rows hold up to Solution.RowViolation (the largest distance
+// from W to a row's half-space), which the stopping rule keeps below
+// FeasTol·√(2·Primal). Primal = ½‖W‖² + C·Xi is evaluated at this W with
+// Xi = max(0, max_j b_j − a_j·W), so it is exactly the primal objective of
+// (W, Xi); weak duality Primal ≥ optimum ≥ Dual is guaranteed when
+// RowViolation = 0 and otherwise may fail by about Σ_k μ_k‖g_k‖·RowViolation
+// (of the order of rounding with the default FeasTol). Callers that test
+// submodularity on W should use a margin tolerance of that order; the
+// learner's hard-constraint generation treats margins ≥ −ε as satisfied.
+//
+// # Vocabulary
+//
+// A cutting plane is the constraint of one joint labelling returned by
+// loss-augmented inference; a hard row (hard constraint) is one
+// submodularity constraint b_j ⊗ p_i added by Algorithm 1 or 2 of the paper;
+// an active plane or row is one with a positive dual.
+package qp
