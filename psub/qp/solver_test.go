@@ -408,3 +408,51 @@ func TestBoundsOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestSSVMLike runs the learner's pattern on correlated, cows-shaped data
+// (planes sharing a direction, submodularity rows (p, −p, −p, p)): warm
+// solves after each added plane and batch of rows, then KKT at the end and
+// agreement with a cold solve.
+func TestSSVMLike(t *testing.T) {
+	for _, c := range []float64{0.1, 10, 1000} {
+		t.Run(fmt.Sprint("C=", c), func(t *testing.T) {
+			g := newSSVMLike(uint64(c*7)+1, 8, 10)
+			pr := &problem{dim: g.dim(), c: c, state: make([]int8, g.dim())}
+			for i := 2 * g.fu; i < g.dim(); i += 3 {
+				pr.state[i] = lower
+			}
+			pr.state[0] = fixed
+			s := pr.solver()
+			for it := range 60 {
+				a, b := g.plane()
+				for i := range a {
+					a[i] *= 0.05
+				}
+				pr.planes = append(pr.planes, a)
+				pr.b = append(pr.b, b)
+				s.AddPlane(a, b)
+				if it%4 == 3 {
+					for range 3 {
+						r := g.row()
+						pr.rows = append(pr.rows, r)
+						s.AddRow(r)
+					}
+				}
+				if _, err := s.Solve(tight); err != nil {
+					t.Fatal(err)
+				}
+			}
+			warm, _ := s.Solve(tight)
+			checkKKT(t, pr, warm, 1e-6)
+			cold, err := pr.solver().Solve(tight)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := math.Abs(cold.Primal - warm.Primal); d > 1e-9*(1+cold.Primal) {
+				t.Errorf("warm primal %.12g, cold %.12g", warm.Primal, cold.Primal)
+			}
+			t.Logf("primal %.6g, %d active planes, %d active rows, cold sweeps %d",
+				cold.Primal, len(s.ActivePlanes(0)), len(s.ActiveRows(0)), cold.Iterations)
+		})
+	}
+}
