@@ -57,19 +57,19 @@ type Options struct {
 // withDefaults validates opt for a volume with the given channel count and
 // fills in the defaults.
 func (opt Options) withDefaults(channels int) (Options, error) {
-	bad := func(name string, v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
+	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
 	switch {
 	case opt.Segments <= 0:
 		return opt, fmt.Errorf("slic: Segments = %d, must be positive", opt.Segments)
-	case bad("Compactness", opt.Compactness):
+	case bad(opt.Compactness):
 		return opt, fmt.Errorf("slic: Compactness = %v, must be finite and positive", opt.Compactness)
-	case bad("Sigma", opt.Sigma):
+	case bad(opt.Sigma):
 		return opt, fmt.Errorf("slic: Sigma = %v, must be finite and non-negative", opt.Sigma)
 	case opt.MaxIter < 0:
 		return opt, fmt.Errorf("slic: MaxIter = %d, must be non-negative", opt.MaxIter)
-	case bad("MinSizeFactor", opt.MinSizeFactor), bad("MaxSizeFactor", opt.MaxSizeFactor):
+	case bad(opt.MinSizeFactor), bad(opt.MaxSizeFactor):
 		return opt, fmt.Errorf("slic: MinSizeFactor = %v, MaxSizeFactor = %v: must be finite and non-negative", opt.MinSizeFactor, opt.MaxSizeFactor)
-	case bad("SearchRadius", opt.SearchRadius):
+	case bad(opt.SearchRadius):
 		return opt, fmt.Errorf("slic: SearchRadius = %v, must be finite and positive", opt.SearchRadius)
 	case opt.Workers < 0:
 		return opt, fmt.Errorf("slic: Workers = %d, must be non-negative", opt.Workers)
@@ -77,7 +77,7 @@ func (opt Options) withDefaults(channels int) (Options, error) {
 		return opt, fmt.Errorf("slic: Lab conversion needs 3 channels (RGB), volume has %d", channels)
 	}
 	for i, s := range opt.Spacing {
-		if bad("Spacing", s) {
+		if bad(s) {
 			return opt, fmt.Errorf("slic: Spacing[%d] = %v, must be finite and positive", i, s)
 		}
 		if s == 0 {
@@ -119,6 +119,9 @@ func Segment(v *imageio.Volume, opt Options) (*imageio.LabelMap, int, error) {
 	}
 	if err := v.Check(); err != nil {
 		return nil, 0, fmt.Errorf("slic: %w", err)
+	}
+	if v.Voxels() >= math.MaxInt32 {
+		return nil, 0, fmt.Errorf("slic: volume %dx%dx%d has %d voxels, at most %d supported (int32 labels)", v.Width, v.Height, v.Depth, v.Voxels(), math.MaxInt32-1)
 	}
 	opt, err := opt.withDefaults(v.Channels)
 	if err != nil {

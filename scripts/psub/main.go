@@ -26,6 +26,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"version": {"print the version as JSON", runVersion},
+		"slic":    {"segment an image into SLIC superpixels, write a 16-bit label PNG", runSlic},
 	}
 }
 

@@ -1,0 +1,299 @@
+package slic
+
+import (
+	"math"
+)
+
+// updateChunks is the fixed number of row blocks whose partial centre sums
+// are added in order; fixing it (rather than using one block per worker)
+// keeps the floating-point sums, hence the labels, independent of Workers.
+const updateChunks = 8
+
+// clusterer holds the k-means state. Centre k has position (cx, cy, cz)[k]
+// and feature col[k*C : (k+1)*C].
+type clusterer struct {
+	sh         shape
+	feat       []float32
+	labels     []int32
+	dist       []float32
+	cx, cy, cz []float64
+	col        []float32
+	w          float32    // (m/S)², the weight of squared spatial distance
+	sp         [3]float32 // voxel spacing along x, y, z
+	rad        [3]float64 // search window half-widths along x, y, z
+	workers    int
+
+	partial [][]float64 // per update chunk: K × (4+C) sums
+	old     [][]int32   // per worker: labels of the current block before assignment
+}
+
+func newClusterer(feat []float32, sh shape, g grid, opt Options) *clusterer {
+	c := &clusterer{sh: sh, feat: feat, workers: opt.Workers}
+	c.cx, c.cy, c.cz = g.seeds()
+	step := float64(max(g.step[0], g.step[1], g.step[2]))
+	c.w = float32((opt.Compactness / step) * (opt.Compactness / step))
+	for a := range 3 {
+		c.sp[a] = float32(opt.Spacing[a])
+		c.rad[a] = opt.SearchRadius * float64(g.step[a])
+	}
+	if opt.PerturbSeeds {
+		c.perturbSeeds()
+	}
+	k := len(c.cx)
+	c.col = make([]float32, k*sh.C)
+	for i := range k {
+		at := c.index(int(c.cx[i]), int(c.cy[i]), int(c.cz[i])) * sh.C
+		copy(c.col[i*sh.C:(i+1)*sh.C], feat[at:at+sh.C])
+	}
+	// Start from the nearest grid cell, so a voxel outside every window in
+	// the first round still has a sensible label.
+	n := sh.W * sh.H * sh.D
+	c.labels = make([]int32, n)
+	c.dist = make([]float32, n)
+	parallelFor(sh.H*sh.D, c.workers, func(a, b int) {
+		for row := a; row < b; row++ {
+			z, y := row/sh.H, row%sh.H
+			base := (g.cell(2, z)*g.count[1] + g.cell(1, y)) * g.count[0]
+			out := c.labels[row*sh.W : (row+1)*sh.W]
+			for x := range out {
+				out[x] = int32(base + g.cell(0, x))
+			}
+		}
+	})
+	c.partial = make([][]float64, updateChunks)
+	c.old = make([][]int32, c.workers)
+	return c
+}
+
+func (c *clusterer) index(x, y, z int) int { return (z*c.sh.H+y)*c.sh.W + x }
+
+// perturbSeeds moves each seed to the voxel of lowest gradient magnitude in
+// its 3×3(×3) neighbourhood (Achanta et al., Alg. 1), so seeds avoid edges.
+func (c *clusterer) perturbSeeds() {
+	sh := c.sh
+	grad := func(x, y, z int) float64 {
+		g := 0.0
+		pairs := [3][2]int{
+			{c.index(max(x-1, 0), y, z), c.index(min(x+1, sh.W-1), y, z)},
+			{c.index(x, max(y-1, 0), z), c.index(x, min(y+1, sh.H-1), z)},
+			{c.index(x, y, max(z-1, 0)), c.index(x, y, min(z+1, sh.D-1))},
+		}
+		for _, p := range pairs {
+			for ch := range sh.C {
+				d := float64(c.feat[p[1]*sh.C+ch] - c.feat[p[0]*sh.C+ch])
+				g += d * d
+			}
+		}
+		return g
+	}
+	for k := range c.cx {
+		x0, y0, z0 := int(c.cx[k]), int(c.cy[k]), int(c.cz[k])
+		best, bx, by, bz := math.Inf(1), x0, y0, z0
+		for z := max(z0-1, 0); z <= min(z0+1, sh.D-1); z++ {
+			for y := max(y0-1, 0); y <= min(y0+1, sh.H-1); y++ {
+				for x := max(x0-1, 0); x <= min(x0+1, sh.W-1); x++ {
+					if g := grad(x, y, z); g < best {
+						best, bx, by, bz = g, x, y, z
+					}
+				}
+			}
+		}
+		c.cx[k], c.cy[k], c.cz[k] = float64(bx), float64(by), float64(bz)
+	}
+}
+
+// run alternates assignment and update at most maxIter times, stopping
+// early once an assignment changes no label.
+func (c *clusterer) run(maxIter int) {
+	for range maxIter {
+		changed := c.assign()
+		if !changed {
+			return
+		}
+		c.update()
+	}
+}
+
+// window is the clipped index range [lo, hi) of the search window of a
+// centre at coordinate p with half-width r on an axis of length n.
+func window(p, r float64, n int) (lo, hi int) {
+	lo = max(int(math.Floor(p-r)), 0)
+	hi = min(int(math.Floor(p+r))+1, n)
+	return lo, hi
+}
+
+// assign gives every voxel the nearest centre among those whose window
+// covers it, ties to the lower centre index. Work is split into blocks of
+// rows within a slice; a voxel's result does not depend on the split.
+// It reports whether any label changed.
+func (c *clusterer) assign() bool {
+	sh := c.sh
+	// bucket[start[z]:start[z+1]] lists, in increasing order, the centres
+	// whose window covers slice z.
+	start := make([]int, sh.D+1)
+	for k := range c.cz {
+		lo, hi := window(c.cz[k], c.rad[2], sh.D)
+		for z := lo; z < hi; z++ {
+			start[z+1]++
+		}
+	}
+	for z := range sh.D {
+		start[z+1] += start[z]
+	}
+	bucket := make([]int32, start[sh.D])
+	fill := append([]int(nil), start[:sh.D]...)
+	for k := range c.cz {
+		lo, hi := window(c.cz[k], c.rad[2], sh.D)
+		for z := lo; z < hi; z++ {
+			bucket[fill[z]] = int32(k)
+			fill[z]++
+		}
+	}
+
+	bands := min(max(1, (4*c.workers+sh.D-1)/sh.D), sh.H)
+	changed := make([]bool, c.workers)
+	runTasks(sh.D*bands, c.workers, func(w, t int) {
+		z, b := t/bands, t%bands
+		y0, y1 := sh.H*b/bands, sh.H*(b+1)/bands
+		first, last := c.index(0, y0, z), c.index(0, y1, z)
+		if cap(c.old[w]) < last-first {
+			c.old[w] = make([]int32, last-first)
+		}
+		old := c.old[w][:last-first]
+		copy(old, c.labels[first:last])
+		inf := float32(math.Inf(1))
+		for i := first; i < last; i++ {
+			c.dist[i] = inf
+		}
+		for _, k := range bucket[start[z]:start[z+1]] {
+			c.assignCentre(int(k), z, y0, y1)
+		}
+		for i, l := range old {
+			if c.labels[first+i] != l {
+				changed[w] = true
+				break
+			}
+		}
+	})
+	for _, ch := range changed {
+		if ch {
+			return true
+		}
+	}
+	return false
+}
+
+// assignCentre offers centre k to the voxels of its window in slice z and
+// rows [y0, y1).
+func (c *clusterer) assignCentre(k, z, y0, y1 int) {
+	sh := c.sh
+	ylo, yhi := window(c.cy[k], c.rad[1], sh.H)
+	ylo, yhi = max(ylo, y0), min(yhi, y1)
+	if ylo >= yhi {
+		return
+	}
+	xlo, xhi := window(c.cx[k], c.rad[0], sh.W)
+	cx, cy := float32(c.cx[k]), float32(c.cy[k])
+	dz := c.sp[2] * (float32(c.cz[k]) - float32(z))
+	col := c.col[k*sh.C : (k+1)*sh.C]
+	lab := int32(k)
+	for y := ylo; y < yhi; y++ {
+		dy := c.sp[1] * (cy - float32(y))
+		dyz := c.w * (dz*dz + dy*dy)
+		base := c.index(xlo, y, z)
+		dist := c.dist[base : base+xhi-xlo]
+		labels := c.labels[base : base+xhi-xlo]
+		wx := c.w * c.sp[0] * c.sp[0]
+		switch sh.C {
+		case 1:
+			f := c.feat[base : base+xhi-xlo]
+			c0 := col[0]
+			for i := range dist {
+				dx := cx - float32(xlo+i)
+				d0 := f[i] - c0
+				d := dyz + wx*dx*dx + d0*d0
+				if d < dist[i] {
+					dist[i] = d
+					labels[i] = lab
+				}
+			}
+		case 3:
+			f := c.feat[3*base : 3*(base+xhi-xlo)]
+			c0, c1, c2 := col[0], col[1], col[2]
+			for i := range dist {
+				dx := cx - float32(xlo+i)
+				d0, d1, d2 := f[3*i]-c0, f[3*i+1]-c1, f[3*i+2]-c2
+				d := dyz + wx*dx*dx + d0*d0 + d1*d1 + d2*d2
+				if d < dist[i] {
+					dist[i] = d
+					labels[i] = lab
+				}
+			}
+		default:
+			C := sh.C
+			f := c.feat[C*base : C*(base+xhi-xlo)]
+			for i := range dist {
+				dx := cx - float32(xlo+i)
+				d := dyz + wx*dx*dx
+				for ch, cv := range col {
+					e := f[C*i+ch] - cv
+					d += e * e
+				}
+				if d < dist[i] {
+					dist[i] = d
+					labels[i] = lab
+				}
+			}
+		}
+	}
+}
+
+// update moves every centre to the mean position and feature of its voxels;
+// a centre without voxels stays where it is.
+func (c *clusterer) update() {
+	sh := c.sh
+	k := len(c.cx)
+	stride := 4 + sh.C
+	rows := sh.H * sh.D
+	runTasks(updateChunks, c.workers, func(_, ch int) {
+		if c.partial[ch] == nil {
+			c.partial[ch] = make([]float64, k*stride)
+		}
+		s := c.partial[ch]
+		clear(s)
+		for row := rows * ch / updateChunks; row < rows*(ch+1)/updateChunks; row++ {
+			z, y := float64(row/sh.H), float64(row%sh.H)
+			base := row * sh.W
+			for x, l := range c.labels[base : base+sh.W] {
+				p := s[int(l)*stride:][:stride]
+				p[0]++
+				p[1] += float64(x)
+				p[2] += y
+				p[3] += z
+				f := c.feat[(base+x)*sh.C:][:sh.C]
+				for i, v := range f {
+					p[4+i] += float64(v)
+				}
+			}
+		}
+	})
+	parallelFor(k, c.workers, func(a, b int) {
+		sum := make([]float64, stride)
+		for j := a; j < b; j++ {
+			clear(sum)
+			for _, s := range c.partial {
+				for i, v := range s[j*stride : (j+1)*stride] {
+					sum[i] += v
+				}
+			}
+			if sum[0] == 0 {
+				continue
+			}
+			inv := 1 / sum[0]
+			c.cx[j], c.cy[j], c.cz[j] = sum[1]*inv, sum[2]*inv, sum[3]*inv
+			for i := range sh.C {
+				c.col[j*sh.C+i] = float32(sum[4+i] * inv)
+			}
+		}
+	})
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	_ "image/jpeg" // registers JPEG for image.Decode
+	"image/png"
+	"io"
+	"os"
+	"time"
+
+	_ "golang.org/x/image/bmp" // registers BMP for image.Decode
+
+	"github.com/probably-submodular/crf/psub/imageio"
+	"github.com/probably-submodular/crf/psub/slic"
+)
+
+// slicResult is the JSON line printed by "psub slic".
+type slicResult struct {
+	File     string  `json:"file"`
+	Output   string  `json:"output"`
+	Width    int     `json:"width"`
+	Height   int     `json:"height"`
+	Segments int     `json:"segments"`
+	Seconds  float64 `json:"seconds"` // segmentation only, decoding excluded
+}
+
+// runSlic segments one PNG/JPEG/BMP image and writes the labels as a 16-bit
+// greyscale PNG (pixel value = superpixel id).
+func runSlic(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("slic", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	n := fs.Int("n", 500, "approximate number of superpixels (n_segments)")
+	m := fs.Float64("m", 10, "compactness m (higher: more regular superpixels)")
+	sigma := fs.Float64("sigma", 0, "Gaussian pre-smoothing σ in pixels (0: none)")
+	iters := fs.Int("iter", 10, "maximum k-means iterations")
+	noConn := fs.Bool("no-connectivity", false, "do not enforce connected superpixels")
+	out := fs.String("o", "", "output label map (16-bit PNG); required")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: psub slic [-n 500] [-m 10] [-sigma 0] [-iter 10] [-no-connectivity] IMAGE -o LABELS.png")
+		fs.PrintDefaults()
+	}
+	// Accept flags before and after the image name.
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(files) != 1 {
+		fs.Usage()
+		return fmt.Errorf("expected one IMAGE, got %d", len(files))
+	}
+	if *out == "" {
+		fs.Usage()
+		return errors.New("missing -o LABELS.png")
+	}
+	file := files[0]
+	v, err := decodeImage(file)
+	if err != nil {
+		return err
+	}
+	opt := slic.Options{Segments: *n, Compactness: *m, Sigma: *sigma, MaxIter: *iters,
+		DisableConnectivity: *noConn, Lab: v.Channels == 3}
+	if *m == 0 || *iters == 0 {
+		return fmt.Errorf("%s: -m and -iter must be positive", file)
+	}
+	start := time.Now()
+	labels, count, err := slic.Segment(v, opt)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	secs := time.Since(start).Seconds()
+	if err := writeLabelPNG(*out, labels, count); err != nil {
+		return err
+	}
+	return writeJSON(stdout, slicResult{File: file, Output: *out, Width: v.Width, Height: v.Height, Segments: count, Seconds: secs})
+}
+
+// decodeImage reads a PNG, JPEG or BMP: greyscale images give one channel,
+// everything else three (RGB, 0–255).
+func decodeImage(file string) (*imageio.Volume, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	img, format, err := image.Decode(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot decode image (PNG, JPEG or BMP expected): %w", file, err)
+	}
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if w == 0 || h == 0 {
+		return nil, fmt.Errorf("%s: empty %s image", file, format)
+	}
+	switch img.ColorModel() {
+	case color.GrayModel, color.Gray16Model:
+		v := imageio.NewVolume(w, h, 1, 1)
+		for y := range h {
+			for x := range w {
+				g := color.Gray16Model.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.Gray16)
+				v.Pix[y*w+x] = float32(g.Y) / 257
+			}
+		}
+		return v, nil
+	}
+	v := imageio.NewVolume(w, h, 1, 3)
+	for y := range h {
+		for x := range w {
+			r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			i := 3 * (y*w + x)
+			v.Pix[i], v.Pix[i+1], v.Pix[i+2] = float32(r)/257, float32(g)/257, float32(bl)/257
+		}
+	}
+	return v, nil
+}
+
+// writeLabelPNG stores labels as a 16-bit greyscale PNG.
+func writeLabelPNG(file string, m *imageio.LabelMap, count int) error {
+	if count > 65536 {
+		return fmt.Errorf("%s: %d segments do not fit a 16-bit PNG (at most 65536)", file, count)
+	}
+	img := image.NewGray16(image.Rect(0, 0, m.Width, m.Height))
+	for i, l := range m.Labels[:m.Width*m.Height] {
+		img.Pix[2*i], img.Pix[2*i+1] = byte(l>>8), byte(l)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return f.Close()
+}
