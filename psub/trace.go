@@ -20,7 +20,7 @@ type Iteration struct {
 	HardTotal int   // hard constraints in the QP after it
 	QPCalls   int   // QP solves in the w-update
 	Margins   int64 // hard-constraint margins computed in the w-update
-	Truncated int   // edges truncated by training-time inference (0 when exact)
+	Truncated int   // edges truncated by training-time inference (with a submodular set: only round-off below HardTol)
 
 	InferenceSeconds, QPSeconds, ConstraintSeconds float64
 }

@@ -1,0 +1,286 @@
+package psub
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/probably-submodular/crf/psub/inference"
+)
+
+// propositionToy is the paper's proposition with non-negative features:
+// two 2-node samples, zero unaries, edge features (1,0) and (0,1), labelled
+// all-a and all-b.
+func propositionToy() []Instance {
+	return []Instance{
+		{Name: "all-a", Unary: [][]float64{{0}, {0}}, Edges: [][2]int{{0, 1}}, Pairwise: [][]float64{{1, 0}}, Labels: []int{0, 0}},
+		{Name: "all-b", Unary: [][]float64{{0}, {0}}, Edges: [][2]int{{0, 1}}, Pairwise: [][]float64{{0, 1}}, Labels: []int{1, 1}},
+	}
+}
+
+// strictMargin is w·ψ(x,y) − max_{z≠y} w·ψ(x,z), by enumeration.
+func strictMargin(m *Model, in *Instance) float64 {
+	truth := m.Layout.Score(m.W, in, in.Labels)
+	best := math.Inf(-1)
+	allLabellings(in.Nodes(), m.Labels, func(y []int) {
+		for k := range y {
+			if y[k] != in.Labels[k] {
+				best = math.Max(best, m.Layout.Score(m.W, in, y))
+				return
+			}
+		}
+	})
+	return truth - best
+}
+
+func TestPropositionC2BeatsC1(t *testing.T) {
+	train := propositionToy()
+	for _, tc := range []struct {
+		set       ConstraintSet
+		separable bool
+	}{
+		{C1{}, false}, {C2{}, true}, {C2Star{}, true}, {C4{}, true}, {C0{}, false},
+	} {
+		t.Run(tc.set.Name(), func(t *testing.T) {
+			m, tr, err := Train(train, 2, Settings{C: 10, Set: tc.set, Tol: 1e-6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tr.Converged {
+				t.Fatalf("did not converge in %d iterations", tr.Iters)
+			}
+			worst := math.Inf(1)
+			errors := 0
+			for i := range train {
+				worst = math.Min(worst, strictMargin(m, &train[i]))
+				y, _, err := m.Predict(&train[i])
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k := range y {
+					if y[k] != train[i].Labels[k] {
+						errors++
+					}
+				}
+			}
+			if tc.separable && (worst <= 1e-6 || errors > 0) {
+				t.Errorf("%s should reach zero training error: worst margin %v, %d errors", tc.set.Name(), worst, errors)
+			}
+			// Under C1 (and C0) all-a and all-b always score the same, so
+			// no w separates both samples: some margin is ≤ 0.
+			if !tc.separable && worst > 1e-9 {
+				t.Errorf("%s separated the toy (worst margin %v): impossible", tc.set.Name(), worst)
+			}
+		})
+	}
+}
+
+// trainSet trains with certified stopping and returns the model and trace.
+func trainSet(t *testing.T, train []Instance, s Settings) (*Model, *Trace) {
+	t.Helper()
+	m, tr, err := Train(train, 2, s)
+	if err != nil {
+		t.Fatalf("%s: %v", s.Set.Name(), err)
+	}
+	if !tr.Converged {
+		t.Fatalf("%s: not converged after %d iterations", s.Set.Name(), tr.Iters)
+	}
+	return m, tr
+}
+
+// Larger sets reach lower optima: opt(C0) ≥ opt(C1) ≥ opt(C2) ≥ opt(C2*) ≥
+// opt(C4) and opt(C2) ≥ opt(C3) ≥ opt(C4). Each optimum lies in [Dual,
+// Primal] of its run, so the check is Primal(larger) ≤ Dual(smaller) up to
+// the two gaps.
+func TestNestedSetsObjective(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	train := smoothSet(rng, 6, 12, 3, 2)
+	const tol = 1e-4
+	fin := map[string]Iteration{}
+	for _, set := range []ConstraintSet{C0{}, C1{}, C2{}, C2Star{}, C3{}, C4{}} {
+		_, tr := trainSet(t, train, Settings{C: 1, Tol: tol, Set: set})
+		fin[set.Name()] = tr.Final()
+		t.Logf("%-3s primal %.6f dual %.6f iterations %d hard %d", set.Name(), tr.Final().Primal, tr.Final().Dual, tr.Iters, tr.HardIntroduced)
+	}
+	for _, pair := range [][2]string{{"C0", "C1"}, {"C1", "C2"}, {"C2", "C2*"}, {"C2*", "C4"}, {"C2", "C3"}, {"C3", "C4"}} {
+		small, large := fin[pair[0]], fin[pair[1]]
+		if large.Primal > small.Dual+2*tol*small.Primal+1e-12 {
+			t.Errorf("opt(%s) ≤ %v but opt(%s) ≥ %v: larger set worse", pair[0], small.Primal, pair[1], large.Dual)
+		}
+	}
+	// On this data the pairwise weights matter, so the ladder is strict
+	// somewhere between C0 and C4.
+	if fin["C4"].Primal >= fin["C0"].Dual {
+		t.Errorf("C4 no better than C0: %v vs %v", fin["C4"].Primal, fin["C0"].Dual)
+	}
+}
+
+// After C4 training no training edge is non-submodular; with C̄4 no test
+// edge either.
+func TestC4SubmodularOnTraining(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	train := smoothSet(rng, 6, 12, 3, 2)
+	test := smoothSet(rng, 6, 12, 3, 2)
+	// Reverse some test features so that C4 alone is unlikely to cover them.
+	for i := range test {
+		for e := range test[i].Pairwise {
+			if e%3 == 0 {
+				p := test[i].Pairwise[e]
+				p[0], p[2] = 3*p[2], 0
+			}
+		}
+	}
+	const eps = 1e-6
+	for _, tc := range []struct {
+		set      ConstraintSet
+		coverage []Instance
+	}{
+		{C4{}, train},
+		{C4Bar{Test: test}, append(append([]Instance(nil), train...), test...)},
+		{C3{}, train},
+	} {
+		t.Run(tc.set.Name(), func(t *testing.T) {
+			m, tr := trainSet(t, train, Settings{C: 10, Tol: 1e-4, Set: tc.set})
+			if tr.MinMargin < -eps*norm(m.W) {
+				t.Errorf("min hard-constraint margin %v", tr.MinMargin)
+			}
+			frac, err := m.NonSubmodularFraction(tc.coverage, eps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if frac != 0 {
+				t.Errorf("%v of the covered edges non-submodular", frac)
+			}
+			// Training inference may truncate edges whose violation is
+			// below ε (QP round-off), never more: MinMargin bounds them.
+			trunc := 0
+			for _, it := range tr.Iterations {
+				trunc += it.Truncated
+			}
+			ft, _ := m.NonSubmodularFraction(test, eps)
+			t.Logf("%s: non-submodular test edges %.3f, hard constraints %d (active %d), round-off truncations %d",
+				tc.set.Name(), ft, tr.HardIntroduced, tr.ActiveHard, trunc)
+		})
+	}
+}
+
+// Algorithm 2 reaches the same w as Algorithm 1 with fewer margins, and
+// pretraining and minibatches reach the same optimum (within the bound
+// ‖w − w*‖² ≤ 2·gap given by strong convexity).
+func TestDelayedMatchesFull(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	train := smoothSet(rng, 8, 14, 3, 2)
+	const tol = 1e-5
+	base := Settings{C: 5, Tol: tol, Set: C4{}}
+	mFull, trFull := trainSet(t, train, base)
+	runs := map[string]Settings{}
+	s := base
+	s.Delayed = true
+	runs["delayed"] = s
+	s.Pretrain = true
+	runs["2-pass delayed"] = s
+	s.Minibatches, s.Pretrain = 3, false
+	runs["minibatches"] = s
+	s = base
+	s.AddK = 4
+	runs["add-4"] = s
+	bound := 2 * math.Sqrt(2*tol*trFull.Final().Primal)
+	for name, s := range runs {
+		m, tr := trainSet(t, train, s)
+		d := 0.0
+		for i := range m.W {
+			d += (m.W[i] - mFull.W[i]) * (m.W[i] - mFull.W[i])
+		}
+		d = math.Sqrt(d)
+		t.Logf("%-15s ‖w − w_full‖ = %.2g (bound %.2g), margins %d vs %d, iterations %d vs %d",
+			name, d, bound, tr.Margins, trFull.Margins, tr.Iters, trFull.Iters)
+		if name == "delayed" {
+			if d > 1e-6*(1+norm(mFull.W)) {
+				t.Errorf("delayed: w differs from Algorithm 1's by %v", d)
+			}
+			if tr.Margins >= trFull.Margins {
+				t.Errorf("delayed computed %d margins, Algorithm 1 %d", tr.Margins, trFull.Margins)
+			}
+		} else if d > bound {
+			t.Errorf("%s: ‖w − w_full‖ = %v exceeds %v", name, d, bound)
+		}
+	}
+}
+
+func TestTrainErrors(t *testing.T) {
+	good := func() []Instance { return propositionToy() }
+	for _, tc := range []struct {
+		name   string
+		mutate func([]Instance) []Instance
+		s      Settings
+		want   string
+	}{
+		{"negative C", nil, Settings{C: -1}, "C = -1"},
+		{"empty graph", func(d []Instance) []Instance {
+			d[1].Unary, d[1].Labels, d[1].Edges, d[1].Pairwise = nil, nil, nil, nil
+			return d
+		}, Settings{}, "instance 1 (all-b): empty graph"},
+		{"unary dim", func(d []Instance) []Instance { d[1].Unary[1] = []float64{0, 1}; return d }, Settings{}, "node 1: unary feature dimension 2, expected 1"},
+		{"pairwise dim", func(d []Instance) []Instance { d[1].Pairwise[0] = []float64{1}; return d }, Settings{}, "edge 0: pairwise feature dimension 1, expected 2"},
+		{"label range", func(d []Instance) []Instance { d[0].Labels[1] = 2; return d }, Settings{}, "node 1: label 2 outside [0,2)"},
+		{"NaN", func(d []Instance) []Instance { d[0].Unary[0][0] = math.NaN(); return d }, Settings{}, "unary feature 0 is NaN"},
+		{"Inf", func(d []Instance) []Instance { d[1].Pairwise[0][1] = math.Inf(1); return d }, Settings{}, "pairwise feature 1 is +Inf"},
+		{"no labels", func(d []Instance) []Instance { d[1].Labels = nil; return d }, Settings{}, "without labels"},
+		{"negative feature C2", func(d []Instance) []Instance { d[1].Pairwise[0][0] = -1; return d }, Settings{Set: C2{}}, "instance 1 (all-b): edge 0: pairwise feature 0 is -1; constraint set C2 needs non-negative"},
+		{"negative feature C1", func(d []Instance) []Instance { d[0].Pairwise[0][1] = -0.5; return d }, Settings{Set: C1{}}, "constraint set C1 needs non-negative"},
+		{"C4bar test dims", nil, Settings{Set: C4Bar{Test: []Instance{{Unary: [][]float64{{1, 2}}}}}}, "C4bar test set: instance 0: node 0: unary feature dimension 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := good()
+			if tc.mutate != nil {
+				d = tc.mutate(d)
+			}
+			_, _, err := Train(d, 2, tc.s)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	// Negative pairwise features are fine for C3/C4.
+	d := good()
+	d[0].Pairwise[0][0] = -1
+	if _, _, err := Train(d, 2, Settings{Set: C4{}}); err != nil {
+		t.Errorf("C4 with negative features: %v", err)
+	}
+}
+
+// Unconstrained baselines run with any inference and report truncations.
+func TestUnconstrainedBaselines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	train := smoothSet(rng, 5, 10, 3, 2)
+	for _, method := range []inference.Method{inference.TruncatedGraphCut{}, inference.QPBO{}, inference.TRWS{MaxIter: 50}} {
+		t.Run(method.Name(), func(t *testing.T) {
+			m, tr, err := Train(train, 2, Settings{C: 1, Set: Unconstrained{}, Inference: method, MaxIter: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr.Iters == 0 || len(m.W) != m.Dim() {
+				t.Fatalf("no training happened: %d iterations", tr.Iters)
+			}
+		})
+	}
+}
+
+// Three labels, tied weights: training and prediction run with αβ-swap and
+// C4 keeps every training edge submodular for all label pairs.
+func TestMultiLabelTied(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	train := smoothSet(rng, 5, 10, 3, 3)
+	m, tr, err := Train(train, 3, Settings{C: 1, Set: C4{}, Tied: true, Tol: 1e-3, MaxIter: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frac, _ := m.NonSubmodularFraction(train, 1e-6); frac != 0 {
+		t.Errorf("%v non-submodular training edges", frac)
+	}
+	if _, _, err := m.Predict(&train[0]); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("3 labels tied: %d iterations, converged %v, gap %.2g", tr.Iters, tr.Converged, tr.Final().Gap)
+}
