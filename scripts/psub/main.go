@@ -27,6 +27,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"version": {"print the version as JSON", runVersion},
 		"slic":    {"segment an image into SLIC superpixels, write a 16-bit label PNG", runSlic},
+		"maxflow": {"max-flow/min-cut of a DIMACS file (Boykov–Kolmogorov), with timings", runMaxflow},
 	}
 }
 
