@@ -9,16 +9,16 @@ import (
 
 // Paper settings for the descriptors (TARGETS.md §1, §2, §4).
 const (
-	ColorBins   = 5  // per channel: 5×5×5 = 125-bin joint RGB histogram (cows)
-	RetinaBins  = 10 // intensity histogram bins (retina; horses stand in)
-	EMBins      = 40 // intensity histogram bins (EM mitochondria)
-	GLCMLevels  = 8  // grey levels of the 8×8 co-occurrence matrix
-	MaxValue8   = 255
-	MaxValue16  = 65535
-	GLCMDims    = GLCMLevels * GLCMLevels
-	ColorDims   = ColorBins * ColorBins * ColorBins // 125, as the paper
-	RetinaDims  = RetinaBins + GLCMDims             // 74, as the paper
-	EMDims      = EMBins + GLCMDims + 1             // 105: histogram, GLCM, bias
+	ColorBins  = 5  // per channel: 5×5×5 = 125-bin joint RGB histogram (cows)
+	RetinaBins = 10 // intensity histogram bins (retina; horses stand in)
+	EMBins     = 40 // intensity histogram bins (EM mitochondria)
+	GLCMLevels = 8  // grey levels of the 8×8 co-occurrence matrix
+	MaxValue8  = 255
+	MaxValue16 = 65535
+	GLCMDims   = GLCMLevels * GLCMLevels
+	ColorDims  = ColorBins * ColorBins * ColorBins // 125, as the paper
+	RetinaDims = RetinaBins + GLCMDims             // 74, as the paper
+	EMDims     = EMBins + GLCMDims + 1             // 105: histogram, GLCM, bias
 )
 
 // quantizer maps a sample in [0, maxValue] to one of bins equal-width bins:
