@@ -14,7 +14,8 @@ type Options struct {
 	Tol float64
 	// FeasTol bounds the violation of hard rows at the dual iterate:
 	// g_k·w ≥ −FeasTol·‖g_k‖·√(2·Primal) for every row (√(2·Primal) ≥ ‖w‖
-	// is the scale of w). Default 1e-9.
+	// is the scale of w). Default 1e-9. Gap and violation at the level of
+	// floating-point rounding are accepted too (see doc.go).
 	FeasTol float64
 	// MaxIter caps the number of sweeps (one sweep: a round of SMO steps on
 	// the planes, one pass over the rows, one pass over the sign bounds).
@@ -130,25 +131,7 @@ func (s *Solver) newWork() *work {
 	}
 	// Recompute v and u from scratch so rounding drift does not carry over
 	// between Solve calls.
-	w.v = make([]float64, n)
-	for p := range w.v {
-		var x float64
-		for q, k := range s.gram[p] {
-			x += k * s.lam[q]
-		}
-		for _, e := range w.rowEnt[p] {
-			x += e.v * w.beta[e.i]
-		}
-		w.v[p] = x
-	}
-	w.u = make([]float64, len(w.bc))
-	for b := range w.u {
-		x := w.beta[b]
-		for _, e := range w.colEnt[b] {
-			x += e.v * s.lam[e.i]
-		}
-		w.u[b] = x
-	}
+	w.refresh()
 	sum := 0.0
 	maxDiag := 0.0
 	for p := range s.vecs {
@@ -160,6 +143,34 @@ func (s *Solver) newWork() *work {
 	w.alpha0 = math.Max(0, s.c-sum)
 	w.tau = 1e-12 * math.Max(maxDiag, 1e-300)
 	return w
+}
+
+// refresh recomputes v and u from the duals.
+func (w *work) refresh() {
+	s := w.s
+	if len(w.v) != len(s.vecs) {
+		w.v = make([]float64, len(s.vecs))
+	}
+	for p := range w.v {
+		var x float64
+		for q, k := range s.gram[p] {
+			x += k * s.lam[q]
+		}
+		for _, e := range w.rowEnt[p] {
+			x += e.v * w.beta[e.i]
+		}
+		w.v[p] = x
+	}
+	if len(w.u) != len(w.bc) {
+		w.u = make([]float64, len(w.bc))
+	}
+	for b := range w.u {
+		x := w.beta[b]
+		for _, e := range w.colEnt[b] {
+			x += e.v * s.lam[e.i]
+		}
+		w.u[b] = x
+	}
 }
 
 // addVec changes the dual of vector q by d and updates v and u.
@@ -308,14 +319,19 @@ func (w *work) boundSweep() {
 	}
 }
 
-// measure returns the primal and dual objective at the dual iterate (from the
-// Gram-space quantities), the largest plane KKT violation bound and the
-// relative row violation.
-func (w *work) measure() (primal, dual, viol float64) {
+// status is the state of the dual iterate as seen from the Gram space.
+type status struct {
+	primal, dual float64 // at w = w(α, μ, ν) with ξ = max(0, max_j G_j)
+	viol         float64 // max_k −g_k·w/‖g_k‖ and max_i −s_i w_i, ≥ 0
+	noise        float64 // Σ_p |λ_p|‖r_p‖ + Σβ: the rounding scale of w
+}
+
+func (w *work) measure() status {
 	s := w.s
-	xi, lin, wn2 := 0.0, 0.0, 0.0
+	xi, lin, wn2, noise := 0.0, 0.0, 0.0, 0.0
 	for p := range s.vecs {
 		wn2 += s.lam[p] * w.v[p]
+		noise += math.Abs(s.lam[p]) * math.Sqrt(s.gram[p][p])
 		if s.isPlane[p] {
 			lin += s.lam[p] * s.rhs[p]
 			xi = math.Max(xi, s.rhs[p]-w.v[p])
@@ -323,27 +339,34 @@ func (w *work) measure() (primal, dual, viol float64) {
 	}
 	for b := range w.bc {
 		wn2 += w.beta[b] * w.u[b]
+		noise += math.Abs(w.beta[b])
 	}
 	wn2 = math.Max(wn2, 0)
-	primal = 0.5*wn2 + s.c*xi
-	dual = lin - 0.5*wn2
-	// The scale √(2·primal) ≥ ‖w‖ does not vanish with w, so rounding noise
-	// at w ≈ 0 is not mistaken for a violation.
-	wn := math.Sqrt(2 * primal)
-	if wn == 0 {
-		return primal, dual, 0
-	}
+	st := status{primal: 0.5*wn2 + s.c*xi, dual: lin - 0.5*wn2, noise: noise}
 	for _, p := range s.rows {
-		if v := w.v[p]; v < 0 {
-			viol = math.Max(viol, -v/(math.Sqrt(s.gram[p][p])*wn))
+		if v := w.v[p]; v < 0 && s.gram[p][p] > 0 {
+			st.viol = math.Max(st.viol, -v/math.Sqrt(s.gram[p][p]))
 		}
 	}
 	for b := range w.bc {
-		if u := w.u[b]; u < 0 {
-			viol = math.Max(viol, -u/wn)
-		}
+		st.viol = math.Max(st.viol, -w.u[b])
 	}
-	return primal, dual, viol
+	return st
+}
+
+// machEps is the unit roundoff of float64.
+const machEps = 0x1p-52
+
+// ok is the stopping test: relative gap ≤ tol and row violation ≤
+// feasTol·√(2·primal) (√(2·primal) ≥ ‖w‖ is the scale of w and does not
+// vanish with w). Both also accept values at the level of the rounding error
+// of w = Σλ_p r_p, 16·ε·N for w and 16·ε·N² for ‖w‖², where N = noise: on
+// nearly dependent constraints the multipliers can be large and cancel, and
+// no float64 computation can certify beyond that.
+func (st status) ok(tol, feasTol, floor float64) bool {
+	round := 16 * machEps * st.noise
+	return st.primal-st.dual <= tol*st.primal+floor+round*st.noise &&
+		st.viol <= feasTol*math.Sqrt(2*st.primal)+round
 }
 
 // Solve maximises the dual from the current duals (warm start; planes and
@@ -363,11 +386,18 @@ func (s *Solver) Solve(opt Options) (Solution, error) {
 	floor := 1e-13 * s.c * maxB
 	nPlaneSteps := 2*len(s.planes) + 2
 
-	iter, converged := 0, false
+	done := func() bool { return w.measure().ok(opt.Tol, opt.FeasTol, floor) }
+	iter, converged, nextPolish := 0, false, 1
 	for iter < opt.MaxIter {
 		iter++
-		primal, _, _ := w.measure()
-		epsP := 0.5 * opt.Tol * primal / s.c
+		if iter == nextPolish {
+			nextPolish *= 2
+			if w.polish(done) {
+				converged = true
+				break
+			}
+		}
+		epsP := 0.5 * opt.Tol * w.measure().primal / s.c
 		for t := 0; t < nPlaneSteps; t++ {
 			if w.planeStep() <= epsP {
 				break
@@ -375,8 +405,7 @@ func (s *Solver) Solve(opt Options) (Solution, error) {
 		}
 		w.rowSweep()
 		w.boundSweep()
-		primal, dual, viol := w.measure()
-		if primal-dual <= opt.Tol*primal+floor && viol <= opt.FeasTol {
+		if done() {
 			converged = true
 			break
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var tight = Options{Tol: 1e-11, FeasTol: 1e-12, MaxIter: 200000}
+var tight = Options{Tol: 1e-11, FeasTol: 1e-10, MaxIter: 200000}
 
 func TestBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
