@@ -75,10 +75,12 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
+var pngEncode = png.Encode
+
 func encodePNG(t *testing.T, img image.Image) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
+	if err := pngEncode(&b, img); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -101,6 +103,10 @@ func TestReadImageFormats(t *testing.T) {
 			rgb.Pix[i] = 255
 		}
 	}
+	g16 := image.NewGray16(image.Rect(0, 0, 5, 3))
+	for i := range g16.Pix {
+		g16.Pix[i] = byte(i * 37)
+	}
 	for _, tc := range []struct {
 		name  string
 		data  []byte
@@ -109,6 +115,7 @@ func TestReadImageFormats(t *testing.T) {
 	}{
 		{"gray.png", encodePNG(t, g), 1, FromImage(g).Pix},
 		{"rgb.png", encodePNG(t, rgb), 3, FromImage(rgb).Pix},
+		{"gray16.png", encodePNG(t, g16), 1, FromImage(g16).Pix},
 		{"gray.bmp", bmpBuf.Bytes(), 3, nil}, // BMP has no grey type: x/image/bmp writes a palette
 		{"gray.jpg", jpgBuf.Bytes(), 1, nil},
 	} {
@@ -306,6 +313,25 @@ func TestRealData(t *testing.T) {
 			}
 			if (tc.w > 0 && (img.Width != tc.w || img.Height != tc.h)) || img.Channels != tc.ch || img.Depth != 1 {
 				t.Fatalf("image %dx%dx%d ch %d", img.Width, img.Height, img.Depth, img.Channels)
+			}
+			if tc.name == "em slice" {
+				// Three consecutive slices as a stack, image and mask.
+				var ips, mps []string
+				for _, s := range []string{"001", "002", "003"} {
+					ips = append(ips, filepath.Join(dataDir, "epfl_mito/training/images/train_"+s+".png"))
+					mps = append(mps, filepath.Join(dataDir, "epfl_mito/training/masks_derived/train_"+s+".png"))
+				}
+				vol, err := ReadStack(ips)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mv, err := ReadMaskStack(mps, ThresholdNonZero)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := CheckSameSize(ips[0], vol, mps[0], mv); err != nil || vol.Depth != 3 || !equalF32(vol.Pix[:len(img.Pix)], img.Pix) {
+					t.Fatalf("EM stack %dx%dx%d: %v", vol.Width, vol.Height, vol.Depth, err)
+				}
 			}
 			fg := 0
 			for _, l := range mask.Labels {
