@@ -86,13 +86,24 @@ func (m TRWS) Minimize(e *Energy) (Result, error) {
 type trwsState struct {
 	e     *Energy
 	adj   adjacency
-	msg   []float64 // per edge 2*L: [0:L] message a→b (over y_b), [L:2L] message b→a (over y_a)
+	half  []trwsHalf // per adjacency entry, in adjacency order
+	msg   []float64  // per edge 2*L: [0:L] message a→b (over y_b), [L:2L] message b→a (over y_a)
 	gamma []float64
 	nFwd  []int // #neighbours with larger index
 	nBwd  []int // #neighbours with smaller index
 	th    []float64
 	buf   []float64
 	y     []int
+}
+
+// trwsHalf is edge j seen from one end i: precomputed offsets so that the
+// inner loops do no branching on edge orientation.
+type trwsHalf struct {
+	other   int
+	in, out int  // offsets in msg of the message into i and out of i
+	tab     int  // offset of the table in Pairwise
+	si, so  int  // strides: θ(y_i=k, y_other=l) = Pairwise[tab + k*si + l*so]
+	later   bool // other > i
 }
 
 func newTRWSState(e *Energy) *trwsState {
@@ -102,6 +113,21 @@ func newTRWSState(e *Energy) *trwsState {
 		msg: make([]float64, 2*L*len(e.Edges)), gamma: make([]float64, n),
 		nFwd: make([]int, n), nBwd: make([]int, n),
 		th: make([]float64, L), buf: make([]float64, L), y: make([]int, n),
+	}
+	s.half = make([]trwsHalf, len(s.adj.edge))
+	for i := 0; i < n; i++ {
+		for p := s.adj.start[i]; p < s.adj.start[i+1]; p++ {
+			j := s.adj.edge[p]
+			a, b := e.Edges[j][0], e.Edges[j][1]
+			h := trwsHalf{tab: j * L * L}
+			if a == i {
+				h.other, h.in, h.out, h.si, h.so = b, 2*L*j+L, 2*L*j, L, 1
+			} else {
+				h.other, h.in, h.out, h.si, h.so = a, 2*L*j, 2*L*j+L, 1, L
+			}
+			h.later = h.other > i
+			s.half[p] = h
+		}
 	}
 	for _, ed := range e.Edges {
 		lo, hi := min(ed[0], ed[1]), max(ed[0], ed[1])
@@ -116,57 +142,25 @@ func newTRWSState(e *Energy) *trwsState {
 	return s
 }
 
-// in returns the message into node i along edge j (over y_i) and out the
-// message from i along j (over the other end's label).
-func (s *trwsState) in(j, i int) []float64 {
-	L := s.e.Labels
-	if s.e.Edges[j][1] == i {
-		return s.msg[2*L*j : 2*L*j+L]
-	}
-	return s.msg[2*L*j+L : 2*L*j+2*L]
-}
-
-func (s *trwsState) out(j, i int) []float64 {
-	L := s.e.Labels
-	if s.e.Edges[j][0] == i {
-		return s.msg[2*L*j : 2*L*j+L]
-	}
-	return s.msg[2*L*j+L : 2*L*j+2*L]
-}
-
-// pair returns θ_j(y_i = k, y_other = l) with i one end of edge j.
-func (s *trwsState) pair(j, i, k, l int) float64 {
-	L := s.e.Labels
-	if s.e.Edges[j][0] == i {
-		return s.e.Pairwise[j*L*L+k*L+l]
-	}
-	return s.e.Pairwise[j*L*L+l*L+k]
-}
+func (s *trwsState) halves(i int) []trwsHalf { return s.half[s.adj.start[i]:s.adj.start[i+1]] }
 
 // belief fills th with θ̂_i = θ_i + Σ incoming messages.
 func (s *trwsState) belief(i int) {
 	L := s.e.Labels
 	copy(s.th, s.e.Unary[i*L:(i+1)*L])
-	for _, j := range s.adj.edge[s.adj.start[i]:s.adj.start[i+1]] {
-		m := s.in(j, i)
+	for _, h := range s.halves(i) {
+		m := s.msg[h.in : h.in+L]
 		for k := range s.th {
 			s.th[k] += m[k]
 		}
 	}
 }
 
-func (s *trwsState) other(j, i int) int {
-	ed := s.e.Edges[j]
-	if ed[0] == i {
-		return ed[1]
-	}
-	return ed[0]
-}
-
 // pass does one forward (increasing index) or backward sweep. The forward
 // sweep also computes the labelling s.y.
 func (s *trwsState) pass(forward bool) {
 	n, L := s.e.Nodes(), s.e.Labels
+	P := s.e.Pairwise
 	for t := 0; t < n; t++ {
 		i := t
 		if !forward {
@@ -177,20 +171,20 @@ func (s *trwsState) pass(forward bool) {
 			s.pickLabel(i)
 		}
 		g := s.gamma[i]
-		for _, j := range s.adj.edge[s.adj.start[i]:s.adj.start[i+1]] {
-			o := s.other(j, i)
-			if (o > i) != forward {
+		for _, h := range s.halves(i) {
+			if h.later != forward {
 				continue
 			}
-			mi, mo := s.in(j, i), s.out(j, i)
+			mi, mo := s.msg[h.in:h.in+L], s.msg[h.out:h.out+L]
 			for k := 0; k < L; k++ {
 				s.buf[k] = g*s.th[k] - mi[k]
 			}
 			lo := math.Inf(1)
 			for l := 0; l < L; l++ {
 				v := math.Inf(1)
+				base := h.tab + l*h.so
 				for k := 0; k < L; k++ {
-					if c := s.buf[k] + s.pair(j, i, k, l); c < v {
+					if c := s.buf[k] + P[base+k*h.si]; c < v {
 						v = c
 					}
 				}
@@ -208,15 +202,16 @@ func (s *trwsState) pass(forward bool) {
 // (already labelled) neighbours + messages from later neighbours.
 func (s *trwsState) pickLabel(i int) {
 	L := s.e.Labels
+	P := s.e.Pairwise
 	copy(s.buf, s.e.Unary[i*L:(i+1)*L])
-	for _, j := range s.adj.edge[s.adj.start[i]:s.adj.start[i+1]] {
-		o := s.other(j, i)
-		if o < i {
+	for _, h := range s.halves(i) {
+		if !h.later {
+			base := h.tab + s.y[h.other]*h.so
 			for k := 0; k < L; k++ {
-				s.buf[k] += s.pair(j, i, k, s.y[o])
+				s.buf[k] += P[base+k*h.si]
 			}
 		} else {
-			m := s.in(j, i)
+			m := s.msg[h.in : h.in+L]
 			for k := 0; k < L; k++ {
 				s.buf[k] += m[k]
 			}
@@ -235,6 +230,7 @@ func (s *trwsState) pickLabel(i int) {
 // belief over its edges towards later (forward) or earlier nodes.
 func (s *trwsState) bound(forward bool) float64 {
 	n, L := s.e.Nodes(), s.e.Labels
+	P := s.e.Pairwise
 	lb := 0.0
 	for i := 0; i < n; i++ {
 		s.belief(i)
@@ -251,17 +247,17 @@ func (s *trwsState) bound(forward bool) float64 {
 			}
 			lb += rest * lo
 		}
-		for _, j := range s.adj.edge[s.adj.start[i]:s.adj.start[i+1]] {
-			o := s.other(j, i)
-			if (o > i) != forward {
+		for _, h := range s.halves(i) {
+			if h.later != forward {
 				continue
 			}
-			mi, mo := s.in(j, i), s.out(j, i)
+			mi, mo := s.msg[h.in:h.in+L], s.msg[h.out:h.out+L]
 			lo := math.Inf(1)
 			for k := 0; k < L; k++ {
 				a := g*s.th[k] - mi[k]
+				base := h.tab + k*h.si
 				for l := 0; l < L; l++ {
-					lo = min(lo, a+s.pair(j, i, k, l)-mo[l])
+					lo = min(lo, a+P[base+l*h.so]-mo[l])
 				}
 			}
 			lb += lo
