@@ -2,6 +2,7 @@ package qp
 
 import (
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -19,6 +20,16 @@ import (
 // Why: coordinate ascent converges slowly when constraints are nearly
 // linearly dependent (two almost opposite rows, a row almost spanned by sign
 // bounds); the active set is usually right long before the duals are.
+// maxPolish caps the number of planes and rows in the active set that
+// polish solves for (a dense LU of that size).
+const maxPolish = 800
+
+// viol is a violated constraint: p ≥ 0 a plane or row, p < 0 bound −1−p.
+type viol struct {
+	p int
+	d float64
+}
+
 func (w *work) polish(done func() bool) bool {
 	s := w.s
 	saveLam := append([]float64(nil), s.lam...)
@@ -68,21 +79,45 @@ func (w *work) polish(done func() bool) bool {
 		// constraints with zero multiplier do not flip in and out.
 		st := w.measure()
 		thr := 1e-11 * (math.Sqrt(2*st.primal) + st.noise)
+		// Add the most violated ones, at most max(8, |S|) per round so a
+		// cold start does not turn into one huge dense solve.
+		var cand []viol
 		for _, p := range s.planes {
-			if !inS[p] && s.rhs[p]-w.v[p] > xi+thr*math.Sqrt(s.gram[p][p])+1e-12*math.Abs(s.rhs[p]) {
-				inS[p], changed = true, true
+			if d := s.rhs[p] - w.v[p] - xi; !inS[p] && d > thr*math.Sqrt(s.gram[p][p])+1e-12*math.Abs(s.rhs[p]) {
+				cand = append(cand, viol{p, d / math.Sqrt(math.Max(s.gram[p][p], 1e-300))})
 			}
 		}
 		for _, p := range s.rows {
 			if !inS[p] && w.v[p] < -thr*math.Sqrt(s.gram[p][p]) {
-				inS[p], changed = true, true
+				cand = append(cand, viol{p, -w.v[p] / math.Sqrt(s.gram[p][p])})
 			}
 		}
 		for b := range w.bc {
 			if !inB[b] && w.u[b] < -thr {
-				inB[b], changed = true, true
+				cand = append(cand, viol{-1 - b, -w.u[b]})
 			}
 		}
+		sort.Slice(cand, func(x, y int) bool { return cand[x].d > cand[y].d })
+		nS := 0
+		for p := range s.vecs {
+			if inS[p] {
+				nS++
+			}
+		}
+		if len(cand) > max(8, nS) {
+			cand = cand[:max(8, nS)]
+		}
+		if nS+len(cand) > maxPolish {
+			break
+		}
+		for _, c := range cand {
+			if c.p >= 0 {
+				inS[c.p] = true
+			} else {
+				inB[-1-c.p] = true
+			}
+		}
+		changed = len(cand) > 0
 		if !changed {
 			// A consistent active set: keep the point even if done()
 			// fails (it is at least as accurate as the sweeps' iterate).

@@ -456,3 +456,39 @@ func TestSSVMLike(t *testing.T) {
 		})
 	}
 }
+
+// TestIllConditioned covers geometry where coordinate ascent alone stalls
+// (it was found by TestBruteForce): constraints that are almost linearly
+// dependent, so the multipliers grow large and cancel.
+func TestIllConditioned(t *testing.T) {
+	cases := []struct {
+		name string
+		pr   *problem
+	}{
+		{
+			name: "nearly opposite rows",
+			pr: &problem{dim: 2, c: 5, state: []int8{free, free},
+				planes: [][]float64{{0.13, -0.94}, {-0.09, 0.28}}, b: []float64{1.5, 1.2},
+				rows: [][]float64{{0.944, -0.759}, {-0.602, 0.4849}}},
+		},
+		{
+			name: "row almost spanned by sign bounds",
+			pr: &problem{dim: 2, c: 3, state: []int8{upper, free},
+				planes: [][]float64{{1, 0.001}}, b: []float64{1},
+				rows: [][]float64{{-1, -1e-4}}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sol, err := tc.pr.solver().Solve(Options{MaxIter: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, xiBF, objBF, _ := bruteForce(tc.pr)
+			if math.Abs(sol.Primal-objBF) > 1e-7*objBF || math.Abs(sol.Xi-xiBF) > 1e-6 {
+				t.Errorf("primal %.10g ξ %.10g, brute force %.10g ξ %.10g", sol.Primal, sol.Xi, objBF, xiBF)
+			}
+			checkKKT(t, tc.pr, sol, 1e-6)
+		})
+	}
+}
