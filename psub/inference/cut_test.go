@@ -118,3 +118,48 @@ func TestTGC(t *testing.T) {
 		t.Fatal("no case exercised truncation")
 	}
 }
+
+// Dynamic graph cuts: a reused Solver on a sequence of energies that differ
+// in a few terms (sometimes all) must still be exact.
+func TestGraphCutDynamic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	n := 10
+	edges := randomGraph(rng, n, 15)
+	for _, m := range []Method{GraphCut{Dynamic: true}, TruncatedGraphCut{Dynamic: true}} {
+		t.Run(m.Name(), func(t *testing.T) {
+			s := NewSolver(m)
+			e := randomEnergy(rng, n, 2, edges)
+			for c := 0; c < cases(200, 1000); c++ {
+				switch c % 4 {
+				case 0: // everything changes
+					e = randomEnergy(rng, n, 2, edges)
+				case 1: // one unary
+					e.Unary[rng.IntN(len(e.Unary))] += rng.NormFloat64()
+				case 2: // one table
+					j := rng.IntN(len(edges))
+					for k := range e.Table(j) {
+						e.Table(j)[k] = rng.NormFloat64()
+					}
+				case 3: // nothing
+				}
+				if m.Name() == "graphcut" {
+					makeSubmodular(e)
+				}
+				r, err := s.Minimize(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fresh, _ := m.Minimize(e)
+				if !near(r.Energy, fresh.Energy) || r.Truncated != fresh.Truncated || !near(r.LowerBound, fresh.LowerBound) {
+					t.Fatalf("case %d: dynamic %+v, fresh %+v", c, r, fresh)
+				}
+				if r.Truncated == 0 {
+					opt, _ := optimum(e, 0)
+					if !near(r.Energy, opt) {
+						t.Fatalf("case %d: dynamic %v, optimum %v", c, r.Energy, opt)
+					}
+				}
+			}
+		})
+	}
+}
