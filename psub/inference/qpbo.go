@@ -50,12 +50,20 @@ func QPBOPartial(e *Energy) ([]int, error) {
 	return x, nil
 }
 
+const (
+	qpboEmpty int8 = iota
+	qpboSub
+	qpboCross
+)
+
 type qpboSolver struct {
 	opt   QPBO
 	g     *maxflow.Graph
 	n     int
 	edges [][2]int
-	eid   []int // 4 per edge: a→b, b̄→ā, ā→b, b̄→a
+	eid   []int  // per edge: id of its first arc pair (the second is id+1), -1 if none
+	kind  []int8 // per edge: qpboEmpty, qpboSub or qpboCross
+	w     []float64
 	lin   []float64
 	adj   adjacency
 }
@@ -105,16 +113,12 @@ func (s *qpboSolver) partial(e *Energy, x []int) float64 {
 		lin[i] = e.Unary[2*i+1] - e.Unary[2*i]
 		k += e.Unary[2*i]
 	}
-	reuse := s.g != nil && s.n == n && sameEdges(s.edges, e.Edges)
-	if reuse {
-		s.g.ResetCapacities()
-	} else {
-		s.g = maxflow.New(2*n, 4*len(e.Edges))
-		s.g.AddNodes(2 * n)
-		s.n = n
-		s.edges = append(s.edges[:0], e.Edges...)
-		s.eid = s.eid[:0]
+	// First pass: reparametrise, and classify each edge as submodular (arcs
+	// a→b, b̄→ā), crossing (ā→b, b̄→a) or empty (w = 0).
+	if cap(s.w) < len(e.Edges) {
+		s.w = make([]float64, len(e.Edges))
 	}
+	s.w = s.w[:len(e.Edges)]
 	for j, ed := range e.Edges {
 		a, b := ed[0], ed[1]
 		t := e.Pairwise[4*j : 4*j+4]
@@ -123,25 +127,49 @@ func (s *qpboSolver) partial(e *Energy, x []int) float64 {
 		lin[a] += C - A
 		lin[b] += D - C
 		w := B + C - A - D // coefficient of (1−y_a)·y_b
-		var sub, cross float64
-		if w >= 0 {
-			sub = w / 2
-		} else {
+		if w < 0 {
 			// w(1−y_a)y_b = w·y_b + (−w)·y_a·y_b
 			lin[b] += w
-			cross = -w / 2
 		}
-		if reuse {
-			s.g.SetEdge(s.eid[4*j], sub, 0)
-			s.g.SetEdge(s.eid[4*j+1], sub, 0)
-			s.g.SetEdge(s.eid[4*j+2], cross, 0)
-			s.g.SetEdge(s.eid[4*j+3], cross, 0)
-		} else {
-			s.eid = append(s.eid,
-				s.g.AddEdge(a, b, sub, 0),
-				s.g.AddEdge(n+b, n+a, sub, 0),
-				s.g.AddEdge(n+a, b, cross, 0),
-				s.g.AddEdge(n+b, a, cross, 0))
+		s.w[j] = w
+	}
+	// The graph is kept when the edges and every edge's class match the last
+	// build; an empty edge fits any class (its arcs get capacity 0).
+	reuse := s.g != nil && s.n == n && sameEdges(s.edges, e.Edges)
+	for j := 0; reuse && j < len(e.Edges); j++ {
+		w := s.w[j]
+		reuse = w == 0 || (w > 0 && s.kind[j] == qpboSub) || (w < 0 && s.kind[j] == qpboCross)
+	}
+	if reuse {
+		s.g.ResetCapacities()
+		for j, w := range s.w {
+			if s.kind[j] != qpboEmpty {
+				s.g.SetEdge(s.eid[j], math.Abs(w)/2, 0)
+				s.g.SetEdge(s.eid[j]+1, math.Abs(w)/2, 0)
+			}
+		}
+	} else {
+		s.g = maxflow.New(2*n, 2*len(e.Edges))
+		s.g.AddNodes(2 * n)
+		s.n = n
+		s.edges = append(s.edges[:0], e.Edges...)
+		s.eid = s.eid[:0]
+		s.kind = s.kind[:0]
+		for j, ed := range e.Edges {
+			a, b, w := ed[0], ed[1], s.w[j]
+			switch {
+			case w > 0:
+				s.eid = append(s.eid, s.g.AddEdge(a, b, w/2, 0))
+				s.g.AddEdge(n+b, n+a, w/2, 0)
+				s.kind = append(s.kind, qpboSub)
+			case w < 0:
+				s.eid = append(s.eid, s.g.AddEdge(n+a, b, -w/2, 0))
+				s.g.AddEdge(n+b, a, -w/2, 0)
+				s.kind = append(s.kind, qpboCross)
+			default:
+				s.eid = append(s.eid, -1)
+				s.kind = append(s.kind, qpboEmpty)
+			}
 		}
 	}
 	for i := 0; i < n; i++ {

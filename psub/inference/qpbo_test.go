@@ -111,3 +111,42 @@ func TestQPBOFrustratedCycle(t *testing.T) {
 		t.Fatalf("got %+v, want 3 unlabelled, energy 1 (the optimum), bound 0", r)
 	}
 }
+
+// A reused QPBO Solver keeps its graph while every edge keeps its class
+// (submodular / crossing / empty); its partial labelling, which does not
+// depend on the flow found, must equal a fresh solve's, and it must stay
+// persistent.
+func TestQPBOReuseSamePattern(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 22))
+	n := 10
+	edges := randomGraph(rng, n, 15)
+	base := randomEnergy(rng, n, 2, edges)
+	s := QPBO{}.NewSolver()
+	for c := 0; c < cases(100, 500); c++ {
+		e := randomEnergy(rng, n, 2, edges)
+		for j := range edges {
+			f := 0.2 + rng.Float64() // same sign of θ01+θ10−θ00−θ11 as base
+			if j == c%len(edges) {
+				f = 0 // an empty edge: fits any class
+			}
+			for k := range e.Table(j) {
+				e.Table(j)[k] = f * base.Table(j)[k]
+			}
+		}
+		r, err := s.Minimize(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, _ := QPBO{}.Minimize(e)
+		if r.Unlabelled != fresh.Unlabelled || !near(r.Energy, fresh.Energy) || !near(r.LowerBound, fresh.LowerBound) {
+			t.Fatalf("case %d: reused %+v, fresh %+v", c, r, fresh)
+		}
+		_, opts := optimum(e, 1e-9)
+		x, _ := QPBOPartial(e)
+		for i, v := range x {
+			if v >= 0 && (r.Labels[i] != v || opts[0][i] != v) {
+				t.Fatalf("case %d: node %d: partial %d, reused %d, a minimiser %d", c, i, v, r.Labels[i], opts[0][i])
+			}
+		}
+	}
+}
