@@ -197,33 +197,39 @@ func (c *clusterer) assignCentre(k, z, y0, y1 int) {
 	dz := c.sp[2] * (float32(c.cz[k]) - float32(z))
 	col := c.col[k*sh.C : (k+1)*sh.C]
 	lab := int32(k)
+	wx := c.w * c.sp[0] * c.sp[0]
 	for y := ylo; y < yhi; y++ {
 		dy := c.sp[1] * (cy - float32(y))
 		dyz := c.w * (dz*dz + dy*dy)
 		base := c.index(xlo, y, z)
 		dist := c.dist[base : base+xhi-xlo]
 		labels := c.labels[base : base+xhi-xlo]
-		wx := c.w * c.sp[0] * c.sp[0]
+		// dx steps by exactly 1 (it stays far below 2^23), so every voxel
+		// gets the same float32 value however the rows are split.
+		dx0 := cx - float32(xlo)
 		switch sh.C {
 		case 1:
-			f := c.feat[base : base+xhi-xlo]
+			f := c.feat[base : base+len(dist)]
 			c0 := col[0]
-			for i := range dist {
-				dx := cx - float32(xlo+i)
-				d0 := f[i] - c0
-				d := dyz + wx*dx*dx + d0*d0
+			dx := dx0
+			for i, v := range f {
+				e := v - c0
+				d := dyz + wx*dx*dx + e*e
+				dx--
 				if d < dist[i] {
 					dist[i] = d
 					labels[i] = lab
 				}
 			}
 		case 3:
-			f := c.feat[3*base : 3*(base+xhi-xlo)]
+			f := c.feat[3*base : 3*(base+len(dist))]
 			c0, c1, c2 := col[0], col[1], col[2]
+			dx := dx0
 			for i := range dist {
-				dx := cx - float32(xlo+i)
-				d0, d1, d2 := f[3*i]-c0, f[3*i+1]-c1, f[3*i+2]-c2
-				d := dyz + wx*dx*dx + d0*d0 + d1*d1 + d2*d2
+				p := f[3*i : 3*i+3 : 3*i+3]
+				e0, e1, e2 := p[0]-c0, p[1]-c1, p[2]-c2
+				d := dyz + wx*dx*dx + e0*e0 + e1*e1 + e2*e2
+				dx--
 				if d < dist[i] {
 					dist[i] = d
 					labels[i] = lab
@@ -231,10 +237,11 @@ func (c *clusterer) assignCentre(k, z, y0, y1 int) {
 			}
 		default:
 			C := sh.C
-			f := c.feat[C*base : C*(base+xhi-xlo)]
+			f := c.feat[C*base : C*(base+len(dist))]
+			dx := dx0
 			for i := range dist {
-				dx := cx - float32(xlo+i)
 				d := dyz + wx*dx*dx
+				dx--
 				for ch, cv := range col {
 					e := f[C*i+ch] - cv
 					d += e * e
@@ -264,16 +271,29 @@ func (c *clusterer) update() {
 		for row := rows * ch / updateChunks; row < rows*(ch+1)/updateChunks; row++ {
 			z, y := float64(row/sh.H), float64(row%sh.H)
 			base := row * sh.W
-			for x, l := range c.labels[base : base+sh.W] {
-				p := s[int(l)*stride:][:stride]
-				p[0]++
-				p[1] += float64(x)
-				p[2] += y
-				p[3] += z
-				f := c.feat[(base+x)*sh.C:][:sh.C]
-				for i, v := range f {
-					p[4+i] += float64(v)
+			lab := c.labels[base : base+sh.W]
+			f := c.feat[base*sh.C : (base+sh.W)*sh.C]
+			// Labels come in runs along a row: sum a run locally, then
+			// add it to its centre once.
+			for x0 := 0; x0 < len(lab); {
+				l := lab[x0]
+				x1 := x0 + 1
+				for x1 < len(lab) && lab[x1] == l {
+					x1++
 				}
+				p := s[int(l)*stride:][:stride]
+				n := float64(x1 - x0)
+				p[0] += n
+				p[1] += float64(x0+x1-1) * n / 2 // x0 + ... + x1-1, exact
+				p[2] += y * n
+				p[3] += z * n
+				acc := p[4:]
+				for x := x0; x < x1; x++ {
+					for i, v := range f[x*sh.C : (x+1)*sh.C] {
+						acc[i] += float64(v)
+					}
+				}
+				x0 = x1
 			}
 		}
 	})

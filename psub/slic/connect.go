@@ -13,65 +13,75 @@ func enforceConnectivity(labels []int32, sh shape, minSize, maxSize int) int {
 	maxSize = max(maxSize, 1)
 	W, H, D := sh.W, sh.H, sh.D
 	plane := W * H
-	var queue []int32
+	// The queue holds coordinates, not indices, so that neighbours need no
+	// division.
+	type voxel struct{ x, y, z int32 }
+	var queue []voxel
 	next := int32(0)
-	// neighbours appends the in-bounds 6-neighbours of voxel i.
-	neighbours := func(i int, buf []int) []int {
-		buf = buf[:0]
-		x, y, z := i%W, (i/W)%H, i/plane
-		if x > 0 {
-			buf = append(buf, i-1)
-		}
-		if y > 0 {
-			buf = append(buf, i-W)
-		}
-		if z > 0 {
-			buf = append(buf, i-plane)
-		}
-		if x < W-1 {
-			buf = append(buf, i+1)
-		}
-		if y < H-1 {
-			buf = append(buf, i+W)
-		}
-		if z < D-1 {
-			buf = append(buf, i+plane)
-		}
-		return buf
-	}
-	nb := make([]int, 0, 6)
-	for i, l := range labels {
-		if l < 0 {
-			continue
-		}
-		adjacent := int32(-1)
-		for _, n := range neighbours(i, nb) {
-			if labels[n] < 0 {
-				adjacent = labels[n]
-				break
-			}
-		}
-		mark := -(next + 1)
-		labels[i] = mark
-		queue = append(queue[:0], int32(i))
-		for head := 0; head < len(queue) && len(queue) < maxSize; head++ {
-			for _, n := range neighbours(int(queue[head]), nb) {
-				if labels[n] == l {
-					labels[n] = mark
-					queue = append(queue, int32(n))
-					if len(queue) >= maxSize {
-						break
+	for z := range D {
+		for y := range H {
+			for x := range W {
+				i := (z*H+y)*W + x
+				l := labels[i]
+				if l < 0 {
+					continue
+				}
+				adjacent := int32(0) // 0: none; otherwise a relabelled value -(new+1)
+				switch {
+				case x > 0 && labels[i-1] < 0:
+					adjacent = labels[i-1]
+				case y > 0 && labels[i-W] < 0:
+					adjacent = labels[i-W]
+				case z > 0 && labels[i-plane] < 0:
+					adjacent = labels[i-plane]
+				case x < W-1 && labels[i+1] < 0:
+					adjacent = labels[i+1]
+				case y < H-1 && labels[i+W] < 0:
+					adjacent = labels[i+W]
+				case z < D-1 && labels[i+plane] < 0:
+					adjacent = labels[i+plane]
+				}
+				mark := -(next + 1)
+				labels[i] = mark
+				queue = append(queue[:0], voxel{int32(x), int32(y), int32(z)})
+				// visit marks voxel j at (vx, vy, vz) if it is still in l.
+				visit := func(j int, vx, vy, vz int32) {
+					if labels[j] == l && len(queue) < maxSize {
+						labels[j] = mark
+						queue = append(queue, voxel{vx, vy, vz})
 					}
 				}
+				for head := 0; head < len(queue) && len(queue) < maxSize; head++ {
+					v := queue[head]
+					j := (int(v.z)*H+int(v.y))*W + int(v.x)
+					if v.x > 0 {
+						visit(j-1, v.x-1, v.y, v.z)
+					}
+					if v.y > 0 {
+						visit(j-W, v.x, v.y-1, v.z)
+					}
+					if v.z > 0 {
+						visit(j-plane, v.x, v.y, v.z-1)
+					}
+					if int(v.x) < W-1 {
+						visit(j+1, v.x+1, v.y, v.z)
+					}
+					if int(v.y) < H-1 {
+						visit(j+W, v.x, v.y+1, v.z)
+					}
+					if int(v.z) < D-1 {
+						visit(j+plane, v.x, v.y, v.z+1)
+					}
+				}
+				if len(queue) < minSize && adjacent < 0 {
+					for _, v := range queue {
+						labels[(int(v.z)*H+int(v.y))*W+int(v.x)] = adjacent
+					}
+					continue
+				}
+				next++
 			}
 		}
-		if len(queue) < minSize && adjacent < 0 {
-			for _, p := range queue {
-				labels[p] = adjacent
-			}
-			continue
-		}
-		next++
 	}
 	for i, l := range labels {
 		labels[i] = -l - 1

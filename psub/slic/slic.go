@@ -179,7 +179,8 @@ func prepare(feat []float32, channels int, opt Options) error {
 		})
 	}
 	if opt.Lab {
-		parallelFor(len(feat)/3, opt.Workers, func(a, b int) { rgbToLab(feat[3*a:3*b], 1) })
+		t := newLabTables()
+		parallelFor(len(feat)/3, opt.Workers, func(a, b int) { rgbToLab(feat[3*a:3*b], 1, t) })
 	}
 	return nil
 }

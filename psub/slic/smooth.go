@@ -61,12 +61,17 @@ func smoothX(f []float32, sh shape, k []float32, workers int) {
 			line := f[row*sh.W*sh.C : (row+1)*sh.W*sh.C]
 			for c := range sh.C {
 				for i := range pad {
-					pad[i] = line[reflect(i-r, sh.W)*sh.C+c]
+					if i < r || i >= r+sh.W {
+						pad[i] = line[reflect(i-r, sh.W)*sh.C+c]
+					} else {
+						pad[i] = line[(i-r)*sh.C+c]
+					}
 				}
 				for x := range sh.W {
+					win := pad[x : x+len(k)]
 					s := float32(0)
 					for j, kj := range k {
-						s += kj * pad[x+j]
+						s += kj * win[j]
 					}
 					line[x*sh.C+c] = s
 				}
