@@ -2,6 +2,7 @@ package feature
 
 import (
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/probably-submodular/crf/psub/imageio"
@@ -32,14 +33,14 @@ func gridScene(w, h, d, ch, s, sz int) (*imageio.Volume, *imageio.LabelMap, int)
 func BenchmarkCow2D(b *testing.B) {
 	img, m, _ := gridScene(1024, 768, 1, 3, 40, 1)
 	b.Run("adjacency", func(b *testing.B) {
-		for b.Loop() {
+		loopCPU(b, func() {
 			if _, err := Adjacency(m); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 	b.Run("adjacency+rgb+pairwise", func(b *testing.B) {
-		for b.Loop() {
+		loopCPU(b, func() {
 			e, _ := Adjacency(m)
 			u, err := CowUnary(img, m)
 			if err != nil {
@@ -48,14 +49,14 @@ func BenchmarkCow2D(b *testing.B) {
 			if _, err := Pairwise(u, e); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 }
 
 // Retina setting: 1024×768 grey image, 520 regions, histogram + GLCM.
 func BenchmarkRetina2D(b *testing.B) {
 	img, m, _ := gridScene(1024, 768, 1, 1, 40, 1)
-	for b.Loop() {
+	loopCPU(b, func() {
 		e, _ := Adjacency(m)
 		u, err := RetinaUnary(img, m, 255)
 		if err != nil {
@@ -64,7 +65,7 @@ func BenchmarkRetina2D(b *testing.B) {
 		if _, err := Pairwise(u, e); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }
 
 // EM quick path: 512×384×82 volume, 10×10×10 blocks = 52×39×9 = 18,252
@@ -72,17 +73,41 @@ func BenchmarkRetina2D(b *testing.B) {
 func BenchmarkEM3D(b *testing.B) {
 	img, m, _ := gridScene(512, 384, 82, 1, 10, 10)
 	b.Run("adjacency", func(b *testing.B) {
-		for b.Loop() {
+		loopCPU(b, func() {
 			if _, err := Adjacency(m); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
 	})
 	b.Run("em-unary", func(b *testing.B) {
-		for b.Loop() {
+		loopCPU(b, func() {
 			if _, err := EMUnary(img, m, 255); err != nil {
 				b.Fatal(err)
 			}
-		}
+		})
+	})
+}
+
+// The paper's full EM volume: 1024×768×165 voxels, 10×10×10 blocks =
+// 103×77×17 = 134,827 supervoxels. It needs about 1.5 GB and runs only when
+// PSUB_BENCH_FULL=1 (go test -bench EMFull -benchtime 1x).
+func BenchmarkEMFull3D(b *testing.B) {
+	if os.Getenv("PSUB_BENCH_FULL") != "1" {
+		b.Skip("set PSUB_BENCH_FULL=1 to run the full-volume benchmark")
+	}
+	img, m, _ := gridScene(1024, 768, 165, 1, 10, 10)
+	b.Run("adjacency", func(b *testing.B) {
+		loopCPU(b, func() {
+			if _, err := Adjacency(m); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("em-unary", func(b *testing.B) {
+		loopCPU(b, func() {
+			if _, err := EMUnary(img, m, 255); err != nil {
+				b.Fatal(err)
+			}
+		})
 	})
 }

@@ -73,12 +73,18 @@ func prepare(img *imageio.Volume, regions *imageio.LabelMap, channels int) (int,
 
 // matrix allocates n rows of dim values on one backing array.
 func matrix(n, dim int) [][]float64 {
+	rows, _ := matrixBack(n, dim)
+	return rows
+}
+
+// matrixBack is matrix that also returns the backing array.
+func matrixBack(n, dim int) ([][]float64, []float64) {
 	back := make([]float64, n*dim)
 	rows := make([][]float64, n)
 	for i := range rows {
 		rows[i] = back[i*dim : (i+1)*dim : (i+1)*dim]
 	}
-	return rows
+	return rows, back
 }
 
 // normalizeRows scales every row to sum 1; all-zero rows (regions without
@@ -166,31 +172,30 @@ func GLCM(img *imageio.Volume, regions *imageio.LabelMap, levels int, maxValue f
 	for i, v := range img.Pix {
 		g[i] = uint8(q.bin(v))
 	}
-	rows := matrix(n, levels*levels)
+	// Cell (a, b) of region l is back[(l*levels+a)*levels+b].
+	rows, back := matrixBack(n, levels*levels)
 	L := regions.Labels
 	w, plane := img.Width, img.Width*img.Height
-	pair := func(i, j int) {
-		if L[i] == L[j] {
-			r := rows[L[i]]
-			a, b := int(g[i]), int(g[j])
-			r[a*levels+b]++
-			r[b*levels+a]++
+	// count adds the pairs (i, i+step) for i in [lo, hi) that lie in one region.
+	count := func(lo, hi, step int) {
+		for i := lo; i < hi; i++ {
+			if l := L[i]; l == L[i+step] {
+				a, b := int(g[i]), int(g[i+step])
+				base := int(l) * levels
+				back[(base+a)*levels+b]++
+				back[(base+b)*levels+a]++
+			}
 		}
 	}
 	for z := range img.Depth {
 		for y := range img.Height {
-			base := z*plane + y*w
-			for x := range w {
-				i := base + x
-				if x+1 < w {
-					pair(i, i+1)
-				}
-				if y+1 < img.Height {
-					pair(i, i+w)
-				}
-				if z+1 < img.Depth {
-					pair(i, i+plane)
-				}
+			start := z*plane + y*w
+			count(start, start+w-1, 1) // +x
+			if y+1 < img.Height {
+				count(start, start+w, w) // +y
+			}
+			if z+1 < img.Depth {
+				count(start, start+w, plane) // +z
 			}
 		}
 	}

@@ -23,8 +23,9 @@ func checkMap(what string, m *imageio.LabelMap) error {
 
 // Count returns the number of regions n of a region map whose labels are
 // 0..n−1: one more than the largest label. A negative label is an error
-// naming the voxel. Labels need not all be used; an unused label is a
-// region without voxels (its descriptors are zero rows).
+// naming the voxel, as is a largest label above both the voxel count and
+// 2^20 (ids must be dense). Labels need not all be used; an unused label is
+// a region without voxels (its descriptors are zero rows).
 func Count(regions *imageio.LabelMap) (int, error) {
 	if err := checkMap("regions", regions); err != nil {
 		return 0, err
@@ -36,6 +37,11 @@ func Count(regions *imageio.LabelMap) (int, error) {
 			return 0, fmt.Errorf("regions: voxel (%d,%d,%d) has negative label %d", x, y, z, l)
 		}
 		top = max(top, l)
+	}
+	// Per-region arrays are allocated from n: a stray huge id must not
+	// allocate gigabytes.
+	if n := int(top) + 1; n > len(regions.Labels) && n > 1<<20 {
+		return 0, fmt.Errorf("regions: largest label %d but only %d voxels; region ids must be 0..n-1", top, len(regions.Labels))
 	}
 	return int(top) + 1, nil
 }
@@ -50,41 +56,36 @@ func coords(m *imageio.LabelMap, i int) (x, y, z int) {
 // lexicographically and unique.
 //
 // It makes one pass over the voxels, packing each boundary pair into a
-// uint64 key (consecutive repeats along a row are skipped, which removes
-// most duplicates at no cost), then sorts and compacts the keys: memory is
-// a few bytes per boundary voxel, with no map per voxel.
+// uint64 key, then sorts and compacts the keys: no map, and memory of a few
+// bytes per distinct boundary run. Most repeats never reach the key slice:
+// for each direction, every region remembers the last partner it was
+// paired with, and a boundary that continues along a row, column or slice
+// hits that cache.
 func Adjacency(regions *imageio.LabelMap) ([][2]int, error) {
-	if _, err := Count(regions); err != nil {
+	n, err := Count(regions)
+	if err != nil {
 		return nil, err
 	}
 	w, h, d := regions.Width, regions.Height, regions.Depth
 	L := regions.Labels
-	var keys []uint64
-	add := func(last *uint64, a, b int32) {
-		if a > b {
-			a, b = b, a
-		}
-		k := uint64(a)<<32 | uint64(b)
-		if k != *last {
-			keys = append(keys, k)
-			*last = k
-		}
+	b := &ragBuilder{}
+	for dir := range b.last {
+		b.last[dir] = make([]int32, n)
 	}
 	plane := w * h
 	for z := range d {
 		for y := range h {
 			row := L[z*plane+y*w : z*plane+y*w+w]
-			lastX, lastY, lastZ := ^uint64(0), ^uint64(0), ^uint64(0)
 			for x := 1; x < w; x++ {
 				if row[x] != row[x-1] {
-					add(&lastX, row[x-1], row[x])
+					b.add(0, row[x-1], row[x])
 				}
 			}
 			if y+1 < h {
 				below := L[z*plane+(y+1)*w : z*plane+(y+1)*w+w]
 				for x, l := range row {
 					if below[x] != l {
-						add(&lastY, l, below[x])
+						b.add(1, l, below[x])
 					}
 				}
 			}
@@ -92,17 +93,35 @@ func Adjacency(regions *imageio.LabelMap) ([][2]int, error) {
 				next := L[(z+1)*plane+y*w : (z+1)*plane+y*w+w]
 				for x, l := range row {
 					if next[x] != l {
-						add(&lastZ, l, next[x])
+						b.add(2, l, next[x])
 					}
 				}
 			}
 		}
 	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
+	slices.Sort(b.keys)
+	keys := slices.Compact(b.keys)
 	edges := make([][2]int, len(keys))
 	for i, k := range keys {
 		edges[i] = [2]int{int(k >> 32), int(k & 0xffffffff)}
 	}
 	return edges, nil
+}
+
+// ragBuilder collects boundary pairs; last[dir][a] is 1 + the last partner
+// b > a recorded for region a in direction dir (0: none yet).
+type ragBuilder struct {
+	keys []uint64
+	last [3][]int32
+}
+
+func (r *ragBuilder) add(dir int, a, b int32) {
+	if a > b {
+		a, b = b, a
+	}
+	if r.last[dir][a] == b+1 {
+		return
+	}
+	r.last[dir][a] = b + 1
+	r.keys = append(r.keys, uint64(a)<<32|uint64(b))
 }

@@ -120,3 +120,9 @@ func TestCountErrors(t *testing.T) {
 		t.Fatalf("Count = %d, %v; want 5", n, err)
 	}
 }
+
+func TestCountRejectsSparseHugeIDs(t *testing.T) {
+	if _, err := Count(labelMap(2, 1, 1, 0, 1<<30)); err == nil || !strings.Contains(err.Error(), "0..n-1") {
+		t.Fatalf("label 2^30 in 2 voxels: err = %v", err)
+	}
+}
