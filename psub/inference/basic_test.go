@@ -212,3 +212,22 @@ func TestEmptyEnergy(t *testing.T) {
 func allMethods() []Method {
 	return []Method{BruteForce{}, ICM{}, TRWS{}, GraphCut{}, TruncatedGraphCut{}, QPBO{}, AlphaExpansion{}, AlphaBetaSwap{}}
 }
+
+// Finite costs whose differences overflow must give an error, not a panic
+// inside max-flow.
+func TestOverflowingCosts(t *testing.T) {
+	e := NewEnergy(2, 2, [][2]int{{0, 1}})
+	e.Unary[0], e.Unary[1] = -math.MaxFloat64, math.MaxFloat64
+	for _, m := range []Method{GraphCut{}, TruncatedGraphCut{}, QPBO{}, AlphaExpansion{}, AlphaBetaSwap{}} {
+		if _, err := m.Minimize(e); err == nil || !strings.Contains(err.Error(), "node 0: costs too large") {
+			t.Errorf("%s: err = %v", m.Name(), err)
+		}
+	}
+	e.Unary[0], e.Unary[1] = 0, 0
+	copy(e.Table(0), []float64{-math.MaxFloat64, math.MaxFloat64, math.MaxFloat64, -math.MaxFloat64})
+	for _, m := range []Method{GraphCut{}, QPBO{}} {
+		if _, err := m.Minimize(e); err == nil || !strings.Contains(err.Error(), "costs too large") {
+			t.Errorf("%s: err = %v", m.Name(), err)
+		}
+	}
+}

@@ -158,6 +158,9 @@ func (b *binCut) build(e *Energy, c0, c1 []int, truncate bool) (truncated int, s
 		b.lin[c] += D - C
 		b.w[j] = d
 	}
+	if err := finiteCaps(b.lin, b.w, e.Edges); err != nil {
+		return 0, 0, err
+	}
 	b.konst = k
 	for i := 0; i < n; i++ {
 		if b.lin[i] < 0 {
@@ -223,4 +226,20 @@ func (b *binCut) solve(sw []int) float64 {
 		}
 	}
 	return f + b.konst
+}
+
+// finiteCaps rejects reparametrised costs that overflowed (finite inputs
+// near ±MaxFloat64 can sum to ±Inf), which max-flow cannot take.
+func finiteCaps(lin, w []float64, edges [][2]int) error {
+	for i, v := range lin {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return fmt.Errorf("node %d: costs too large: reparametrised unary overflows to %v", i, v)
+		}
+	}
+	for j, v := range w {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return fmt.Errorf("edge %d (%d,%d): costs too large: θ01+θ10−θ00−θ11 overflows to %v", j, edges[j][0], edges[j][1], v)
+		}
+	}
+	return nil
 }

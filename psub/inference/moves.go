@@ -93,8 +93,15 @@ func (s *moveSolver) Minimize(e *Energy) (Result, error) {
 	for it := 1; it <= maxIter; it++ {
 		r.Iterations = it
 		improved := false
+		var err error
 		try := func() {
-			tr, _, _ := s.bc.build(e, c0, c1, true)
+			if err != nil {
+				return
+			}
+			var tr int
+			if tr, _, err = s.bc.build(e, c0, c1, true); err != nil {
+				return
+			}
 			r.Truncated += tr
 			s.bc.solve(sw)
 			for i := range cand {
@@ -129,6 +136,9 @@ func (s *moveSolver) Minimize(e *Energy) (Result, error) {
 				}
 				try()
 			}
+		}
+		if err != nil {
+			return Result{}, fmt.Errorf("%s: %w", s.name, err)
 		}
 		if !improved {
 			break

@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/probably-submodular/crf/psub/maxflow"
@@ -46,7 +47,9 @@ func QPBOPartial(e *Energy) ([]int, error) {
 		return nil, err
 	}
 	x := make([]int, e.Nodes())
-	s.partial(e, x)
+	if _, err := s.partial(e, x); err != nil {
+		return nil, fmt.Errorf("qpbo: %w", err)
+	}
 	return x, nil
 }
 
@@ -74,7 +77,10 @@ func (s *qpboSolver) Minimize(e *Energy) (Result, error) {
 	}
 	n := e.Nodes()
 	y := make([]int, n)
-	lb := s.partial(e, y)
+	lb, err := s.partial(e, y)
+	if err != nil {
+		return Result{}, fmt.Errorf("qpbo: %w", err)
+	}
 	var free []int
 	for i, v := range y {
 		if v < 0 {
@@ -102,7 +108,7 @@ func (s *qpboSolver) Minimize(e *Energy) (Result, error) {
 
 // partial builds and cuts the doubled graph, writes the partial labelling
 // into x and returns the roof-dual lower bound.
-func (s *qpboSolver) partial(e *Energy, x []int) float64 {
+func (s *qpboSolver) partial(e *Energy, x []int) (float64, error) {
 	n := e.Nodes()
 	if cap(s.lin) < n {
 		s.lin = make([]float64, n)
@@ -132,6 +138,9 @@ func (s *qpboSolver) partial(e *Energy, x []int) float64 {
 			lin[b] += w
 		}
 		s.w[j] = w
+	}
+	if err := finiteCaps(lin, s.w, e.Edges); err != nil {
+		return 0, err
 	}
 	// The graph is kept when the edges and every edge's class match the last
 	// build; an empty edge fits any class (its arcs get capacity 0).
@@ -196,7 +205,7 @@ func (s *qpboSolver) partial(e *Energy, x []int) float64 {
 			x[i] = -1
 		}
 	}
-	return f + k
+	return f + k, nil
 }
 
 func (s *qpboSolver) setTerminal(reuse bool, i int, src, snk float64) {

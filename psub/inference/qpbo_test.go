@@ -150,3 +150,32 @@ func TestQPBOReuseSamePattern(t *testing.T) {
 		}
 	}
 }
+
+// For binary energies the roof-dual bound is the value of the standard LP
+// relaxation, and TRW-S converges to that value too (Kolmogorov &
+// Wainwright 2005): two independent algorithms must agree.
+func TestQPBOBoundEqualsTRWSBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 23))
+	for c := 0; c < cases(30, 200); c++ {
+		n := 2 + rng.IntN(25)
+		e := randomEnergy(rng, n, 2, randomGraph(rng, n, rng.IntN(2*n)))
+		q, err := QPBO{}.Minimize(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := TRWS{MaxIter: 5000, Tol: 1e-13}.Minimize(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.LowerBound > q.LowerBound+1e-9 || q.LowerBound-tr.LowerBound > 1e-6*(1+abs(q.LowerBound)) {
+			t.Fatalf("case %d (n=%d): roof dual %v, TRW-S bound %v after %d iterations", c, n, q.LowerBound, tr.LowerBound, tr.Iterations)
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
