@@ -231,3 +231,15 @@ func TestOverflowingCosts(t *testing.T) {
 		}
 	}
 }
+
+func TestParseMethod(t *testing.T) {
+	for _, name := range MethodNames() {
+		m, err := ParseMethod(name)
+		if err != nil || m.Name() != name {
+			t.Fatalf("ParseMethod(%q) = %v, %v", name, m, err)
+		}
+	}
+	if _, err := ParseMethod("gc"); err == nil || !strings.Contains(err.Error(), `"gc"`) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -8,28 +8,43 @@
 // paper's constraint sets C0…C̄4 exist to make (almost) every edge
 // submodular so that binary inference is exact by graph cut.
 //
-// Methods, and what each guarantees:
+// Methods, and what each guarantees (ParseMethod maps their Name()s):
 //
-//   - GraphCut: exact binary MAP by max-flow; refuses an energy with a
-//     non-submodular edge (the error names it).
-//   - TruncatedGraphCut (TGC): truncates non-submodular edges (Rother et al.
-//     2005), then cuts; exact when nothing was truncated, otherwise an upper
-//     bound. Result.Energy is under the original energy.
-//   - QPBO: roof duality on the doubled graph. Labelled nodes are persistent
-//     (some minimiser agrees with them); the rest are completed by ICM.
-//     Result.LowerBound is the roof-dual bound.
-//   - TRWS: sequential tree-reweighted message passing (Kolmogorov 2006) with
-//     a monotone lower bound, any number of labels.
-//   - AlphaExpansion, AlphaBetaSwap: move-making by max-flow for more than two
-//     labels (Boykov, Veksler, Zabih 2001); expansion needs metric, swap
-//     semi-metric pairwise terms for its guarantees.
-//   - ICM: local search, single-node moves.
-//   - BruteForce: exact enumeration for small problems; the tests' oracle.
+//   - GraphCut ("graphcut"): exact binary MAP by one max-flow
+//     (psub/maxflow, Boykov–Kolmogorov); refuses an energy with a
+//     non-submodular edge (the error names it). Returns the minimiser with
+//     the fewest 1s.
+//   - TruncatedGraphCut ("tgc"): truncates non-submodular edges as in
+//     Rother et al. 2005 (excess Δ = θ00+θ11−θ01−θ10 split: θ01 and θ10
+//     raised by Δ/2), then cuts; exact when nothing was truncated.
+//     Result.Energy is under the original energy, Result.Truncated counts
+//     the truncated edges, Result.LowerBound is still valid.
+//   - QPBO ("qpbo"): roof duality on the doubled graph. Labelled nodes are
+//     strongly persistent (every minimiser agrees with them, see QPBOPartial);
+//     the unlabelled ones are set to 0 and improved by ICM over the unlabelled
+//     nodes. Result.LowerBound is the roof-dual (= LP relaxation) bound.
+//   - TRWS ("trws"): sequential tree-reweighted message passing (Kolmogorov
+//     2006), any number of labels, with a lower bound.
+//   - AlphaExpansion ("expansion"), AlphaBetaSwap ("swap"): move-making by
+//     max-flow for more than two labels (Boykov, Veksler & Zabih 2001);
+//     expansion needs metric, swap semi-metric tables for their guarantees,
+//     otherwise moves are truncated and only improving moves accepted.
+//   - ICM ("icm"): local search with single-node moves.
+//   - BruteForce ("bruteforce"): exact enumeration up to MaxStates
+//     labellings (default 2^22); the tests' oracle.
+//
+// Result.Energy is always e.Eval(Result.Labels); Result.Exact is set only
+// when the method certifies optimality; Result.LowerBound is −Inf when the
+// method gives no bound.
 //
 // Every Method is a value holding options whose zero values are the
 // defaults, validates its input (errors name the node or edge), and is safe
-// for concurrent use. Methods that gain from reuse (the max-flow ones) also
-// implement SolverFactory: a Solver keeps its graph and buffers across calls
-// on energies with the same edges, which is how the learner calls inference
-// thousands of times per training run.
+// for concurrent use on different energies. Methods that gain from reuse
+// (the max-flow ones) also implement SolverFactory: a Solver (one goroutine)
+// keeps its graph and buffers across calls on energies with the same edges,
+// which is how the learner calls loss-augmented inference thousands of times
+// per training run; NewSolver(m) returns the right one for any Method. With
+// GraphCut{Dynamic: true} or TruncatedGraphCut{Dynamic: true} a Solver also
+// keeps the flow and search trees and updates only the changed capacities
+// (dynamic graph cuts, Kohli & Torr 2005).
 package inference

@@ -61,3 +61,32 @@ func needBinary(name string, e *Energy) error {
 	}
 	return nil
 }
+
+// MethodNames returns the names ParseMethod accepts (the methods' Name()).
+func MethodNames() []string {
+	return []string{"graphcut", "tgc", "qpbo", "trws", "expansion", "swap", "icm", "bruteforce"}
+}
+
+// ParseMethod returns the method with the given Name() and default options,
+// for command-line flags and configuration files.
+func ParseMethod(name string) (Method, error) {
+	switch name {
+	case "graphcut":
+		return GraphCut{}, nil
+	case "tgc":
+		return TruncatedGraphCut{}, nil
+	case "qpbo":
+		return QPBO{}, nil
+	case "trws":
+		return TRWS{}, nil
+	case "expansion":
+		return AlphaExpansion{}, nil
+	case "swap":
+		return AlphaBetaSwap{}, nil
+	case "icm":
+		return ICM{}, nil
+	case "bruteforce":
+		return BruteForce{}, nil
+	}
+	return nil, fmt.Errorf("unknown inference method %q (want one of %v)", name, MethodNames())
+}
