@@ -203,7 +203,7 @@ func MultiLabelGraph(x []float64, y []int, nl int, pca *PCA, bias bool) psub.Ins
 		xh = append(append(make([]float64, 0, len(x)+1), x...), 1)
 	}
 	in := psub.Instance{
-		Unary:  oneHotRows(xh, nl),
+		Unary: oneHotRows(xh, nl),
 	}
 	if y != nil {
 		in.Labels = append([]int(nil), y...)
