@@ -7,37 +7,35 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// polish tries to jump to the exact optimum: it guesses the active set from
-// the current duals (planes with α > 0, rows with μ > 0, bounds with β > 0,
-// and whether ξ is free, i.e. Σα = C) and solves the KKT equalities on it in
-// the Gram space, then corrects the guess for a few rounds (drop constraints
-// whose multiplier came out negative, add constraints the new w violates), as
-// a primal–dual active-set method does. If the rounds end on a consistent
-// active set the new duals are kept (and polish reports whether they pass
-// done, the sweeps' stopping test); otherwise the duals are restored and
-// coordinate ascent continues.
-//
-// Why: coordinate ascent converges slowly when constraints are nearly
-// linearly dependent (two almost opposite rows, a row almost spanned by sign
-// bounds); the active set is usually right long before the duals are.
-// maxPolish caps the number of planes and rows in the active set that
-// polish solves for (a dense LU of that size).
+// maxPolish caps the number of planes and rows in the free set that polish
+// solves for (a dense LU of that size).
 const maxPolish = 800
 
-// viol is a violated constraint: p ≥ 0 a plane or row, p < 0 bound −1−p.
+// viol is a constraint whose multiplier should enter the free set: p ≥ 0 a
+// plane or row, p < 0 bound −1−p, and the size of its KKT violation.
 type viol struct {
 	p int
 	d float64
 }
 
+// polish finishes the solve with a primal active-set method on the dual QP,
+// started from the coordinate-ascent iterate. The free set F holds the
+// multipliers currently > 0 (planes, rows, bounds and the slack α_0). Each
+// step solves the KKT equalities of the dual restricted to F exactly
+// (solveActive), moves from the current duals towards that solution as far as
+// λ ≥ 0 allows, and drops from F the multipliers that hit 0; when the
+// restricted solution is reached it adds to F the constraints with the
+// largest KKT violation. Every iterate is dual feasible and the dual value
+// never decreases, so unlike a naive guess-and-check of the active set it
+// cannot wander. polish returns whether the result passes done (the sweeps'
+// stopping test); the improved duals are kept either way.
+//
+// Why: coordinate ascent converges slowly when constraints are nearly
+// linearly dependent (two almost opposite rows, a row almost spanned by sign
+// bounds, many almost parallel planes), but it gets close to the active set
+// early, and from there the active-set method needs a few exact solves.
 func (w *work) polish(done func() bool) bool {
 	s := w.s
-	saveLam := append([]float64(nil), s.lam...)
-	saveBeta := append([]float64(nil), w.beta...)
-	saveA0 := w.alpha0
-	saveV := append([]float64(nil), w.v...)
-	saveU := append([]float64(nil), w.u...)
-
 	inS := make([]bool, len(s.vecs))
 	for p := range s.vecs {
 		inS[p] = s.lam[p] > 0
@@ -46,50 +44,86 @@ func (w *work) polish(done func() bool) bool {
 	for b := range w.bc {
 		inB[b] = w.beta[b] > 0
 	}
-	xiFree := w.alpha0 <= 0
-	for range 12 {
-		xi, ok := w.solveActive(inS, inB, xiFree, saveLam)
+	slackIn := w.alpha0 > 0
+	lamStar := make([]float64, len(s.vecs))
+	betaStar := make([]float64, len(w.bc))
+	maxB := 0.0
+	for _, p := range s.planes {
+		maxB = math.Max(maxB, math.Abs(s.rhs[p]))
+	}
+	for range 400 {
+		hasPlane := false
+		for _, p := range s.planes {
+			hasPlane = hasPlane || inS[p]
+		}
+		if !hasPlane {
+			slackIn = true // α_0 = C − Σα must then carry all of C
+		}
+		a0Star, xi, ok := w.solveActive(inS, inB, !slackIn, lamStar, betaStar)
 		if !ok {
 			break
 		}
-		// Wrong signs: leave the active set.
-		changed := false
+		// Longest step t ≤ 1 towards the restricted solution keeping λ ≥ 0.
+		t := 1.0
 		for p := range s.vecs {
-			if inS[p] && s.lam[p] < 0 {
-				inS[p], changed = false, true
+			if inS[p] && lamStar[p] < 0 {
+				t = math.Min(t, s.lam[p]/(s.lam[p]-lamStar[p]))
 			}
 		}
 		for b := range w.bc {
-			if inB[b] && w.beta[b] < 0 {
-				inB[b], changed = false, true
+			if inB[b] && betaStar[b] < 0 {
+				t = math.Min(t, w.beta[b]/(w.beta[b]-betaStar[b]))
 			}
 		}
-		if xiFree && xi < 0 {
-			xiFree, changed = false, true
-		} else if !xiFree && w.alpha0 < 0 {
-			xiFree, changed = true, true
+		if slackIn && a0Star < 0 {
+			t = math.Min(t, w.alpha0/(w.alpha0-a0Star))
 		}
-		if changed {
+		blocked := t < 1
+		for p := range s.vecs {
+			if inS[p] {
+				s.lam[p] += t * (lamStar[p] - s.lam[p])
+				if lamStar[p] < 0 && (s.lam[p] <= 0 || (blocked && s.lam[p] <= 1e-15*math.Abs(lamStar[p]))) {
+					s.lam[p], inS[p] = 0, false
+				}
+			}
+		}
+		for b := range w.bc {
+			if inB[b] {
+				w.beta[b] += t * (betaStar[b] - w.beta[b])
+				if betaStar[b] < 0 && (w.beta[b] <= 0 || (blocked && w.beta[b] <= 1e-15*math.Abs(betaStar[b]))) {
+					w.beta[b], inB[b] = 0, false
+				}
+			}
+		}
+		if slackIn {
+			w.alpha0 += t * (a0Star - w.alpha0)
+			if a0Star < 0 && (w.alpha0 <= 0 || (blocked && w.alpha0 <= 1e-15*math.Abs(a0Star))) {
+				w.alpha0, slackIn = 0, false
+			}
+		} else {
+			w.alpha0 = 0
+		}
+		if blocked {
 			continue
 		}
+		// At the restricted optimum: which constraints outside F violate
+		// their KKT condition? The threshold sits above the rounding noise
+		// of w, which scales with Σ|λ_p|‖r_p‖, so that tight constraints
+		// with zero multiplier do not flip in and out.
 		w.refresh()
-		// Violated constraints enter the active set. The threshold sits
-		// above the rounding noise of w, which scales with Σ|λ_p|‖r_p‖ (large
-		// when nearly opposite constraints cancel), so that tight
-		// constraints with zero multiplier do not flip in and out.
 		st := w.measure()
 		thr := 1e-11 * (math.Sqrt(2*st.primal) + st.noise)
-		// Add the most violated ones, at most max(8, |S|) per round so a
-		// cold start does not turn into one huge dense solve.
 		var cand []viol
 		for _, p := range s.planes {
-			if d := s.rhs[p] - w.v[p] - xi; !inS[p] && d > thr*math.Sqrt(s.gram[p][p])+1e-12*math.Abs(s.rhs[p]) {
-				cand = append(cand, viol{p, d / math.Sqrt(math.Max(s.gram[p][p], 1e-300))})
+			nrm := math.Sqrt(s.gram[p][p])
+			if d := s.rhs[p] - w.v[p] - xi; !inS[p] && d > thr*nrm+1e-12*math.Abs(s.rhs[p]) {
+				cand = append(cand, viol{p, d / math.Max(nrm, 1e-300)})
 			}
 		}
 		for _, p := range s.rows {
-			if !inS[p] && w.v[p] < -thr*math.Sqrt(s.gram[p][p]) {
-				cand = append(cand, viol{p, -w.v[p] / math.Sqrt(s.gram[p][p])})
+			nrm := math.Sqrt(s.gram[p][p])
+			if !inS[p] && w.v[p] < -thr*nrm {
+				cand = append(cand, viol{p, -w.v[p] / nrm})
 			}
 		}
 		for b := range w.bc {
@@ -97,15 +131,22 @@ func (w *work) polish(done func() bool) bool {
 				cand = append(cand, viol{-1 - b, -w.u[b]})
 			}
 		}
+		if len(cand) == 0 && (slackIn || xi >= -1e-12*maxB) {
+			break // KKT point of the whole dual
+		}
+		if !slackIn && xi < -1e-12*maxB {
+			slackIn = true // ξ < 0: the slack constraint ξ ≥ 0 binds
+		}
+		// Enter the most violated few at 0 (the point does not move).
 		sort.Slice(cand, func(x, y int) bool { return cand[x].d > cand[y].d })
+		if len(cand) > 8 {
+			cand = cand[:8]
+		}
 		nS := 0
 		for p := range s.vecs {
 			if inS[p] {
 				nS++
 			}
-		}
-		if len(cand) > max(8, nS) {
-			cand = cand[:max(8, nS)]
 		}
 		if nS+len(cand) > maxPolish {
 			break
@@ -117,43 +158,44 @@ func (w *work) polish(done func() bool) bool {
 				inB[-1-c.p] = true
 			}
 		}
-		changed = len(cand) > 0
-		if !changed {
-			// A consistent active set: keep the point even if done()
-			// fails (it is at least as accurate as the sweeps' iterate).
-			return done()
-		}
 	}
-	copy(s.lam, saveLam)
-	copy(w.beta, saveBeta)
-	w.alpha0 = saveA0
-	copy(w.v, saveV)
-	copy(w.u, saveU)
-	return false
+	w.refresh()
+	return done()
 }
 
-// solveActive solves the KKT equalities for the active set (inS, inB,
-// xiFree) and writes the duals (possibly negative) into lam, beta and
-// alpha0. With active bounds B the coordinates in B are eliminated, so the
-// system matrix is the Gram matrix on the other coordinates,
-// M = K_SS − E Eᵀ with E_pb = s_b·r_p[i_b]:
+// solveActive solves the KKT equalities of the dual restricted to the free
+// set (inS, inB, and the slack unless xiFree) and writes the restricted
+// solution to lamOut and betaOut (zero outside the free set; entries can be
+// negative). With free bounds B the coordinates in B are eliminated (w_i = 0
+// there), so the system matrix is the Gram matrix on the other coordinates,
+// M = K_FF − E Eᵀ with E_pb = s_b·r_p[i_b]:
 //
 //	M λ + ξ·1_planes = t   (t = b_j for planes, 0 for rows)
-//	Σ_planes λ = C         (only when ξ is free; otherwise ξ = 0)
+//	Σ_planes λ = C         (ξ free: the slack α_0 is 0)
+//	ξ = 0                  (slack free: α_0 = C − Σλ)
 //
-// cur holds the duals to stay near when the system is singular. It returns
-// ξ, and false if the solve produced non-finite values.
-func (w *work) solveActive(inS, inB []bool, xiFree bool, cur []float64) (float64, bool) {
+// M is singular when the free vectors are linearly dependent; w is then
+// unique but λ is not, and the restricted dual may even be unbounded along a
+// null direction. A proximal term ε‖λ − λ_cur‖², iterated a few times,
+// returns the solution nearest the current duals in the first case and a
+// long ascent step (which the caller clips at the first bound) in the
+// second. It returns α_0, ξ and false if the solve produced non-finite
+// values.
+func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float64) (a0, xi float64, ok bool) {
 	s := w.s
 	var S []int
 	nPlanes := 0
 	for p := range s.vecs {
+		lamOut[p] = 0
 		if inS[p] {
 			S = append(S, p)
 			if s.isPlane[p] {
 				nPlanes++
 			}
 		}
+	}
+	for b := range betaOut {
+		betaOut[b] = 0
 	}
 	if nPlanes == 0 {
 		xiFree = false // Σα = C has no solution without planes
@@ -172,18 +214,11 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, cur []float64) (float64
 	if xiFree {
 		n++
 	}
-	for p := range s.lam {
-		s.lam[p] = 0
-	}
-	for b := range w.beta {
-		w.beta[b] = 0
-	}
 	if n == 0 {
-		w.alpha0 = s.c
-		return 0, true
+		return s.c, 0, true
 	}
 	var e *mat.Dense
-	if nb > 0 {
+	if nb > 0 && ns > 0 {
 		e = mat.NewDense(ns, nb, nil)
 		for a, p := range S {
 			for _, en := range w.rowEnt[p] {
@@ -217,11 +252,6 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, cur []float64) (float64
 			}
 		}
 	}
-	// M is singular when the active vectors are linearly dependent (more
-	// active constraints than free dimensions, duplicate planes): w is still
-	// unique but λ is not. A proximal term ε‖λ − λ_cur‖² picks the solution
-	// nearest the current duals; iterating it (iterative refinement of the
-	// proximal point) removes the O(ε) bias on the non-null components.
 	maxDiag := 0.0
 	for a := 0; a < ns; a++ {
 		maxDiag = math.Max(maxDiag, m.At(a, a))
@@ -234,7 +264,7 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, cur []float64) (float64
 	lu.Factorize(m)
 	x := mat.NewVecDense(n, nil)
 	for a, p := range S {
-		x.SetVec(a, cur[p])
+		x.SetVec(a, s.lam[p])
 	}
 	rhs := mat.NewVecDense(n, nil)
 	for range 6 {
@@ -246,28 +276,26 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, cur []float64) (float64
 			rhs.SetVec(a, r)
 		}
 		if err := lu.SolveVecTo(x, false, rhs); err != nil {
-			if _, ok := err.(mat.Condition); !ok {
-				return 0, false
+			if _, cond := err.(mat.Condition); !cond {
+				return 0, 0, false
 			}
 		}
 	}
 	for a := 0; a < n; a++ {
 		if v := x.AtVec(a); math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, false
+			return 0, 0, false
 		}
 	}
 	sum := 0.0
 	for a, p := range S {
-		s.lam[p] = x.AtVec(a)
+		lamOut[p] = x.AtVec(a)
 		if s.isPlane[p] {
-			sum += s.lam[p]
+			sum += lamOut[p]
 		}
 	}
-	w.alpha0 = s.c - sum
-	xi := 0.0
+	a0 = s.c - sum
 	if xiFree {
-		xi = x.AtVec(ns)
-		w.alpha0 = 0
+		xi, a0 = x.AtVec(ns), 0
 	}
 	// β_b makes w_{i_b} = 0: β_b = −Σ_p λ_p s_b r_p[i_b].
 	if e != nil {
@@ -275,9 +303,9 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, cur []float64) (float64
 		beta.MulVec(e.T(), x.SliceVec(0, ns))
 		for b := range w.bc {
 			if c := bpos[b]; c >= 0 {
-				w.beta[b] = -beta.AtVec(c)
+				betaOut[b] = -beta.AtVec(c)
 			}
 		}
 	}
-	return xi, true
+	return a0, xi, true
 }

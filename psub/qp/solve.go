@@ -21,6 +21,9 @@ type Options struct {
 	// the planes, one pass over the rows, one pass over the sign bounds).
 	// Default 10000.
 	MaxIter int
+	// NoPolish turns off the active-set polish and leaves coordinate ascent
+	// alone (for tests and ablations; slower on ill-conditioned problems).
+	NoPolish bool
 }
 
 func (o Options) withDefaults() Options {
@@ -390,7 +393,7 @@ func (s *Solver) Solve(opt Options) (Solution, error) {
 	iter, converged, nextPolish := 0, false, 1
 	for iter < opt.MaxIter {
 		iter++
-		if iter == nextPolish {
+		if iter == nextPolish && !opt.NoPolish {
 			nextPolish *= 2
 			if w.polish(done) {
 				converged = true

@@ -173,6 +173,18 @@ func TestKKT(t *testing.T) {
 				if gap := sol.Primal - sol.Dual; gap > 1e-9*sol.Primal+1e-12 {
 					t.Errorf("gap %g at primal %g", gap, sol.Primal)
 				}
+				// Coordinate ascent alone is an independent route to the
+				// same optimum.
+				cd := tight
+				cd.NoPolish = true
+				solCD, err := pr.solver().Solve(cd)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkKKT(t, pr, solCD, 1e-6)
+				if math.Abs(solCD.Primal-sol.Primal) > 1e-8*(1+sol.Primal) {
+					t.Errorf("coordinate ascent primal %.12g, with polish %.12g", solCD.Primal, sol.Primal)
+				}
 			})
 		}
 	}
@@ -380,7 +392,7 @@ func TestErrors(t *testing.T) {
 func TestNotConverged(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	pr := randomProblem(rng, 30, 30, 20, 0.3, 0)
-	sol, err := pr.solver().Solve(Options{Tol: 1e-14, MaxIter: 1})
+	sol, err := pr.solver().Solve(Options{Tol: 1e-14, MaxIter: 1, NoPolish: true})
 	if !errors.Is(err, ErrNotConverged) {
 		t.Fatalf("err = %v, want ErrNotConverged", err)
 	}
