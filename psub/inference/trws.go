@@ -11,15 +11,19 @@ import (
 // forward and a backward pass. Node i's weight is
 // γ_i = 1/max(#earlier neighbours, #later neighbours), as in the paper.
 //
-// The lower bound is computed after each pass from the current
+// The lower bound is computed after each backward pass from the current
 // reparametrisation θ̂ (θ̂_i = θ_i + Σ_j m_ji, θ̂_ij = θ_ij − m_ij − m_ji):
-// splitting each θ̂_i into γ_i·θ̂_i for each edge leaving i in the pass
-// direction plus a non-negative remainder gives
+// splitting each θ̂_i into γ_i·θ̂_i for each edge to an earlier node plus a
+// non-negative remainder gives
 //
-//	min E ≥ Σ_i (1 − n_i γ_i) min θ̂_i + Σ_(i→j) min_{y_i,y_j} [γ_i θ̂_i(y_i) + θ̂_ij(y_i,y_j)],
+//	min E ≥ Σ_i (1 − n_i γ_i) min θ̂_i + Σ_(j<i) min_{y_i,y_j} [γ_i θ̂_i(y_i) + θ̂_ij(y_i,y_j)],
 //
-// valid for any messages, and equal after a pass to the bound TRW-S
-// increases monotonically. The labelling is chosen during forward passes
+// with n_i the number of earlier neighbours of i. It holds for any messages;
+// right after a backward pass each edge term is the normalisation constant
+// of the message just sent. Tests check that it reaches the optimum on trees
+// and the LP-relaxation value (= QPBO's roof-dual bound) on binary energies.
+// The reported bound is the best one seen, so it never decreases.
+// The labelling is chosen during forward passes
 // (each node minimises its unary plus pairwise terms to already-labelled
 // earlier nodes plus messages from later nodes); the best one seen is
 // returned. Fully deterministic.
@@ -49,6 +53,9 @@ func (m TRWS) Minimize(e *Energy) (Result, error) {
 	if tol <= 0 {
 		tol = 1e-9
 	}
+	if L := e.Labels; 2*L*len(e.Edges) > math.MaxInt32 || L*L*len(e.Edges) > math.MaxInt32 {
+		return Result{}, fmt.Errorf("trws: %d edges with %d labels exceed the int32 offsets used", len(e.Edges), L)
+	}
 	s := newTRWSState(e)
 	best := make([]int, e.Nodes())
 	bestE := math.Inf(1)
@@ -61,11 +68,9 @@ func (m TRWS) Minimize(e *Energy) (Result, error) {
 			bestE = v
 			copy(best, s.y)
 		}
-		b1 := s.bound(true)
 		s.pass(false)
-		b2 := s.bound(false)
 		prev := lb
-		lb = math.Max(lb, math.Max(b1, b2))
+		lb = math.Max(lb, s.bound(false))
 		if bestE-lb <= tol*(1+math.Abs(bestE)) {
 			break
 		}
@@ -99,11 +104,11 @@ type trwsState struct {
 // trwsHalf is edge j seen from one end i: precomputed offsets so that the
 // inner loops do no branching on edge orientation.
 type trwsHalf struct {
-	other   int
-	in, out int  // offsets in msg of the message into i and out of i
-	tab     int  // offset of the table in Pairwise
-	si, so  int  // strides: θ(y_i=k, y_other=l) = Pairwise[tab + k*si + l*so]
-	later   bool // other > i
+	other   int32
+	in, out int32 // offsets in msg of the message into i and out of i
+	tab     int32 // offset of the table in Pairwise
+	si, so  int32 // strides: θ(y_i=k, y_other=l) = Pairwise[tab + k*si + l*so]
+	later   bool  // other > i
 }
 
 func newTRWSState(e *Energy) *trwsState {
@@ -119,13 +124,13 @@ func newTRWSState(e *Energy) *trwsState {
 		for p := s.adj.start[i]; p < s.adj.start[i+1]; p++ {
 			j := s.adj.edge[p]
 			a, b := e.Edges[j][0], e.Edges[j][1]
-			h := trwsHalf{tab: j * L * L}
+			h := trwsHalf{tab: int32(j * L * L)}
 			if a == i {
-				h.other, h.in, h.out, h.si, h.so = b, 2*L*j+L, 2*L*j, L, 1
+				h.other, h.in, h.out, h.si, h.so = int32(b), int32(2*L*j+L), int32(2*L*j), int32(L), 1
 			} else {
-				h.other, h.in, h.out, h.si, h.so = a, 2*L*j, 2*L*j+L, 1, L
+				h.other, h.in, h.out, h.si, h.so = int32(a), int32(2*L*j), int32(2*L*j+L), 1, int32(L)
 			}
-			h.later = h.other > i
+			h.later = int(h.other) > i
 			s.half[p] = h
 		}
 	}
@@ -149,7 +154,7 @@ func (s *trwsState) belief(i int) {
 	L := s.e.Labels
 	copy(s.th, s.e.Unary[i*L:(i+1)*L])
 	for _, h := range s.halves(i) {
-		m := s.msg[h.in : h.in+L]
+		m := s.msg[int(h.in) : int(h.in)+L]
 		for k := range s.th {
 			s.th[k] += m[k]
 		}
@@ -175,16 +180,16 @@ func (s *trwsState) pass(forward bool) {
 			if h.later != forward {
 				continue
 			}
-			mi, mo := s.msg[h.in:h.in+L], s.msg[h.out:h.out+L]
+			mi, mo := s.msg[int(h.in):int(h.in)+L], s.msg[int(h.out):int(h.out)+L]
 			for k := 0; k < L; k++ {
 				s.buf[k] = g*s.th[k] - mi[k]
 			}
 			lo := math.Inf(1)
 			for l := 0; l < L; l++ {
 				v := math.Inf(1)
-				base := h.tab + l*h.so
+				base := int(h.tab) + l*int(h.so)
 				for k := 0; k < L; k++ {
-					if c := s.buf[k] + P[base+k*h.si]; c < v {
+					if c := s.buf[k] + P[base+k*int(h.si)]; c < v {
 						v = c
 					}
 				}
@@ -206,12 +211,12 @@ func (s *trwsState) pickLabel(i int) {
 	copy(s.buf, s.e.Unary[i*L:(i+1)*L])
 	for _, h := range s.halves(i) {
 		if !h.later {
-			base := h.tab + s.y[h.other]*h.so
+			base := int(h.tab) + s.y[int(h.other)]*int(h.so)
 			for k := 0; k < L; k++ {
-				s.buf[k] += P[base+k*h.si]
+				s.buf[k] += P[base+k*int(h.si)]
 			}
 		} else {
-			m := s.msg[h.in : h.in+L]
+			m := s.msg[int(h.in) : int(h.in)+L]
 			for k := 0; k < L; k++ {
 				s.buf[k] += m[k]
 			}
@@ -251,13 +256,13 @@ func (s *trwsState) bound(forward bool) float64 {
 			if h.later != forward {
 				continue
 			}
-			mi, mo := s.msg[h.in:h.in+L], s.msg[h.out:h.out+L]
+			mi, mo := s.msg[int(h.in):int(h.in)+L], s.msg[int(h.out):int(h.out)+L]
 			lo := math.Inf(1)
 			for k := 0; k < L; k++ {
 				a := g*s.th[k] - mi[k]
-				base := h.tab + k*h.si
+				base := int(h.tab) + k*int(h.si)
 				for l := 0; l < L; l++ {
-					lo = min(lo, a+P[base+l*h.so]-mo[l])
+					lo = min(lo, a+P[base+l*int(h.so)]-mo[l])
 				}
 			}
 			lb += lo
