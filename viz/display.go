@@ -38,6 +38,14 @@ func ShowPNG(png []byte) {
 	gonbui.DisplayPNG(png)
 }
 
+// EchartsScript wraps the echarts library so that it always defines the
+// global echarts: pages that carry require.js (Jupyter's classic HTML
+// export does) would otherwise make its UMD wrapper register an AMD module
+// and leave window.echarts undefined.
+func EchartsScript(js string) string {
+	return "<script>(function(define, module, exports){\n" + js + "\n}).call(window, undefined, undefined, undefined);</script>"
+}
+
 // HeaderInfo is what every notebook states at its top.
 type HeaderInfo struct {
 	Title      string // notebook title
@@ -61,7 +69,7 @@ func HeaderMarkdown(h HeaderInfo) string {
 func Header(h HeaderInfo) {
 	ShowMarkdown(HeaderMarkdown(h))
 	if js, err := EchartsLibrary(); err == nil {
-		ShowHTML("<script>" + js + "</script>")
+		ShowHTML(EchartsScript(js))
 	} else {
 		ShowHTML("<p><i>" + html.EscapeString(err.Error()) + "</i></p>")
 	}

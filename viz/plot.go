@@ -153,6 +153,9 @@ func Bars(title, yLabel string, categories []string, series []BarSeries) (*plot.
 		}
 	}
 	p.NominalX(categories...)
+	// Headroom so the legend does not cover the tallest bars.
+	p.Legend.Left = true
+	p.Y.Max += 0.25 * (p.Y.Max - math.Min(p.Y.Min, 0))
 	return p, nil
 }
 

@@ -132,3 +132,17 @@ func TestOverlayBoundariesGrid(t *testing.T) {
 		t.Fatal("want size error")
 	}
 }
+
+func TestGraphPlot(t *testing.T) {
+	pos := [][2]float64{{0, 0}, {1, 0}, {0, 1}}
+	p, err := GraphPlot("g", pos, [][2]int{{0, 1}, {1, 2}}, []int{0, 1, 1}, []bool{false, true, false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PNG(p, Width, Height); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GraphPlot("g", pos, [][2]int{{0, 3}}, []int{0, 1, 1}, nil); err == nil {
+		t.Fatal("want error for an edge out of range")
+	}
+}
