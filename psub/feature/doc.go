@@ -24,6 +24,10 @@
 //     IoU per class, VOC (mean IoU, for binary the mean of foreground and
 //     background IoU); HammingAccuracy for multi-label; PairedTTest for the
 //     paper's significance claims.
+//   - Sample complexity (§4): Hull decides whether a feature lies in the
+//     convex hull or the convex cone of a set of training features (by
+//     non-negative least squares); Coverage measures the fraction of
+//     held-out features outside both as the training set grows.
 //
 // Samples are quantised into equal-width bins over [0, maxValue] (255 for
 // 8-bit data): bin = floor(v·bins/(maxValue+1)), clamped.
