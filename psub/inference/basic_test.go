@@ -243,3 +243,42 @@ func TestParseMethod(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// One Method value used from several goroutines on different energies gives
+// the same results as sequential use (run with -race to check for sharing).
+func TestConcurrentUse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	var es []*Energy
+	for k := 0; k < 8; k++ {
+		es = append(es, randomEnergy(rng, 30, 2, randomGraph(rng, 30, 40)))
+	}
+	for _, m := range []Method{TruncatedGraphCut{}, QPBO{}, TRWS{MaxIter: 30}, AlphaExpansion{}, AlphaBetaSwap{}, ICM{}} {
+		want := make([]float64, len(es))
+		for k, e := range es {
+			r, err := m.Minimize(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[k] = r.Energy
+		}
+		got := make([]float64, len(es))
+		done := make(chan struct{})
+		for k, e := range es {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				r, err := m.Minimize(e)
+				if err == nil {
+					got[k] = r.Energy
+				}
+			}()
+		}
+		for range es {
+			<-done
+		}
+		for k := range es {
+			if got[k] != want[k] {
+				t.Fatalf("%s: energy %d: concurrent %v, sequential %v", m.Name(), k, got[k], want[k])
+			}
+		}
+	}
+}

@@ -97,12 +97,14 @@ func BenchmarkMethods(b *testing.B) {
 		} {
 			b.Run(g.name+"/"+tc.name, func(b *testing.B) {
 				var r Result
+				c0 := cpuSeconds()
 				for b.Loop() {
 					var err error
 					if r, err = tc.m.Minimize(tc.e); err != nil {
 						b.Fatal(err)
 					}
 				}
+				reportCPU(b, c0)
 				b.ReportMetric(float64(r.Unlabelled), "unlabelled")
 			})
 		}
@@ -144,12 +146,14 @@ func BenchmarkRepeatedSolves(b *testing.B) {
 							s = NewSolver(m)
 						}
 						k := 0
+						c0 := cpuSeconds()
 						for b.Loop() {
 							if _, err := s.Minimize(sc.es[k%len(sc.es)]); err != nil {
 								b.Fatal(err)
 							}
 							k++
 						}
+						reportCPU(b, c0)
 					})
 				}
 			}
@@ -163,11 +167,18 @@ func BenchmarkMoves(b *testing.B) {
 	e := pottsEnergy(rng, n, 5, edges)
 	for _, m := range []Method{AlphaExpansion{}, AlphaBetaSwap{}, TRWS{MaxIter: 20}, ICM{}} {
 		b.Run("superpixel500/potts5/"+m.Name(), func(b *testing.B) {
+			c0 := cpuSeconds()
 			for b.Loop() {
 				if _, err := m.Minimize(e); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, c0)
 		})
 	}
+}
+
+// reportCPU adds the process CPU time per op since c0 as "cpu-ms/op".
+func reportCPU(b *testing.B, c0 float64) {
+	b.ReportMetric((cpuSeconds()-c0)*1e3/float64(b.N), "cpu-ms/op")
 }
