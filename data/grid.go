@@ -1,0 +1,392 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Job is one cell of an experiment grid: train on fold Fold of Dataset with
+// constraint set Set, loss Loss and the paper's C, and measure. Tag tells
+// apart stages that share the other fields (e.g. "select" for a run on the
+// held-out part of a training fold, "final" for the retrained model).
+type Job struct {
+	Dataset string  `json:"dataset"`
+	Set     string  `json:"set"`
+	Loss    string  `json:"loss"`
+	C       float64 `json:"c"`
+	Fold    int     `json:"fold"`
+	Tag     string  `json:"tag,omitempty"`
+}
+
+// Key identifies a job in a results file.
+func (j Job) Key() string {
+	return fmt.Sprintf("%s|%s|%s|%s|%d|%s", j.Dataset, j.Set, j.Loss, strconv.FormatFloat(j.C, 'g', -1, 64), j.Fold, j.Tag)
+}
+
+// Result is one tidy row: the job, its metrics (accuracies, iterations,
+// hard constraints, ...), its wall time, and the error if it failed.
+type Result struct {
+	Job
+	Metrics map[string]float64 `json:"metrics"`
+	Seconds float64            `json:"seconds"`
+	Error   string             `json:"error,omitempty"`
+}
+
+// JobFunc runs one job and returns its metrics. It is called from several
+// goroutines at once: when the grid runs more than one job in parallel, it
+// should keep each job on one core (psub.Settings.Workers = 1).
+type JobFunc func(ctx context.Context, job Job) (map[string]float64, error)
+
+// Progress is reported after every job.
+type Progress struct {
+	Done    int    // jobs finished in this run (including failures)
+	Skipped int    // jobs found in the results file and not re-run
+	Total   int    // all jobs of the grid
+	Last    Result // the job that just finished
+}
+
+// GridOptions sets RunGrid. The zero value runs on all cores without a
+// results file.
+type GridOptions struct {
+	// Workers is how many jobs run at once (0 means GOMAXPROCS).
+	Workers int
+	// Results is a JSON Lines file of Result rows. Jobs whose key already
+	// has a successful row are skipped (resume); each finished job is
+	// appended at once, so an interrupted grid loses at most the jobs that
+	// were running. "" means no file. See ResultsPath for the default place.
+	Results string
+	// Progress, when set, is called after every job, from one goroutine at
+	// a time.
+	Progress func(Progress)
+}
+
+// Grid lists every (dataset, set, loss, C, fold) combination, folds
+// numbered 0..folds−1, in that nesting order.
+func Grid(datasets, sets, losses []string, cs []float64, folds int) []Job {
+	var jobs []Job
+	for _, d := range datasets {
+		for _, s := range sets {
+			for _, l := range losses {
+				for _, c := range cs {
+					for f := range folds {
+						jobs = append(jobs, Job{Dataset: d, Set: s, Loss: l, C: c, Fold: f})
+					}
+				}
+			}
+		}
+	}
+	return jobs
+}
+
+// ResultsPath returns out/<name> under the module root (see OutDir), the
+// default place of results files.
+func ResultsPath(name string) string { return filepath.Join(OutDir(), name) }
+
+// RunGrid runs fn on every job, Workers at a time, and returns one result
+// per job in the order of jobs (rows loaded from the results file for
+// skipped jobs). A failing job is recorded with its error and does not stop
+// the grid; failed rows are re-run on resume. RunGrid itself fails on
+// duplicate jobs, an unreadable results file, or a cancelled context (after
+// the running jobs return).
+func RunGrid(ctx context.Context, jobs []Job, fn JobFunc, opt GridOptions) ([]Result, error) {
+	index := make(map[string]int, len(jobs))
+	for i, j := range jobs {
+		if _, dup := index[j.Key()]; dup {
+			return nil, fmt.Errorf("grid: job %s listed twice", j.Key())
+		}
+		index[j.Key()] = i
+	}
+	results := make([]Result, len(jobs))
+	done := make([]bool, len(jobs))
+	var out *os.File
+	skipped := 0
+	if opt.Results != "" {
+		prev, err := openResults(opt.Results)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range prev {
+			if i, ok := index[r.Key()]; ok && r.Error == "" {
+				results[i], done[i] = r, true
+			}
+		}
+		for _, d := range done {
+			if d {
+				skipped++
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(opt.Results), 0o755); err != nil {
+			return nil, err
+		}
+		if out, err = os.OpenFile(opt.Results, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err != nil {
+			return nil, err
+		}
+		defer out.Close()
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	todo := make(chan int)
+	var mu sync.Mutex // guards out, the progress count and the callback
+	var writeErr error
+	finished := 0
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range todo {
+				start := time.Now()
+				m, err := fn(ctx, jobs[i])
+				r := Result{Job: jobs[i], Metrics: m, Seconds: time.Since(start).Seconds()}
+				if err != nil {
+					r.Error = err.Error()
+				}
+				results[i] = r
+				mu.Lock()
+				if out != nil && writeErr == nil {
+					writeErr = appendResult(out, r)
+				}
+				finished++
+				if opt.Progress != nil {
+					opt.Progress(Progress{Done: finished, Skipped: skipped, Total: len(jobs), Last: r})
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	var ctxErr error
+feed:
+	for i := range jobs {
+		if done[i] {
+			continue
+		}
+		select {
+		case todo <- i:
+		case <-ctx.Done():
+			ctxErr = ctx.Err()
+			break feed
+		}
+	}
+	close(todo)
+	wg.Wait()
+	if writeErr != nil {
+		return results, fmt.Errorf("grid: writing %s: %w", opt.Results, writeErr)
+	}
+	if ctxErr != nil {
+		return results, fmt.Errorf("grid: stopped after %d of %d jobs: %w", finished, len(jobs)-skipped, ctxErr)
+	}
+	return results, nil
+}
+
+func appendResult(w io.Writer, r Result) error {
+	b, err := json.Marshal(sanitized(r))
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// sanitized replaces non-finite metrics, which JSON cannot hold, by an
+// error note: they are a bug in the job function, not data.
+func sanitized(r Result) Result {
+	for k, v := range r.Metrics {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			m := make(map[string]float64, len(r.Metrics))
+			for k2, v2 := range r.Metrics {
+				if !math.IsNaN(v2) && !math.IsInf(v2, 0) {
+					m[k2] = v2
+				}
+			}
+			r.Metrics = m
+			if r.Error == "" {
+				r.Error = fmt.Sprintf("metric %q is %v", k, v)
+			}
+			break
+		}
+	}
+	return r
+}
+
+// openResults reads an existing results file (none is fine). A last line
+// cut short by an interrupted run (no trailing newline, not valid JSON) is
+// cut off the file so that appending continues on a clean line; any other
+// bad line is an error naming it.
+func openResults(path string) ([]Result, error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	lines := bytes.Split(b, []byte{'\n'})
+	last := len(lines) - 1 // the text after the final newline ("" if none)
+	var rs []Result
+	for i, ln := range lines {
+		if len(bytes.TrimSpace(ln)) == 0 {
+			continue
+		}
+		var r Result
+		if err := json.Unmarshal(ln, &r); err != nil {
+			if i == last {
+				// An interrupted write: drop it.
+				return rs, os.Truncate(path, int64(len(b)-len(ln)))
+			}
+			return nil, fmt.Errorf("%s:%d: not a result row: %v", path, i+1, err)
+		}
+		rs = append(rs, r)
+		if i == last {
+			// A complete row without its newline: end the line before appending.
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return nil, err
+			}
+			_, err = f.Write([]byte{'\n'})
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			return rs, err
+		}
+	}
+	return rs, nil
+}
+
+// ReadResults reads a JSON Lines results file written by RunGrid.
+func ReadResults(path string) ([]Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var rs []Result
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for line := 1; sc.Scan(); line++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var r Result
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a result row: %v", path, line, err)
+		}
+		rs = append(rs, r)
+	}
+	return rs, sc.Err()
+}
+
+// WriteResultsCSV writes one row per result: dataset, set, loss, C, fold,
+// tag, seconds, error, then one column per metric (the union of all metric
+// names, sorted; empty where a result lacks it).
+func WriteResultsCSV(w io.Writer, rs []Result) error {
+	names := map[string]bool{}
+	for _, r := range rs {
+		for k := range r.Metrics {
+			names[k] = true
+		}
+	}
+	metrics := make([]string, 0, len(names))
+	for k := range names {
+		metrics = append(metrics, k)
+	}
+	sort.Strings(metrics)
+	cw := csv.NewWriter(w)
+	header := append([]string{"dataset", "set", "loss", "C", "fold", "tag", "seconds", "error"}, metrics...)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, r := range rs {
+		row := []string{r.Dataset, r.Set, r.Loss, f(r.C), strconv.Itoa(r.Fold), r.Tag, f(r.Seconds), r.Error}
+		for _, m := range metrics {
+			if v, ok := r.Metrics[m]; ok {
+				row = append(row, f(v))
+			} else {
+				row = append(row, "")
+			}
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteResultsJSON writes the results as one indented JSON array.
+func WriteResultsJSON(w io.Writer, rs []Result) error {
+	clean := make([]Result, len(rs))
+	for i, r := range rs {
+		clean[i] = sanitized(r)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(clean)
+}
+
+// Summary is the mean and standard error of a metric over the folds of one
+// (dataset, set, loss, C, tag) group.
+type Summary struct {
+	Dataset, Set, Loss, Tag string
+	C                       float64
+	Metric                  string
+	Mean, StdErr            float64 // StdErr = sd/√n (0 for one fold)
+	N                       int
+}
+
+// Summarize groups successful results by everything but the fold and
+// returns the mean and standard error of metric, as the paper's tables
+// report them (e.g. "80.0 ± .4"). Groups keep the order of first appearance.
+func Summarize(rs []Result, metric string) []Summary {
+	type key struct {
+		d, s, l, t string
+		c          float64
+	}
+	vals := map[key][]float64{}
+	var order []key
+	for _, r := range rs {
+		v, ok := r.Metrics[metric]
+		if r.Error != "" || !ok {
+			continue
+		}
+		k := key{r.Dataset, r.Set, r.Loss, r.Tag, r.C}
+		if _, seen := vals[k]; !seen {
+			order = append(order, k)
+		}
+		vals[k] = append(vals[k], v)
+	}
+	out := make([]Summary, len(order))
+	for i, k := range order {
+		x := vals[k]
+		mean := 0.0
+		for _, v := range x {
+			mean += v
+		}
+		mean /= float64(len(x))
+		se := 0.0
+		if n := len(x); n > 1 {
+			ss := 0.0
+			for _, v := range x {
+				ss += (v - mean) * (v - mean)
+			}
+			se = math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
+		}
+		out[i] = Summary{Dataset: k.d, Set: k.s, Loss: k.l, Tag: k.t, C: k.c, Metric: metric, Mean: mean, StdErr: se, N: len(x)}
+	}
+	return out
+}
