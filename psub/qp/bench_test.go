@@ -3,6 +3,7 @@ package qp
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // ssvmLike draws data shaped like the cows problem: dim = 2·fu unary +
@@ -13,10 +14,11 @@ type ssvmLike struct {
 	rng    *rand.Rand
 	fu, fp int
 	base   []float64
+	scale  float64 // planes are scale·(base + noise); small scale → large w, many active planes
 }
 
 func newSSVMLike(seed uint64, fu, fp int) *ssvmLike {
-	g := &ssvmLike{rng: rand.New(rand.NewPCG(seed, 99)), fu: fu, fp: fp}
+	g := &ssvmLike{rng: rand.New(rand.NewPCG(seed, 99)), fu: fu, fp: fp, scale: 1}
 	g.base = make([]float64, 2*fu+4*fp)
 	for i := range g.base {
 		g.base[i] = g.rng.NormFloat64()
@@ -29,7 +31,7 @@ func (g *ssvmLike) dim() int { return len(g.base) }
 func (g *ssvmLike) plane() ([]float64, float64) {
 	a := make([]float64, len(g.base))
 	for i := range a {
-		a[i] = g.base[i] + 0.5*g.rng.NormFloat64()
+		a[i] = g.scale * (g.base[i] + 0.5*g.rng.NormFloat64())
 	}
 	return a, 0.2 + 0.8*g.rng.Float64()
 }
@@ -55,7 +57,8 @@ func (g *ssvmLike) row() []float64 {
 func BenchmarkSequence300(b *testing.B) {
 	for b.Loop() {
 		g := newSSVMLike(1, 125, 125)
-		s, _ := New(g.dim(), 1)
+		g.scale = 0.003
+		s, _ := New(g.dim(), 100)
 		sweeps := 0
 		for it := range 300 {
 			s.AddPlane(g.plane())
@@ -71,19 +74,24 @@ func BenchmarkSequence300(b *testing.B) {
 			sweeps += sol.Iterations
 		}
 		b.ReportMetric(float64(sweeps), "sweeps")
+		b.ReportMetric(float64(len(s.ActivePlanes(0))), "activeplanes")
+		b.ReportMetric(float64(len(s.ActiveRows(0))), "activerows")
 	}
 }
 
 // BenchmarkLarge is one cold solve with 1000 planes and 2000 rows, dim 750.
 func BenchmarkLarge(b *testing.B) {
 	g := newSSVMLike(2, 125, 125)
-	s, _ := New(g.dim(), 1)
+	g.scale = 0.003
+	s, _ := New(g.dim(), 100)
+	t0 := time.Now()
 	for range 1000 {
 		s.AddPlane(g.plane())
 	}
 	for range 2000 {
 		s.AddRow(g.row())
 	}
+	build := time.Since(t0)
 	for b.Loop() {
 		for p := range s.lam { // cold start every time
 			s.lam[p] = 0
@@ -94,6 +102,8 @@ func BenchmarkLarge(b *testing.B) {
 		}
 		b.ReportMetric(float64(sol.Iterations), "sweeps")
 		b.ReportMetric(float64(len(s.ActiveRows(0))), "activerows")
+		b.ReportMetric(float64(len(s.ActivePlanes(0))), "activeplanes")
+		b.ReportMetric(build.Seconds(), "build-s")
 	}
 }
 
@@ -101,7 +111,8 @@ func BenchmarkLarge(b *testing.B) {
 // multilabel yeast size), no rows.
 func BenchmarkWideCold(b *testing.B) {
 	g := newSSVMLike(3, 14*103, 91*40)
-	s, _ := New(g.dim(), 1)
+	g.scale = 0.003
+	s, _ := New(g.dim(), 100)
 	for range 200 {
 		s.AddPlane(g.plane())
 	}
@@ -114,6 +125,7 @@ func BenchmarkWideCold(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(sol.Iterations), "sweeps")
+		b.ReportMetric(float64(len(s.ActivePlanes(0))), "activeplanes")
 	}
 }
 

@@ -60,17 +60,19 @@
 //
 // Coordinate ascent alone converges slowly when constraints are nearly
 // linearly dependent (two almost opposite rows, a row almost spanned by sign
-// bounds, many almost parallel cutting planes), but it finds the active set
-// long before the duals. So at sweeps 1, 2, 4, 8, … the solver also tries an
-// active-set polish: it takes the constraints with positive duals as the
-// active set, solves the KKT equalities on it exactly (a dense LU in the
-// Gram space, with active sign bounds eliminated; a tiny proximal term picks
-// the duals nearest the current ones when the active vectors are dependent),
-// then for a few rounds drops constraints whose multiplier came out negative
-// and adds the most violated ones, as a primal–dual active-set method does.
-// A consistent result replaces the iterate. On the SSVM's warm starts
-// (one new plane) this usually finishes in the first sweep. The polish is
-// skipped when the active set would exceed 800 planes and rows.
+// bounds, a thin feasible cone), so at sweeps 1, 2, 4, 8, … the solver also
+// runs an active-set polish from the current duals: a primal active-set
+// method on the dual QP. The free set holds the multipliers currently > 0;
+// each step solves the KKT equalities of the dual restricted to it exactly
+// (a dense LU in the Gram space, with free sign bounds eliminated and a tiny
+// iterated proximal term for dependent vectors), moves towards that solution
+// as far as the multipliers stay ≥ 0 and drops those that reach 0; at the
+// restricted optimum the most violated constraints enter. Every iterate is
+// dual feasible and the dual never decreases, and at the end the solution is
+// exact up to rounding. On the SSVM's warm starts (one new plane) it usually
+// finishes in the first sweep; the sweeps are the fallback, used when the
+// polish stops early (free set above 800 planes and rows, 400 steps, or a
+// non-finite solve). Options.NoPolish turns it off.
 //
 // Solve stops when the relative gap is at most Options.Tol and no row is
 // violated by more than Options.FeasTol·‖g_k‖·√(2·Primal). On nearly

@@ -78,22 +78,34 @@ func (w *work) polish(done func() bool) bool {
 		if slackIn && a0Star < 0 {
 			t = math.Min(t, w.alpha0/(w.alpha0-a0Star))
 		}
+		// Move, updating v and u incrementally (O(k) per free multiplier);
+		// blocking multipliers are set to exactly 0 and leave F.
 		blocked := t < 1
 		for p := range s.vecs {
-			if inS[p] {
-				s.lam[p] += t * (lamStar[p] - s.lam[p])
-				if lamStar[p] < 0 && (s.lam[p] <= 0 || (blocked && s.lam[p] <= 1e-15*math.Abs(lamStar[p]))) {
-					s.lam[p], inS[p] = 0, false
-				}
+			if !inS[p] {
+				continue
 			}
+			next := s.lam[p] + t*(lamStar[p]-s.lam[p])
+			if lamStar[p] < 0 && (next <= 0 || (blocked && next <= 1e-15*math.Abs(lamStar[p]))) {
+				next, inS[p] = 0, false
+			}
+			if d := next - s.lam[p]; d != 0 {
+				w.addVec(p, d)
+			}
+			s.lam[p] = next
 		}
 		for b := range w.bc {
-			if inB[b] {
-				w.beta[b] += t * (betaStar[b] - w.beta[b])
-				if betaStar[b] < 0 && (w.beta[b] <= 0 || (blocked && w.beta[b] <= 1e-15*math.Abs(betaStar[b]))) {
-					w.beta[b], inB[b] = 0, false
-				}
+			if !inB[b] {
+				continue
 			}
+			next := w.beta[b] + t*(betaStar[b]-w.beta[b])
+			if betaStar[b] < 0 && (next <= 0 || (blocked && next <= 1e-15*math.Abs(betaStar[b]))) {
+				next, inB[b] = 0, false
+			}
+			if d := next - w.beta[b]; d != 0 {
+				w.addBound(b, d)
+			}
+			w.beta[b] = next
 		}
 		if slackIn {
 			w.alpha0 += t * (a0Star - w.alpha0)
@@ -110,7 +122,6 @@ func (w *work) polish(done func() bool) bool {
 		// their KKT condition? The threshold sits above the rounding noise
 		// of w, which scales with Σ|λ_p|‖r_p‖, so that tight constraints
 		// with zero multiplier do not flip in and out.
-		w.refresh()
 		st := w.measure()
 		thr := 1e-11 * (math.Sqrt(2*st.primal) + st.noise)
 		var cand []viol
@@ -159,7 +170,7 @@ func (w *work) polish(done func() bool) bool {
 			}
 		}
 	}
-	w.refresh()
+	w.refresh() // drop the rounding drift of the incremental updates
 	return done()
 }
 

@@ -1,6 +1,10 @@
 package qp
 
-import "sort"
+import (
+	"sort"
+
+	"gonum.org/v1/gonum/floats"
+)
 
 // vec is one stored constraint vector (a cutting plane's a_j or a hard row's
 // g_k), kept dense or sparse as it was given. Fixed coordinates are zeroed in
@@ -42,9 +46,7 @@ func (v *vec) addTo(w []float64, s float64) {
 		return
 	}
 	if v.dense != nil {
-		for i, x := range v.dense {
-			w[i] += s * x
-		}
+		floats.AddScaled(w, s, v.dense)
 		return
 	}
 	for k, i := range v.idx {
@@ -54,13 +56,10 @@ func (v *vec) addTo(w []float64, s float64) {
 
 // dotDense returns v·w for a dense w.
 func (v *vec) dotDense(w []float64) float64 {
-	var s float64
 	if v.dense != nil {
-		for i, x := range v.dense {
-			s += x * w[i]
-		}
-		return s
+		return floats.Dot(v.dense, w) // assembly kernel: the Gram update's hot loop
 	}
+	var s float64
 	for k, i := range v.idx {
 		s += v.val[k] * w[i]
 	}
