@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/probably-submodular/crf/psub"
@@ -80,6 +82,16 @@ type SegmentationExperiment struct {
 	MaxIter int
 	Delayed bool
 	Workers int
+	// ModelDir, when set, receives every final model as JSON, named by
+	// ModelPath, for figures drawn after the grid.
+	ModelDir string
+}
+
+// ModelPath is where Run saves the final model of job under dir.
+func ModelPath(dir string, job Job) string {
+	name := strings.NewReplacer("*", "star", "|", "_", "/", "_").Replace(
+		fmt.Sprintf("%s_%s_%s_fold%d", job.Dataset, job.Set, job.Loss, job.Fold))
+	return filepath.Join(dir, name+".json")
 }
 
 // Metric names written by Run.
@@ -197,6 +209,14 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]f
 		}
 		m[MetricSelect] = m["val_"+selectionMetric(job.Loss)]
 		return m, nil
+	}
+	if e.ModelDir != "" {
+		if err := os.MkdirAll(e.ModelDir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := model.SaveFile(ModelPath(e.ModelDir, job)); err != nil {
+			return nil, err
+		}
 	}
 	if err := score(trainIdx, "train_", false); err != nil {
 		return nil, err

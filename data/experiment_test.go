@@ -53,7 +53,8 @@ func TestSegmentationProtocolOnSynthetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1, Delayed: true}
+	models := t.TempDir()
+	e := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1, Delayed: true, ModelDir: models}
 	results := filepath.Join(t.TempDir(), "results.jsonl")
 	methods := []string{"C1", "C2", "C4", "C4bar", "QPBO"}
 	rs, err := e.RunProtocol(context.Background(), "synthetic", methods, []string{"hamming", "avg"}, []float64{1, 10}, GridOptions{Results: results, Workers: 2})
@@ -76,6 +77,9 @@ func TestSegmentationProtocolOnSynthetic(t *testing.T) {
 		// VOC score lies between the foreground IoU and 1.
 		if r.Metrics["test_voc"] < r.Metrics["test_iou"]-1e-12 {
 			t.Errorf("%s: VOC %v below foreground IoU %v", r.Key(), r.Metrics["test_voc"], r.Metrics["test_iou"])
+		}
+		if m, err := psub.LoadFile(ModelPath(models, r.Job)); err != nil || m.Set != r.Set && r.Set != "QPBO" {
+			t.Errorf("%s: saved model: %v", r.Key(), err)
 		}
 		switch r.Set {
 		case "C1", "C2":
