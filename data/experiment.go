@@ -300,3 +300,30 @@ func emptyIsPerfect(v float64) float64 {
 	}
 	return v
 }
+
+// Aggregate is the mean and standard error (sd/√n) across folds of metric
+// over the successful rows of the given set and loss, whatever C each fold
+// selected. n is the number of rows; NaN mean when there are none.
+func Aggregate(rs []Result, set, loss, metric string) (mean, se float64, n int) {
+	var x []float64
+	for _, r := range rs {
+		if v, ok := r.Metrics[metric]; ok && r.Error == "" && r.Set == set && r.Loss == loss {
+			x = append(x, v)
+		}
+	}
+	if len(x) == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) > 1 {
+		ss := 0.0
+		for _, v := range x {
+			ss += (v - mean) * (v - mean)
+		}
+		se = math.Sqrt(ss/float64(len(x)-1)) / math.Sqrt(float64(len(x)))
+	}
+	return mean, se, len(x)
+}

@@ -115,3 +115,20 @@ func jobsOf(rs []Result) []Job {
 	}
 	return out
 }
+
+func TestAggregate(t *testing.T) {
+	rs := []Result{
+		{Job: Job{Set: "C4", Loss: "avg", C: 1, Fold: 0}, Metrics: map[string]float64{"acc": 0.8}},
+		{Job: Job{Set: "C4", Loss: "avg", C: 10, Fold: 1}, Metrics: map[string]float64{"acc": 0.9}},
+		{Job: Job{Set: "C4", Loss: "avg", C: 10, Fold: 2}, Metrics: map[string]float64{"acc": 0.1}, Error: "failed"},
+		{Job: Job{Set: "C1", Loss: "avg", C: 10, Fold: 0}, Metrics: map[string]float64{"acc": 0.5}},
+	}
+	mean, se, n := Aggregate(rs, "C4", "avg", "acc")
+	// sd of {0.8, 0.9} is 0.0707…, se = sd/√2 = 0.05.
+	if n != 2 || math.Abs(mean-0.85) > 1e-12 || math.Abs(se-0.05) > 1e-12 {
+		t.Fatalf("mean %v se %v n %d", mean, se, n)
+	}
+	if _, _, n := Aggregate(rs, "C2", "avg", "acc"); n != 0 {
+		t.Fatal("rows for an absent set")
+	}
+}
