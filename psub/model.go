@@ -81,26 +81,6 @@ func (l Layout) JointFeature(dst []float64, in *Instance, y []int, scale float64
 	}
 }
 
-// jointFeatureDiff adds scale·(ψ(x,y) − ψ(x,z)) to dst, touching only the
-// nodes and edges whose labels differ: near convergence the most violated
-// labelling z is close to y and this is much cheaper than two full maps.
-func (l Layout) jointFeatureDiff(dst []float64, in *Instance, y, z []int, scale float64) {
-	for k, row := range in.Unary {
-		if y[k] != z[k] {
-			axpy(dst[l.UnaryIndex(y[k], 0):], scale, row)
-			axpy(dst[l.UnaryIndex(z[k], 0):], -scale, row)
-		}
-	}
-	for e, ed := range in.Edges {
-		by, bz := l.Block(y[ed[0]], y[ed[1]]), l.Block(z[ed[0]], z[ed[1]])
-		if by != bz {
-			off := l.PairwiseOffset()
-			axpy(dst[off+by*l.PairwiseDim:], scale, in.Pairwise[e])
-			axpy(dst[off+bz*l.PairwiseDim:], -scale, in.Pairwise[e])
-		}
-	}
-}
-
 // Score is w·ψ(x,y), computed without forming ψ.
 func (l Layout) Score(w []float64, in *Instance, y []int) float64 {
 	s := 0.0

@@ -20,6 +20,7 @@ type Iteration struct {
 	HardTotal int   // hard constraints in the QP after it
 	QPCalls   int   // QP solves in the w-update
 	Margins   int64 // hard-constraint margins computed in the w-update
+	CacheHit  bool  // the plane came from the inference cache, not inference
 	Truncated int   // edges truncated by training-time inference (with a submodular set: only round-off below HardTol)
 
 	InferenceSeconds, QPSeconds, ConstraintSeconds float64
@@ -52,6 +53,7 @@ type Trace struct {
 	Margins        int64   // hard-constraint margins computed, all calls
 	MinMargin      float64 // smallest hard-constraint margin at the end (pool sets)
 	QPNotConverged int     // QP solves that hit their iteration limit
+	PlanesRemoved  int     // inactive cutting planes dropped (InactiveWindow)
 
 	Seconds                                        float64 // wall time of Train
 	InferenceSeconds, QPSeconds, ConstraintSeconds float64

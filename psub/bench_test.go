@@ -1,0 +1,189 @@
+package psub
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// synthCows is a synthetic problem of the size of one fold of the cows
+// protocol (paper TARGETS §1): images of a 20×25 superpixel grid (500 nodes)
+// with 4-neighbour, one diagonal and some anti-diagonal edges (~1500 edges),
+// an elliptic foreground object, 125-bin colour-histogram unaries drawn
+// from per-image foreground/background palettes that overlap, and pairwise
+// features |φ_k − φ_l|.
+func synthCows(seed uint64, images int) []Instance {
+	const rows, cols, bins, pixels = 20, 25, 125, 40
+	rng := rand.New(rand.NewPCG(seed, 0xc0e5))
+	var set []Instance
+	for im := 0; im < images; im++ {
+		palette := func() []float64 {
+			p := make([]float64, bins)
+			for t := 0; t < 6; t++ {
+				p[rng.IntN(bins)] += rng.Float64()
+			}
+			return p
+		}
+		fg, bg, shared := palette(), palette(), palette()
+		cy, cx := 6+8*rng.Float64(), 7+11*rng.Float64()
+		ry, rx := 3+3*rng.Float64(), 4+5*rng.Float64()
+		in := Instance{}
+		id := func(r, c int) int { return r*cols + c }
+		for r := 0; r < rows; r++ {
+			for c := 0; c < cols; c++ {
+				dy, dx := (float64(r)-cy)/ry, (float64(c)-cx)/rx
+				y := 0
+				if dy*dy+dx*dx < 1 {
+					y = 1
+				}
+				own := bg
+				if y == 1 {
+					own = fg
+				}
+				h := make([]float64, bins)
+				for p := 0; p < pixels; p++ {
+					src := own
+					if rng.Float64() < 0.6 {
+						src = shared // colours both classes contain
+					}
+					h[sample(rng, src)] += 1.0 / pixels
+				}
+				in.Unary = append(in.Unary, h)
+				in.Labels = append(in.Labels, y)
+			}
+		}
+		add := func(a, b int) {
+			in.Edges = append(in.Edges, [2]int{a, b})
+			p := make([]float64, bins)
+			for j := range p {
+				p[j] = math.Abs(in.Unary[a][j] - in.Unary[b][j])
+			}
+			in.Pairwise = append(in.Pairwise, p)
+		}
+		for r := 0; r < rows; r++ {
+			for c := 0; c < cols; c++ {
+				if c+1 < cols {
+					add(id(r, c), id(r, c+1))
+				}
+				if r+1 < rows {
+					add(id(r, c), id(r+1, c))
+				}
+				if r+1 < rows && c+1 < cols {
+					add(id(r, c), id(r+1, c+1))
+				}
+				if r+1 < rows && c > 0 && rng.Float64() < 0.2 {
+					add(id(r, c), id(r+1, c-1))
+				}
+			}
+		}
+		set = append(set, in)
+	}
+	return set
+}
+
+// sample draws an index with probability proportional to p.
+func sample(rng *rand.Rand, p []float64) int {
+	s := 0.0
+	for _, v := range p {
+		s += v
+	}
+	u := rng.Float64() * s
+	for i, v := range p {
+		if u -= v; u < 0 {
+			return i
+		}
+	}
+	return len(p) - 1
+}
+
+// BenchmarkCowsFold trains the four rows of the paper's efficiency table on
+// one synthetic cows-sized fold (~100 images × 500 nodes × ~1500 edges,
+// 125-d unary and pairwise features). Run with -benchtime=1x.
+func BenchmarkCowsFold(b *testing.B) {
+	images := 100
+	if testing.Short() {
+		images = 10
+	}
+	train := synthCows(1, images)
+	for _, row := range []struct {
+		name string
+		s    Settings
+	}{
+		{"def-submodular", Settings{Set: C2{}}},
+		{"1-pass-full", Settings{Set: C4{}}},
+		{"1-pass-delayed", Settings{Set: C4{}, Delayed: true}},
+		{"2-pass-delayed", Settings{Set: C4{}, Delayed: true, Pretrain: true}},
+	} {
+		b.Run(row.name, func(b *testing.B) {
+			row.s.C, row.s.Tol = 1, 1e-3
+			var tr *Trace
+			for b.Loop() {
+				var err error
+				if _, tr, err = Train(train, 2, row.s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(tr.Margins), "margins")
+			b.ReportMetric(float64(tr.Iters), "iterations")
+			b.ReportMetric(tr.ConstraintSeconds, "constraint-s")
+			b.ReportMetric(tr.QPSeconds, "qp-s")
+			b.ReportMetric(tr.InferenceSeconds, "inference-s")
+			b.ReportMetric(tr.Seconds, "train-s")
+			b.ReportMetric(float64(tr.HardIntroduced), "hard-introduced")
+			b.ReportMetric(float64(tr.ActiveHard), "hard-active")
+			if !tr.Converged {
+				b.Logf("%s: not converged (gap %.2g)", row.name, tr.Final().Gap)
+			}
+		})
+	}
+}
+
+// BenchmarkLossAugmented is one round of parallel loss-augmented inference
+// (energies by matrix products, TGC, cutting-plane accumulation) on the
+// synthetic fold: the per-iteration cost of every row above.
+func BenchmarkLossAugmented(b *testing.B) {
+	train := synthCows(2, 20)
+	l := Layout{Labels: 2, UnaryDim: 125, PairwiseDim: 125}
+	costs, _ := Hamming{}.NodeCosts(train, 2)
+	s, _ := Settings{}.withDefaults(2)
+	t := &trainer{s: s, layout: l, train: train, costs: costs, w: randomW(rand.New(rand.NewPCG(1, 1)), l.Dim())}
+	t.prepare()
+	for _, wk := range t.works {
+		wk.method = s.Exact
+	}
+	for b.Loop() {
+		if _, _, _, err := t.lossAugmented(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMargins compares Algorithm 1's full margin computation with
+// Algorithm 2's delayed update after a small step of w, on 30 000 edges.
+func BenchmarkMargins(b *testing.B) {
+	train := synthCows(3, 20)
+	l := Layout{Labels: 2, UnaryDim: 125, PairwiseDim: 125}
+	rng := rand.New(rand.NewPCG(2, 2))
+	w := randomW(rng, l.Dim())
+	for _, delayed := range []bool{false, true} {
+		name := "full"
+		if delayed {
+			name = "delayed"
+		}
+		b.Run(name, func(b *testing.B) {
+			spec, _ := C4{}.spec(l, train)
+			q := spec.pool
+			q.workers = 2
+			for b.Loop() {
+				for i := range w {
+					w[i] += 1e-4 * rng.NormFloat64()
+				}
+				if delayed {
+					q.computeDelayed(w)
+				} else {
+					q.computeFull(w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,130 @@
+package psub
+
+import "github.com/probably-submodular/crf/psub/inference"
+
+// csr stores feature rows in compressed sparse row form. Histogram
+// features (the cows' colour histograms and their |φ_k − φ_l|) are mostly
+// zero, and every iteration touches every row of every training instance,
+// so skipping zeros is the learner's main saving.
+type csr struct {
+	start []int32
+	idx   []int32
+	val   []float64
+}
+
+func newCSR(rows [][]float64) csr {
+	c := csr{start: make([]int32, 1, len(rows)+1)}
+	for _, r := range rows {
+		for j, v := range r {
+			if v != 0 {
+				c.idx = append(c.idx, int32(j))
+				c.val = append(c.val, v)
+			}
+		}
+		c.start = append(c.start, int32(len(c.idx)))
+	}
+	return c
+}
+
+// mulInto sets dst[a] = Σ_j x_j·W[j·m + a] for a < m, x = row r.
+func (c *csr) mulInto(dst []float64, r int, W []float64, m int) {
+	dst = dst[:m]
+	clear(dst)
+	for t := c.start[r]; t < c.start[r+1]; t++ {
+		x := c.val[t]
+		w := W[int(c.idx[t])*m : int(c.idx[t])*m+m]
+		for a, wa := range w {
+			dst[a] += x * wa
+		}
+	}
+}
+
+// addTo does dst[j] += s·x_j for row r.
+func (c *csr) addTo(dst []float64, r int, s float64) {
+	for t := c.start[r]; t < c.start[r+1]; t++ {
+		dst[c.idx[t]] += s * c.val[t]
+	}
+}
+
+// instFeatures are an instance's unary and pairwise rows in CSR form.
+type instFeatures struct{ unary, pairwise csr }
+
+// reduced holds the weights relative to label 0 and block (0,0),
+// interleaved by feature coordinate: U[j·(L−1) + a−1] = (w_a − w_0)_j and
+// P[j·(B−1) + c−1] = (w_c − w_00)_j. Energies built from them differ from
+// −w·ψ by a constant per node and per edge, which leaves every minimiser
+// unchanged and saves one of L unary and one of B pairwise products.
+type reduced struct {
+	U, P   []float64
+	mu, mp int
+}
+
+func (l Layout) reduce(w []float64, r *reduced) {
+	L, nb := l.Labels, l.Blocks()
+	r.mu, r.mp = L-1, nb-1
+	r.U = resize(r.U, l.UnaryDim*r.mu)
+	r.P = resize(r.P, l.PairwiseDim*r.mp)
+	for a := 1; a < L; a++ {
+		for j := 0; j < l.UnaryDim; j++ {
+			r.U[j*r.mu+a-1] = w[l.UnaryIndex(a, j)] - w[l.UnaryIndex(0, j)]
+		}
+	}
+	off, dp := l.PairwiseOffset(), l.PairwiseDim
+	for c := 1; c < nb; c++ {
+		for j := 0; j < dp; j++ {
+			r.P[j*r.mp+c-1] = w[off+c*dp+j] - w[off+j]
+		}
+	}
+}
+
+func resize(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+// fillEnergy writes the reduced energies of instance f into e; buf is
+// scratch of length ≥ max(mu, mp).
+func (l Layout) fillEnergy(e *inference.Energy, f *instFeatures, r *reduced, buf []float64) {
+	L := l.Labels
+	n := len(e.Unary) / L
+	for k := 0; k < n; k++ {
+		f.unary.mulInto(buf, k, r.U, r.mu)
+		e.Unary[k*L] = 0
+		for a := 1; a < L; a++ {
+			e.Unary[k*L+a] = -buf[a-1]
+		}
+	}
+	for ed := range e.Edges {
+		f.pairwise.mulInto(buf, ed, r.P, r.mp)
+		t := e.Pairwise[ed*L*L : (ed+1)*L*L]
+		for a := 0; a < L; a++ {
+			for b := 0; b < L; b++ {
+				if c := l.Block(a, b); c == 0 {
+					t[a*L+b] = 0
+				} else {
+					t[a*L+b] = -buf[c-1]
+				}
+			}
+		}
+	}
+}
+
+// featureDiff adds ψ(x,y) − ψ(x,z) to dst from the CSR rows.
+func (l Layout) featureDiff(dst []float64, in *Instance, f *instFeatures, y, z []int) {
+	du, dp, off := l.UnaryDim, l.PairwiseDim, l.PairwiseOffset()
+	for k := range y {
+		if y[k] != z[k] {
+			f.unary.addTo(dst[y[k]*du:], k, 1)
+			f.unary.addTo(dst[z[k]*du:], k, -1)
+		}
+	}
+	for e, ed := range in.Edges {
+		by, bz := l.Block(y[ed[0]], y[ed[1]]), l.Block(z[ed[0]], z[ed[1]])
+		if by != bz {
+			f.pairwise.addTo(dst[off+by*dp:], e, 1)
+			f.pairwise.addTo(dst[off+bz*dp:], e, -1)
+		}
+	}
+}
