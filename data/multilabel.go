@@ -110,7 +110,8 @@ func PosNeg(xt []float64) []float64 {
 // value is the paper's setting plus a unary bias (see NoBias).
 type MultiLabelOptions struct {
 	// Components is the PCA dimension of x̃; R(x) has twice as many
-	// entries. 0 means 20, the paper's value.
+	// entries. 0 means 20, the paper's value, or the feature dimension d
+	// when that is smaller (the synthetic problem has d = 12).
 	Components int
 	// NoBias drops the constant 1 appended to x in the unary features. The
 	// paper writes φ_u(k) = 1(k) ⊗ x without a bias; we append one by
@@ -121,9 +122,9 @@ type MultiLabelOptions struct {
 	NoBias bool
 }
 
-func (o MultiLabelOptions) components() int {
+func (o MultiLabelOptions) components(d, n int) int {
 	if o.Components == 0 {
-		return 20
+		return min(20, d, n)
 	}
 	return o.Components
 }
@@ -164,7 +165,7 @@ func BuildMultiLabel(train, test *MultiLabelSet, opt MultiLabelOptions) (*MultiL
 			return nil, fmt.Errorf("multi-label: test set has %d features × %d labels, training set %d × %d", td, tl, d, nl)
 		}
 	}
-	pca, err := FitPCA(train.X, opt.components())
+	pca, err := FitPCA(train.X, opt.components(d, train.Len()))
 	if err != nil {
 		return nil, fmt.Errorf("multi-label %s: %w", train.Name, err)
 	}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/psub"
+	"github.com/probably-submodular/crf/psub/feature"
+)
+
+// trainResult is the JSON object printed by "psub train".
+type trainResult struct {
+	Train          string   `json:"train"`
+	Test           string   `json:"test,omitempty"`
+	Model          string   `json:"model,omitempty"`
+	Set            string   `json:"set"`
+	Loss           string   `json:"loss"`
+	C              float64  `json:"C"`
+	Tol            float64  `json:"tol"`
+	Labels         int      `json:"labels"`
+	UnaryDim       int      `json:"unary_dim"`
+	PairwiseDim    int      `json:"pairwise_dim"`
+	TrainInstances int      `json:"train_instances"`
+	TestInstances  int      `json:"test_instances,omitempty"`
+	TrainAccuracy  float64  `json:"train_accuracy"`
+	TrainClassAvg  float64  `json:"train_class_averaged_accuracy"`
+	TestAccuracy   *float64 `json:"test_accuracy,omitempty"`
+	TestClassAvg   *float64 `json:"test_class_averaged_accuracy,omitempty"`
+	Primal         float64  `json:"primal"`
+	Dual           float64  `json:"dual"`
+	Gap            float64  `json:"gap"`
+	Iterations     int      `json:"iterations"`
+	Converged      bool     `json:"converged"`
+	Seconds        float64  `json:"seconds"`
+	Margins        int64    `json:"margins_computed"`
+	HardActive     int      `json:"hard_constraints_active"`
+	HardIntroduced int      `json:"hard_constraints_introduced"`
+	// NonSubmodularTest is the fraction of test edges whose learned pairwise
+	// energy is not submodular (paper table "tradeoff"); absent without -test.
+	NonSubmodularTest  *float64 `json:"nonsubmodular_test_edge_fraction,omitempty"`
+	NonSubmodularTrain float64  `json:"nonsubmodular_train_edge_fraction"`
+}
+
+// lossByName maps the -loss flag to a psub.Loss.
+func lossByName(name string) (psub.Loss, error) {
+	switch strings.ToLower(name) {
+	case "hamming", "global":
+		return psub.Hamming{}, nil
+	case "avg", "class-averaged":
+		return psub.ClassAveraged{}, nil
+	}
+	return nil, fmt.Errorf("-loss %q: want hamming or avg", name)
+}
+
+// setByName maps the -set flag to a constraint set; C4bar gets the test
+// instances, whose edges it constrains.
+func setByName(name string, test []psub.Instance) (psub.ConstraintSet, error) {
+	set, err := psub.SetByName(name)
+	if err != nil {
+		return nil, fmt.Errorf("-set %q: %w", name, err)
+	}
+	if _, ok := set.(psub.C4Bar); ok {
+		if test == nil {
+			return nil, errors.New("-set C4bar (transductive) needs -test: it constrains the test edges")
+		}
+		return psub.C4Bar{Test: test}, nil
+	}
+	return set, nil
+}
+
+// nodeAccuracy predicts every instance and returns the global and the
+// class-averaged node accuracy, and the edges truncated by inference.
+func nodeAccuracy(m *psub.Model, set []psub.Instance) (acc, classAvg float64, truncated int, err error) {
+	conf := feature.NewConfusion(m.Labels)
+	for i := range set {
+		y, tr, err := m.Predict(&set[i])
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("instance %d (%s): %w", i, set[i].Name, err)
+		}
+		truncated += tr
+		if set[i].Labels != nil {
+			if err := conf.AddLabels(set[i].Labels, y); err != nil {
+				return 0, 0, 0, fmt.Errorf("instance %d (%s): %w", i, set[i].Name, err)
+			}
+		}
+	}
+	return conf.Accuracy(), conf.ClassAveraged(), truncated, nil
+}
+
+func runTrain(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	trainPath := fs.String("train", "", "training graphs, JSON Lines (FORMATS.md); required")
+	testPath := fs.String("test", "", "test graphs, JSON Lines, with labels for accuracies")
+	setName := fs.String("set", "C4", "constraint set: C0 C1 C2 C2* C3 C4 C4bar, or Unconstrained")
+	c := fs.Float64("C", 1, "the paper's C: multiplies the mean loss over training instances")
+	tol := fs.Float64("tol", 1e-3, "stop at this relative primal-dual gap")
+	maxIter := fs.Int("max-iter", 1000, "maximum cutting-plane iterations")
+	lossName := fs.String("loss", "hamming", "loss: hamming (global) or avg (class-averaged)")
+	labels := fs.Int("labels", 0, "number of labels L (0: 1 + the largest training label, at least 2)")
+	delayed := fs.Bool("delayed", false, "delayed constraint generation (Algorithm 2)")
+	pretrain := fs.Bool("pretrain", false, "2-pass: train without hard constraints first")
+	tied := fs.Bool("tied", false, "tie w_ab = w_ba (orientation-free model)")
+	workers := fs.Int("workers", 0, "goroutines for inference (0: all cores)")
+	verbose := fs.Bool("v", false, "print every cutting-plane iteration to stderr (default: every 10th)")
+	out := fs.String("o", "", "write the trained model (JSON) here")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: psub train -train A.jsonl [-test B.jsonl] [-set C4] [-C 1] [-tol 1e-3] [-loss hamming|avg] [-o model.json]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q (every input is a flag)", fs.Args())
+	}
+	if *trainPath == "" {
+		fs.Usage()
+		return errors.New("-train is required")
+	}
+	if *c <= 0 || *tol <= 0 || *maxIter <= 0 {
+		return fmt.Errorf("-C %g, -tol %g, -max-iter %d: all must be positive", *c, *tol, *maxIter)
+	}
+	loss, err := lossByName(*lossName)
+	if err != nil {
+		return err
+	}
+	train, err := data.ReadJSONLFile(*trainPath, *labels)
+	if err != nil {
+		return err
+	}
+	L := *labels
+	if L <= 0 {
+		L = max(data.NumLabels(train), 2)
+	}
+	for i := range train {
+		if train[i].Labels == nil {
+			return fmt.Errorf("%s: instance %d (%s) has no labels; every training instance needs them", *trainPath, i, train[i].Name)
+		}
+	}
+	du, dp, err := psub.ValidateSet(train, L)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *trainPath, err)
+	}
+	var test []psub.Instance
+	if *testPath != "" {
+		if test, err = data.ReadJSONLFile(*testPath, L); err != nil {
+			return err
+		}
+		if tdu, tdp, _ := psub.ValidateSet(test, L); tdu != du || (tdp != dp && tdp != 0) {
+			return fmt.Errorf("%s: feature dimensions %d/%d (unary/pairwise), training file has %d/%d", *testPath, tdu, tdp, du, dp)
+		}
+	}
+	set, err := setByName(*setName, test)
+	if err != nil {
+		return err
+	}
+	settings := psub.Settings{
+		C: *c, Tol: *tol, MaxIter: *maxIter, Loss: loss, Set: set,
+		Delayed: *delayed, Pretrain: *pretrain, Tied: *tied, Workers: *workers,
+		Description: fmt.Sprintf("psub train -train %s -set %s -C %g -loss %s", *trainPath, set.Name(), *c, loss.Name()),
+		Progress: func(it psub.Iteration) {
+			if *verbose || it.Iter%10 == 0 {
+				fmt.Fprintf(stderr, "iter %4d  primal %.6g  dual %.6g  gap %.2e  planes %d  hard %d\n",
+					it.Iter, it.Primal, it.Dual, it.Gap, it.Planes, it.HardTotal)
+			}
+		},
+	}
+	start := time.Now()
+	model, trace, err := psub.Train(train, L, settings)
+	if err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	final := trace.Final()
+	res := trainResult{
+		Train: *trainPath, Test: *testPath, Model: *out, Set: set.Name(), Loss: loss.Name(), C: *c, Tol: *tol,
+		Labels: L, UnaryDim: du, PairwiseDim: dp, TrainInstances: len(train), TestInstances: len(test),
+		Primal: final.Primal, Dual: final.Dual, Gap: final.Gap, Iterations: trace.Iters, Converged: trace.Converged,
+		Seconds: secs, Margins: trace.Margins, HardActive: trace.ActiveHard, HardIntroduced: trace.HardIntroduced,
+	}
+	if res.TrainAccuracy, res.TrainClassAvg, _, err = nodeAccuracy(model, train); err != nil {
+		return fmt.Errorf("%s: %w", *trainPath, err)
+	}
+	if res.NonSubmodularTrain, err = model.NonSubmodularFraction(train, 0); err != nil {
+		return err
+	}
+	if test != nil {
+		acc, avg, _, err := nodeAccuracy(model, test)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *testPath, err)
+		}
+		if data.NumLabels(test) > 0 {
+			res.TestAccuracy, res.TestClassAvg = &acc, &avg
+		}
+		frac, err := model.NonSubmodularFraction(test, 0)
+		if err != nil {
+			return err
+		}
+		res.NonSubmodularTest = &frac
+	}
+	if *out != "" {
+		if err := model.SaveFile(*out); err != nil {
+			return err
+		}
+	}
+	return writeJSON(stdout, res)
+}

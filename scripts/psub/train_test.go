@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runOK(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("psub %s: exit %d, stderr %q", strings.Join(args, " "), code, errb.String())
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v: %q", err, out.String())
+	}
+	return got
+}
+
+func runFail(t *testing.T, want string, args ...string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(args, &out, &errb); code == 0 || !strings.Contains(errb.String(), want) {
+		t.Fatalf("psub %s: exit %d, stderr %q; want failure mentioning %q", strings.Join(args, " "), code, errb.String(), want)
+	}
+}
+
+func TestExportTrainPredict(t *testing.T) {
+	dir := t.TempDir()
+	ex := runOK(t, "export", "-dataset", "synthetic", "-o", dir, "-seed", "3")
+	if files := ex["files"].([]any); len(files) != 2 {
+		t.Fatalf("export wrote %v", files)
+	}
+	train, test := filepath.Join(dir, "train.jsonl"), filepath.Join(dir, "test.jsonl")
+	acc := map[string]float64{}
+	for _, set := range []string{"C1", "C4"} {
+		model := filepath.Join(dir, set+".json")
+		got := runOK(t, "train", "-train", train, "-test", test, "-set", set, "-C", "1", "-tol", "1e-2", "-o", model)
+		for _, k := range []string{"train_accuracy", "test_accuracy", "primal", "dual", "iterations", "seconds",
+			"margins_computed", "hard_constraints_active", "hard_constraints_introduced", "nonsubmodular_test_edge_fraction"} {
+			if _, ok := got[k]; !ok {
+				t.Fatalf("train output lacks %q: %v", k, got)
+			}
+		}
+		if got["set"] != set || got["labels"].(float64) != 2 {
+			t.Fatalf("train output %v", got)
+		}
+		acc[set] = got["test_accuracy"].(float64)
+		preds := filepath.Join(dir, set+".pred.jsonl")
+		p := runOK(t, "predict", "-model", model, "-data", test, "-o", preds)
+		if p["accuracy"].(float64) != acc[set] {
+			t.Fatalf("predict accuracy %v, train reported %v", p["accuracy"], acc[set])
+		}
+		b, err := os.ReadFile(preds)
+		if err != nil || bytes.Count(b, []byte{'\n'}) != 20 {
+			t.Fatalf("predictions file: %d lines, %v", bytes.Count(b, []byte{'\n'}), err)
+		}
+	}
+	if acc["C4"] <= acc["C1"] {
+		t.Fatalf("C4 test accuracy %v not above C1 %v on the synthetic problem", acc["C4"], acc["C1"])
+	}
+	// The exported multi-label problem trains too (a handful of examples).
+	ml := filepath.Join(dir, "ml")
+	runOK(t, "export", "-dataset", "synthetic-multilabel", "-o", ml)
+	got := runOK(t, "train", "-train", filepath.Join(ml, "test.jsonl"), "-set", "C2", "-C", "0.1", "-tol", "1e-2", "-max-iter", "20")
+	if got["unary_dim"].(float64) != 5*13 || got["pairwise_dim"].(float64) != 10*24 {
+		t.Fatalf("multi-label dims %v/%v", got["unary_dim"], got["pairwise_dim"])
+	}
+}
+
+func TestDataCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "g.jsonl")
+	bad := filepath.Join(dir, "b.jsonl")
+	other := filepath.Join(dir, "o.jsonl")
+	os.WriteFile(good, []byte(`{"unary":[[1,0],[0,1]],"edges":[[0,1]],"pairwise":[[1]],"labels":[0,1]}`+"\n"), 0o644)
+	os.WriteFile(bad, []byte(`{"unary":[[1,0],[0,1]],"edges":[[0,1]],"pairwise":[[1]],"labels":[0,1]}`+"\n"+`{"unary":[[1,0]],"edges":[[0,5]],"pairwise":[[1]]}`+"\n"), 0o644)
+	os.WriteFile(other, []byte(`{"unary":[[1,0,3]],"edges":[],"pairwise":[]}`+"\n"), 0o644)
+	model := filepath.Join(dir, "m.json")
+	runOK(t, "train", "-train", good, "-set", "C2", "-o", model, "-max-iter", "5")
+	runFail(t, "-train is required", "train")
+	runFail(t, "b.jsonl:2:", "train", "-train", bad)
+	runFail(t, "-set \"C9\"", "train", "-train", good, "-set", "C9")
+	runFail(t, "-loss \"l2\"", "train", "-train", good, "-loss", "l2")
+	runFail(t, "needs -test", "train", "-train", good, "-set", "C4bar")
+	runFail(t, "must be positive", "train", "-train", good, "-C", "0")
+	runFail(t, "has no labels", "train", "-train", other)
+	runFail(t, "the model", "predict", "-model", model, "-data", other)
+	runFail(t, "-model and -data are required", "predict", "-data", good)
+	runFail(t, "unknown; known:", "export", "-dataset", "msrc", "-o", dir)
+	runFail(t, "-dataset and -o are required", "export", "-dataset", "synthetic")
+}
