@@ -267,6 +267,7 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 	for a := 0; a < ns; a++ {
 		maxDiag = math.Max(maxDiag, m.At(a, a))
 	}
+	m0 := mat.DenseCopyOf(m)
 	eps := 1e-11 * math.Max(maxDiag, 1e-300)
 	for a := 0; a < ns; a++ {
 		m.Set(a, a, m.At(a, a)+eps)
@@ -277,20 +278,20 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 	for a, p := range S {
 		x.SetVec(a, s.lam[p])
 	}
-	rhs := mat.NewVecDense(n, nil)
+	// Residual form of the proximal iteration, x ← x + (M+εI)⁻¹(t − M x):
+	// algebraically the same as x ← (M+εI)⁻¹(t + εx), but it also refines
+	// away the cancellation of the bordered system when C ≪ b_j.
+	r := mat.NewVecDense(n, nil)
+	var d mat.VecDense
 	for range 6 {
-		for a := 0; a < n; a++ {
-			r := t.AtVec(a)
-			if a < ns {
-				r += eps * x.AtVec(a)
-			}
-			rhs.SetVec(a, r)
-		}
-		if err := lu.SolveVecTo(x, false, rhs); err != nil {
+		r.MulVec(m0, x)
+		r.SubVec(t, r)
+		if err := lu.SolveVecTo(&d, false, r); err != nil {
 			if _, cond := err.(mat.Condition); !cond {
 				return 0, 0, false
 			}
 		}
+		x.AddVec(x, &d)
 	}
 	for a := 0; a < n; a++ {
 		if v := x.AtVec(a); math.IsNaN(v) || math.IsInf(v, 0) {

@@ -504,3 +504,62 @@ func TestIllConditioned(t *testing.T) {
 		})
 	}
 }
+
+// TestEdgeCases covers degenerate inputs against the brute-force oracle.
+func TestEdgeCases(t *testing.T) {
+	f, lo, up, fx := free, lower, upper, fixed
+	cases := []struct {
+		name string
+		pr   *problem
+	}{
+		{"no planes", &problem{dim: 2, c: 1, state: []int8{f, f}, rows: [][]float64{{1, 2}}}},
+		{"all coordinates fixed", &problem{dim: 2, c: 2, state: []int8{fx, fx},
+			planes: [][]float64{{1, 2}}, b: []float64{0.5}}},
+		{"negative offsets", &problem{dim: 2, c: 1, state: []int8{f, f},
+			planes: [][]float64{{1, 0}, {0, 1}}, b: []float64{-1, -0.5}}},
+		{"zero plane", &problem{dim: 2, c: 3, state: []int8{f, f},
+			planes: [][]float64{{0, 0}, {1, 1}}, b: []float64{0.7, 0.5}}},
+		{"duplicate planes", &problem{dim: 2, c: 3, state: []int8{f, lo},
+			planes: [][]float64{{1, -1}, {1, -1}, {1, -1}}, b: []float64{1, 1, 0.9}}},
+		{"zero row", &problem{dim: 2, c: 1, state: []int8{f, f},
+			planes: [][]float64{{1, 1}}, b: []float64{1}, rows: [][]float64{{0, 0}}}},
+		{"row equal to a bound", &problem{dim: 2, c: 1, state: []int8{up, f},
+			planes: [][]float64{{1, 1}}, b: []float64{1}, rows: [][]float64{{-1, 0}, {-2, 0}}}},
+		{"row on a fixed coordinate only", &problem{dim: 2, c: 1, state: []int8{fx, f},
+			planes: [][]float64{{1, 1}}, b: []float64{1}, rows: [][]float64{{-1, 0}}}},
+		{"opposite rows (equality)", &problem{dim: 3, c: 4, state: []int8{f, f, f},
+			planes: [][]float64{{1, 2, 0}, {0, 1, 1}}, b: []float64{1, 1},
+			rows: [][]float64{{1, -1, 0}, {-1, 1, 0}}}},
+		{"huge C", &problem{dim: 2, c: 1e6, state: []int8{f, f},
+			planes: [][]float64{{1, 0}, {0.5, 1}}, b: []float64{1, 2}}},
+		{"tiny C", &problem{dim: 2, c: 1e-6, state: []int8{f, f},
+			planes: [][]float64{{1, 0}, {0.5, 1}}, b: []float64{1, 2}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, objBF, ok := bruteForce(tc.pr)
+			if !ok {
+				t.Fatal("brute force failed")
+			}
+			// Coordinate ascent alone stops on the gap, so its KKT
+			// residuals are only O(√gap): a looser tolerance.
+			for _, mode := range []struct {
+				noPolish bool
+				kktTol   float64
+			}{{false, 1e-6}, {true, 1e-5}} {
+				t.Run(fmt.Sprint("NoPolish=", mode.noPolish), func(t *testing.T) {
+					opt := tight
+					opt.NoPolish = mode.noPolish
+					sol, err := tc.pr.solver().Solve(opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if math.Abs(sol.Primal-objBF) > 1e-8*(1+objBF) {
+						t.Errorf("primal %.12g, brute force %.12g", sol.Primal, objBF)
+					}
+					checkKKT(t, tc.pr, sol, mode.kktTol)
+				})
+			}
+		})
+	}
+}
