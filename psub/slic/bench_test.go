@@ -74,8 +74,13 @@ func cow1024(b *testing.B) *imageio.Volume {
 func BenchmarkSegment2D(b *testing.B) {
 	opt := Options{Segments: 500, Compactness: 20, Sigma: 2, Lab: true}
 	b.Run("cow1024x768", func(b *testing.B) {
-		v := cow1024(b)
-		benchSegment(b, v, opt)
+		benchSegment(b, cow1024(b), opt)
+	})
+	// scikit-image's ±2S search window, for a like-for-like comparison.
+	b.Run("cow1024x768-radius2", func(b *testing.B) {
+		o := opt
+		o.SearchRadius = 2
+		benchSegment(b, cow1024(b), o)
 	})
 	b.Run("synthetic1024x768", func(b *testing.B) {
 		benchSegment(b, naturalImage(1024, 768, 1, 3, 99), opt)
@@ -85,6 +90,7 @@ func BenchmarkSegment2D(b *testing.B) {
 func benchSegment(b *testing.B, v *imageio.Volume, opt Options) {
 	b.ReportAllocs()
 	var n int
+	cpu0 := cpuSeconds()
 	for b.Loop() {
 		var err error
 		if _, n, err = Segment(v, opt); err != nil {
@@ -92,6 +98,7 @@ func benchSegment(b *testing.B, v *imageio.Volume, opt Options) {
 		}
 	}
 	b.ReportMetric(float64(n), "segments")
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
 // loadEMCrop reads slices [0, d) of the EPFL training volume, cropped to
@@ -130,5 +137,19 @@ func loadEMCrop(tb testing.TB, w, h, d int) *imageio.Volume {
 // 1024×768×165 (16000 here), m = 20, σ = 5.
 func BenchmarkSegment3D(b *testing.B) {
 	v := loadEMCrop(b, 512, 384, 82)
-	benchSegment(b, v, Options{Segments: 16000, Compactness: 20, Sigma: 5})
+	opt := Options{Segments: 16000, Compactness: 20, Sigma: 5}
+	b.Run("radius1", func(b *testing.B) { benchSegment(b, v, opt) })
+	opt.SearchRadius = 2
+	b.Run("radius2", func(b *testing.B) { benchSegment(b, v, opt) })
+}
+
+// BenchmarkSegment3DFullVolume: the paper's setting, about 130K
+// supervoxels on the whole 1024×768×165 training volume, m = 20, σ = 5.
+// Long (minutes on 2 cores) and about 2.6 GB: skipped with -short.
+func BenchmarkSegment3DFullVolume(b *testing.B) {
+	if testing.Short() {
+		b.Skip("full EM volume skipped with -short")
+	}
+	v := loadEMCrop(b, 1024, 768, 165)
+	benchSegment(b, v, Options{Segments: 130000, Compactness: 20, Sigma: 5})
 }

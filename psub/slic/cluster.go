@@ -15,7 +15,7 @@ type clusterer struct {
 	sh         shape
 	feat       []float32
 	labels     []int32
-	dist       []float32
+	dist       []uint32 // float32 bits of the best distance so far
 	cx, cy, cz []float64
 	col        []float32
 	w          float32    // (m/S)², the weight of squared spatial distance
@@ -49,7 +49,7 @@ func newClusterer(feat []float32, sh shape, g grid, opt Options) *clusterer {
 	// the first round still has a sensible label.
 	n := sh.W * sh.H * sh.D
 	c.labels = make([]int32, n)
-	c.dist = make([]float32, n)
+	c.dist = make([]uint32, n)
 	parallelFor(sh.H*sh.D, c.workers, func(a, b int) {
 		for row := a; row < b; row++ {
 			z, y := row/sh.H, row%sh.H
@@ -161,7 +161,7 @@ func (c *clusterer) assign() bool {
 		}
 		old := c.old[w][:last-first]
 		copy(old, c.labels[first:last])
-		inf := float32(math.Inf(1))
+		inf := math.Float32bits(float32(math.Inf(1)))
 		for i := first; i < last; i++ {
 			c.dist[i] = inf
 		}
@@ -216,10 +216,7 @@ func (c *clusterer) assignCentre(k, z, y0, y1 int) {
 				e := v - c0
 				d := dyz + wx*dx*dx + e*e
 				dx--
-				if d < dist[i] {
-					dist[i] = d
-					labels[i] = lab
-				}
+				keep(&dist[i], &labels[i], d, lab)
 			}
 		case 3:
 			f := c.feat[3*base : 3*(base+len(dist))]
@@ -230,10 +227,7 @@ func (c *clusterer) assignCentre(k, z, y0, y1 int) {
 				e0, e1, e2 := p[0]-c0, p[1]-c1, p[2]-c2
 				d := dyz + wx*dx*dx + e0*e0 + e1*e1 + e2*e2
 				dx--
-				if d < dist[i] {
-					dist[i] = d
-					labels[i] = lab
-				}
+				keep(&dist[i], &labels[i], d, lab)
 			}
 		default:
 			C := sh.C
@@ -246,13 +240,22 @@ func (c *clusterer) assignCentre(k, z, y0, y1 int) {
 					e := f[C*i+ch] - cv
 					d += e * e
 				}
-				if d < dist[i] {
-					dist[i] = d
-					labels[i] = lab
-				}
+				keep(&dist[i], &labels[i], d, lab)
 			}
 		}
 	}
+}
+
+// keep records distance d and label lab for a voxel if d is below its best
+// distance so far. Distances are non-negative, so their float32 bit patterns
+// order like the values; comparing them as integers lets the compiler use
+// conditional moves instead of an unpredictable branch.
+func keep(best *uint32, label *int32, d float32, lab int32) {
+	db, old, l := math.Float32bits(d), *best, *label
+	if db < old {
+		old, l = db, lab
+	}
+	*best, *label = old, l
 }
 
 // update moves every centre to the mean position and feature of its voxels;
