@@ -1,0 +1,241 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/probably-submodular/crf/psub/imageio"
+)
+
+// cacheSources are synthetic sources whose Files exist (the key hashes
+// them) and whose loads are counted (a hit does not load).
+func cacheSources(t *testing.T, n int, loads *atomic.Int64) []SegmentSource {
+	dir := t.TempDir()
+	var out []SegmentSource
+	for i := range n {
+		f := filepath.Join(dir, string(rune('a'+i))+".raw")
+		writeFile(t, f, strings.Repeat("x", i+1))
+		out = append(out, SegmentSource{
+			Name: "img-" + string(rune('a'+i)), Files: []string{f}, Transform: "none",
+			Load: func() (*imageio.Volume, *imageio.LabelMap, error) {
+				loads.Add(1)
+				v, m := blobImage(uint64(i), 36+2*i, 30)
+				return v, m, nil
+			},
+		})
+	}
+	return out
+}
+
+func sameSegmented(t *testing.T, a, b []*SegmentedImage) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%d vs %d items", len(a), len(b))
+	}
+	for i := range a {
+		if !reflect.DeepEqual(a[i].Instance, b[i].Instance) {
+			t.Fatalf("item %d (%s): instances differ", i, a[i].Instance.Name)
+		}
+		if !reflect.DeepEqual(a[i].Regions, b[i].Regions) || !reflect.DeepEqual(a[i].Truth, b[i].Truth) || !reflect.DeepEqual(a[i].Oracle, b[i].Oracle) {
+			t.Fatalf("item %d (%s): region map, mask or oracle differ", i, a[i].Instance.Name)
+		}
+	}
+}
+
+func TestSegmentCacheHitMiss(t *testing.T) {
+	var loads atomic.Int64
+	src := cacheSources(t, 4, &loads)
+	cache := &SegmentCache{Dir: filepath.Join(t.TempDir(), "cache")}
+	b := testBuilder(12)
+	first, err := BuildSegmented(src, b, BuildOptions{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loads.Load() != 4 {
+		t.Fatalf("first build loaded %d sources, expected 4", loads.Load())
+	}
+	ents, _ := os.ReadDir(cache.Dir)
+	if len(ents) != 4 {
+		t.Fatalf("%d cache files, expected 4 (no temporary files left)", len(ents))
+	}
+	second, err := BuildSegmented(src, b, BuildOptions{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loads.Load() != 4 {
+		t.Fatalf("cached build loaded %d sources, expected none", loads.Load()-4)
+	}
+	sameSegmented(t, first, second)
+
+	// Each change of what the key covers is a miss.
+	for _, tc := range []struct {
+		name   string
+		change func(src []SegmentSource, b *SegmentBuilder)
+	}{
+		{"segments", func(_ []SegmentSource, b *SegmentBuilder) { b.SLIC.Segments = 13 }},
+		{"compactness", func(_ []SegmentSource, b *SegmentBuilder) { b.SLIC.Compactness = 10 }},
+		{"descriptor", func(_ []SegmentSource, b *SegmentBuilder) { b.Descriptor.Name += "-v2" }},
+		{"transform", func(src []SegmentSource, _ *SegmentBuilder) { src[0].Transform = "downscale 2" }},
+		{"name", func(src []SegmentSource, _ *SegmentBuilder) { src[0].Name = "renamed" }},
+		{"file bytes", func(src []SegmentSource, _ *SegmentBuilder) { writeFile(t, src[0].Files[0], "changed") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s2 := append([]SegmentSource{}, src...)
+			b2 := b
+			k0, err := cache.Key(s2[0], b2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(s2, &b2)
+			k1, err := cache.Key(s2[0], b2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k0 == k1 {
+				t.Fatal("key unchanged")
+			}
+			before := loads.Load()
+			if _, err := BuildSegmented(s2[:1], b2, BuildOptions{Cache: cache}); err != nil {
+				t.Fatal(err)
+			}
+			if loads.Load() != before+1 {
+				t.Fatal("changed build was served from the cache")
+			}
+		})
+	}
+	// Workers does not change the result, so it does not change the key.
+	b3 := b
+	b3.SLIC.Workers = 5
+	k0, _ := cache.Key(src[1], b)
+	k1, _ := cache.Key(src[1], b3)
+	if k0 != k1 {
+		t.Error("SLIC.Workers changed the key")
+	}
+}
+
+func TestSegmentCacheDamagedEntry(t *testing.T) {
+	var loads atomic.Int64
+	src := cacheSources(t, 1, &loads)
+	cache := &SegmentCache{Dir: t.TempDir()}
+	b := testBuilder(10)
+	first, err := BuildSegmented(src, b, BuildOptions{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := cache.Key(src[0], b)
+	raw, err := os.ReadFile(cache.path(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"truncated", raw[:len(raw)/2]},
+		{"empty", nil},
+		{"wrong version", append(append([]byte(segmentCacheMagic), segmentCacheVersion+1), raw[len(segmentCacheMagic)+1:]...)},
+		{"not an entry", []byte("hello")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(cache.path(key), tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if s, err := cache.Get(key, b); s != nil || err != nil {
+				t.Fatalf("Get = %v, %v; expected a miss", s != nil, err)
+			}
+			before := loads.Load()
+			again, err := BuildSegmented(src, b, BuildOptions{Cache: cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if loads.Load() != before+1 {
+				t.Fatal("damaged entry was not rebuilt")
+			}
+			sameSegmented(t, first, again)
+			if s, _ := cache.Get(key, b); s == nil {
+				t.Fatal("rebuilt entry was not stored")
+			}
+		})
+	}
+}
+
+// The entry format round-trips the exact float64 bits, negative and large
+// labels, and 3-D maps.
+func TestSegEntryRoundTrip(t *testing.T) {
+	regions := imageio.NewLabelMap(3, 2, 2)
+	copy(regions.Labels, []int32{0, 0, 1, 1, 2, 2, 2, 2, 0, 1, 1, 1})
+	truth := imageio.NewLabelMap(3, 2, 2)
+	copy(truth.Labels, []int32{0, 1, 1, 0, -3, 70000, 0, 0, 1, 1, 1, 1})
+	s := &SegmentedImage{Regions: regions, Truth: truth}
+	s.Instance.Name = "é/x"
+	s.Instance.Edges = [][2]int{{0, 1}, {0, 2}, {1, 2}}
+	s.Instance.Unary = [][]float64{{0, 1.0 / 3, 0, 2.0 / 3}, {0, 0, 0, 0}, {1e-300, -0.5, 0, 7}}
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	if err := writeSegEntry(w, s); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	e, err := readSegEntry(bufio.NewReader(&buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.name != s.Instance.Name || !reflect.DeepEqual(e.regions, regions) || !reflect.DeepEqual(e.truth, truth) ||
+		!reflect.DeepEqual(e.edges, s.Instance.Edges) || !reflect.DeepEqual(e.unary, s.Instance.Unary) {
+		t.Fatalf("round trip differs: %+v", e)
+	}
+}
+
+func FuzzReadSegEntry(f *testing.F) {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	regions := imageio.NewLabelMap(2, 2, 1)
+	copy(regions.Labels, []int32{0, 0, 1, 1})
+	s := &SegmentedImage{Regions: regions, Truth: imageio.NewLabelMap(2, 2, 1)}
+	s.Instance.Edges = [][2]int{{0, 1}}
+	s.Instance.Unary = [][]float64{{1, 0}, {0, 1}}
+	writeSegEntry(w, s)
+	w.Flush()
+	f.Add(buf.Bytes())
+	f.Add([]byte(segmentCacheMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		readSegEntry(bufio.NewReader(bytes.NewReader(data))) // must not panic or hang
+	})
+}
+
+// The real cows through the default builder: a cached rebuild is identical.
+func TestCowsCache(t *testing.T) {
+	needDataSet(t, CowsDir)
+	cache := &SegmentCache{Dir: t.TempDir()}
+	opt := ImageSetOptions{Limit: 2, Cache: cache}
+	first, err := BuildCows(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := BuildCows(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSegmented(t, first.Items, second.Items)
+	if first.Description != second.Description {
+		t.Error("descriptions differ")
+	}
+	opt.Segments = 300
+	third, err := BuildCows(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(third.Items[0].Regions, first.Items[0].Regions) {
+		t.Error("a different superpixel count was served from the cache")
+	}
+	ents, _ := os.ReadDir(cache.Dir)
+	if len(ents) != 4 {
+		t.Errorf("%d cache entries, expected 4 (2 images × 2 settings)", len(ents))
+	}
+}
