@@ -1,17 +1,65 @@
 // Package data finds, reads, builds and splits the data sets of the
-// experiments, and runs the paper's protocols over them.
+// experiments, and runs the paper's protocols over them. It sits between the
+// core (psub and its sub-packages) and the notebooks.
 //
-// Location. A data set (yeast, scene, tud_cows, epfl_mito, weizmann_horse)
-// is a sub-folder of a data folder. Locator.Find looks for it, in order, in
-// an explicit path (authoritative when given), in $PSUB_DATA, and in
-// ../shared/data relative to the module root (the directory with go.mod,
-// found by walking up from the working directory, so notebooks/ and package
-// test directories both work). When it is nowhere, the error lists every
-// place looked at and says how to get the data (scripts/fetch-data).
-// Checksums of every original file ship with the package (VerifyFiles).
+// # Where the data is
 //
-// Graph interchange. ReadJSONL and WriteJSONL read and write []psub.Instance
-// in the JSON Lines format of FORMATS.md (one graph per line: unary, edges,
-// pairwise, labels, name). The reader checks every line and reports each
+// A data set (yeast, scene, tud_cows, epfl_mito, weizmann_horse) is a
+// sub-folder of a data folder. Locator.Find (or Find) looks for it, in order:
+//
+//  1. in an explicit path, which is authoritative when given;
+//  2. in $PSUB_DATA;
+//  3. in ../shared/data relative to the module root, the directory with
+//     go.mod found by walking up from the working directory (so notebooks/
+//     under GoNB and a package directory under go test both work).
+//
+// When it is nowhere, the error (wrapping ErrNotFound) lists every place
+// looked at and says how to get the data: scripts/fetch-data downloads the
+// originals and verifies them. The sha256 of every original file ships with
+// the package (Checksums, VerifyFiles).
+//
+// # Graph interchange
+//
+// ReadJSONL and WriteJSONL read and write []psub.Instance in the JSON Lines
+// format of FORMATS.md (one graph per line: unary, edges, pairwise, labels,
+// name), so graphs built elsewhere can be trained on and ours compared with
+// other SSVM implementations. The reader checks every line and reports each
 // violation with its line number and field; it never returns a partial set.
+// The psub command's train, predict and export subcommands use it.
+//
+// # Multi-label classification (TARGETS.md §5)
+//
+// ParseARFF reads dense and sparse ARFF; ARFF.MultiLabel splits features from
+// labels given by a LabelSpec (first or last N attributes, or names), or by
+// MEKA's "-C N" in the @relation (scene) — MULAN headers (yeast) carry no
+// count, so the labels must be given. LoadYeast and LoadScene check the
+// README's counts. BuildMultiLabel turns each example into one graph over the
+// labels: binary nodes, fully connected, unary 1(k) ⊗ x̂ (x̂ = x ⊕ 1 unless
+// NoBias), pairwise 1(kl) ⊗ R(x) with R(x) = max(x̃,0) ⊕ max(−x̃,0) and x̃ the
+// 20-dim PCA (FitPCA) of x fitted on the training set, so every pairwise
+// feature is ≥ 0 as C1 and C2 require.
+//
+// # The embedded default
+//
+// SyntheticSegmentation and SyntheticMultiLabel generate seeded problems that
+// need no files: a superpixel-style binary segmentation in which the pairwise
+// features carry information the unaries lack, built so the capacity ladder
+// C0 < C1 < C2 ≤ C4 shows in seconds, and a small multi-label problem whose
+// label correlations only the pairwise features can express. The quick
+// profile and the tests run on them; results on them must say so.
+//
+// # Protocols
+//
+// KFold, RandomFolds and HoldOut split with seeds; LogSpace and SelectC (or
+// BestByC over grid results) choose C on held-out data; RunGrid runs a grid
+// of Jobs (data set, constraint set, loss, C, fold) in parallel with a
+// progress callback, appending each Result to a JSON Lines file under out/
+// (ResultsPath) so an interrupted grid resumes where it stopped;
+// WriteResultsCSV/JSON give tidy rows for the notebooks, Summarize the mean ±
+// standard error per cell, and PairedAcrossFolds the paired t-test across
+// folds (psub/feature's PairedTTest).
+//
+// The segmentation builders (images and volumes → SLIC regions → region
+// graph → descriptors → instances, with an on-disk cache) are documented in
+// segment.go.
 package data

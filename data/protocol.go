@@ -85,8 +85,11 @@ func LogSpace(lo, hi float64, n int) []float64 {
 	out := make([]float64, n)
 	a, b := math.Log10(lo), math.Log10(hi)
 	for i := range out {
-		// Weighted form: integer exponents come out exact (10^1 is 10).
-		out[i] = math.Pow(10, (a*float64(n-1-i)+b*float64(i))/float64(n-1))
+		e := (a*float64(n-1-i) + b*float64(i)) / float64(n-1)
+		if r := math.Round(e); math.Abs(e-r) < 1e-12 {
+			e = r // decades exact: Log10(0.1) is not exactly −1
+		}
+		out[i] = math.Pow(10, e)
 	}
 	out[0], out[n-1] = lo, hi // exact ends, free of round-off
 	return out

@@ -1,0 +1,94 @@
+package data_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/probably-submodular/crf/data"
+)
+
+// Write graphs in the JSON Lines interchange format and read them back.
+func ExampleReadJSONL() {
+	s := data.SyntheticSegmentation(data.SegmentationOptions{Seed: 1, Train: 2, Test: 1})
+	var buf bytes.Buffer
+	if err := data.WriteJSONL(&buf, s.Train); err != nil {
+		fmt.Println(err)
+		return
+	}
+	set, err := data.ReadJSONL(&buf, 2)
+	fmt.Println(len(set), "graphs,", set[0].UnaryDim(), "unary and", set[0].PairwiseDim(), "pairwise features, err:", err)
+
+	// A bad line is named with its line number and field.
+	_, err = data.ReadJSONL(strings.NewReader(`{"unary":[[1]],"edges":[[0,1]],"pairwise":[[1]]}`), 0)
+	fmt.Println(err)
+	// Output:
+	// 2 graphs, 3 unary and 4 pairwise features, err: <nil>
+	// line 1: instance 0: edge 0 (0,1): node index out of range [0,1)
+}
+
+// Read a multi-label ARFF file whose labels are the last attributes.
+func ExampleParseARFF() {
+	const text = `@relation MultiLabelData
+@attribute f1 numeric
+@attribute f2 numeric
+@attribute Class1 {0,1}
+@attribute Class2 {0,1}
+@data
+0.5,-1,1,0
+{0 2, 3 1}
+`
+	a, err := data.ParseARFF(strings.NewReader(text), "toy.arff")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := a.MultiLabel(data.LabelSpec{Last: 2}) // MULAN: count given by the user
+	fmt.Println(s.X, s.Y, s.LabelNames, err)
+	// Output: [[0.5 -1] [2 0]] [[1 0] [0 1]] [Class1 Class2] <nil>
+}
+
+// Turn a multi-label data set into label graphs.
+func ExampleBuildMultiLabel() {
+	train, test := data.SyntheticMultiLabel(data.SyntheticMultiLabelOptions{Seed: 1})
+	p, err := data.BuildMultiLabel(train, test, data.MultiLabelOptions{Components: 4})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	g := p.Train[0]
+	fmt.Printf("%d labels → %d nodes, %d edges; unary dim %d = 5·(12+1), pairwise dim %d = 10·2·4\n",
+		len(p.LabelNames), g.Nodes(), len(g.Edges), g.UnaryDim(), g.PairwiseDim())
+	// Output: 5 labels → 5 nodes, 10 edges; unary dim 65 = 5·(12+1), pairwise dim 80 = 10·2·4
+}
+
+// Run a grid of jobs in parallel and pick C per fold on a metric.
+func ExampleRunGrid() {
+	jobs := data.Grid([]string{"toy"}, []string{"C4"}, []string{"hamming"}, data.LogSpace(0.1, 10, 3), 2)
+	run := func(_ context.Context, j data.Job) (map[string]float64, error) {
+		return map[string]float64{"acc": 1 / (1 + (j.C-1)*(j.C-1))}, nil // best at C = 1
+	}
+	rs, err := data.RunGrid(context.Background(), jobs, run, data.GridOptions{Workers: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range data.BestByC(rs, "acc") {
+		fmt.Printf("fold %d: C = %g, acc %.2f\n", r.Fold, r.C, r.Metrics["acc"])
+	}
+	// Output:
+	// fold 0: C = 1, acc 1.00
+	// fold 1: C = 1, acc 1.00
+}
+
+// Split examples into seeded folds.
+func ExampleKFold() {
+	folds, _ := data.KFold(10, 5, 1)
+	for _, f := range folds[:2] {
+		fmt.Println(len(f.Train), "train,", len(f.Test), "test")
+	}
+	// Output:
+	// 8 train, 2 test
+	// 8 train, 2 test
+}
