@@ -55,6 +55,7 @@ func (g *ssvmLike) row() []float64 {
 // BenchmarkSequence300 is the SSVM pattern: 300 Solve calls, each after
 // adding one plane, with 5 hard rows added every 10th call (dim 750).
 func BenchmarkSequence300(b *testing.B) {
+	cpu0 := cpuSeconds()
 	for b.Loop() {
 		g := newSSVMLike(1, 125, 125)
 		g.scale = 0.003
@@ -77,6 +78,7 @@ func BenchmarkSequence300(b *testing.B) {
 		b.ReportMetric(float64(len(s.ActivePlanes(0))), "activeplanes")
 		b.ReportMetric(float64(len(s.ActiveRows(0))), "activerows")
 	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkLarge is one cold solve with 1000 planes and 2000 rows, dim 750.
@@ -92,6 +94,7 @@ func BenchmarkLarge(b *testing.B) {
 		s.AddRow(g.row())
 	}
 	build := time.Since(t0)
+	cpu0 := cpuSeconds()
 	for b.Loop() {
 		for p := range s.lam { // cold start every time
 			s.lam[p] = 0
@@ -105,6 +108,7 @@ func BenchmarkLarge(b *testing.B) {
 		b.ReportMetric(float64(len(s.ActivePlanes(0))), "activeplanes")
 		b.ReportMetric(build.Seconds(), "build-s")
 	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkWideCold is one cold solve with 200 planes in dim 17000 (the
@@ -116,6 +120,7 @@ func BenchmarkWideCold(b *testing.B) {
 	for range 200 {
 		s.AddPlane(g.plane())
 	}
+	cpu0 := cpuSeconds()
 	for b.Loop() {
 		for p := range s.lam {
 			s.lam[p] = 0
@@ -127,6 +132,7 @@ func BenchmarkWideCold(b *testing.B) {
 		b.ReportMetric(float64(sol.Iterations), "sweeps")
 		b.ReportMetric(float64(len(s.ActivePlanes(0))), "activeplanes")
 	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkAddPlaneWide is the cost of adding one plane to 200 in dim 17000
@@ -138,10 +144,12 @@ func BenchmarkAddPlaneWide(b *testing.B) {
 		s.AddPlane(g.plane())
 	}
 	a, off := g.plane()
+	cpu0 := cpuSeconds()
 	for b.Loop() {
 		s.AddPlane(a, off)
 		s.RemovePlanes([]int{s.Planes() - 1})
 	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkSequenceActiveRows is the C4 pattern where submodularity binds:
@@ -149,6 +157,7 @@ func BenchmarkAddPlaneWide(b *testing.B) {
 // rows become active (≈ 80 of 500 at the end). 200 warm solves, one plane
 // each and 5 rows every other call (dim 750, C = 100).
 func BenchmarkSequenceActiveRows(b *testing.B) {
+	cpu0 := cpuSeconds()
 	for b.Loop() {
 		g := newSSVMLike(5, 125, 125)
 		g.scale = 0.003
@@ -178,4 +187,5 @@ func BenchmarkSequenceActiveRows(b *testing.B) {
 		b.ReportMetric(float64(len(s.ActivePlanes(0))), "activeplanes")
 		b.ReportMetric(float64(len(s.ActiveRows(0))), "activerows")
 	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
