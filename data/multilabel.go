@@ -118,7 +118,11 @@ type MultiLabelOptions struct {
 	// default because a linear score without offset forces every label's
 	// decision boundary through the origin of feature space, which labels
 	// as rare as scene's (about 18% positive) cannot afford. Set NoBias to
-	// reproduce the paper's feature map exactly.
+	// reproduce the paper's feature map exactly. (The paper's C0 accuracies
+	// on yeast, 69.8% train and 69.6% test, are exactly those of predicting
+	// every label absent, 1 − cardinality/14 with the README's cardinalities
+	// 4.228 and 4.252: its unary-only model seems to have had no usable
+	// offset.)
 	NoBias bool
 }
 
