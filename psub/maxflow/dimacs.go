@@ -234,10 +234,10 @@ func (p *Problem) NodeIndex(v int) int {
 // (Read's result, or passing Validate); Build panics otherwise.
 func (p *Problem) Build() *Graph {
 	n := p.Nodes - 2
-	g := New(n, len(p.Arcs))
-	g.AddNodes(n)
 	s, t := p.Source, p.Sink
 	arcs := p.Arcs
+	g := New(n, p.edges())
+	g.AddNodes(n)
 	for k := 0; k < len(arcs); k++ {
 		a := arcs[k]
 		switch {
@@ -245,19 +245,40 @@ func (p *Problem) Build() *Graph {
 			g.flow += a.Cap
 		case a.To == s || a.From == t:
 		case a.From == s:
-			g.AddTerminal(p.NodeIndex(a.To), a.Cap, 0)
+			i := p.NodeIndex(a.To)
+			g.shiftTerminal(i, a.Cap, 0)
+			g.term[i].a += a.Cap
 		case a.To == t:
-			g.AddTerminal(p.NodeIndex(a.From), 0, a.Cap)
+			i := p.NodeIndex(a.From)
+			g.shiftTerminal(i, 0, a.Cap)
+			g.term[i].b += a.Cap
 		default:
 			rev := 0.0
 			if k+1 < len(arcs) && arcs[k+1].From == a.To && arcs[k+1].To == a.From {
 				rev = arcs[k+1].Cap
 				k++
 			}
-			g.AddEdge(p.NodeIndex(a.From), p.NodeIndex(a.To), a.Cap, rev)
+			g.addEdge(p.NodeIndex(a.From), p.NodeIndex(a.To), a.Cap, rev)
 		}
 	}
 	return g
+}
+
+// edges counts the edges Build makes, so that it allocates once.
+func (p *Problem) edges() int {
+	m := 0
+	arcs := p.Arcs
+	for k := 0; k < len(arcs); k++ {
+		a := arcs[k]
+		if a.From == p.Source || a.To == p.Source || a.From == p.Sink || a.To == p.Sink {
+			continue
+		}
+		if k+1 < len(arcs) && arcs[k+1].From == a.To && arcs[k+1].To == a.From {
+			k++
+		}
+		m++
+	}
+	return m
 }
 
 // Problem returns g as a DIMACS problem with nodes 0..n-1 as in g, source n

@@ -3,6 +3,7 @@ package maxflow
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Special values of node.parent. A non-negative parent is the index of the
@@ -95,10 +96,11 @@ func (g *Graph) AddNodes(n int) int {
 	if n < 0 || first+n > math.MaxInt32 {
 		panic(fmt.Sprintf("maxflow: AddNodes(%d) with %d nodes: count out of range", n, first))
 	}
+	g.nodes = slices.Grow(g.nodes, n)
 	for range n {
 		g.nodes = append(g.nodes, node{first: -1, parent: noParent, next: notActive})
-		g.term = append(g.term, pair{})
 	}
+	g.term = append(g.term, make([]pair, n)...)
 	g.treesDirty = true
 	return first
 }
@@ -177,6 +179,11 @@ func (g *Graph) AddEdge(i, j int, cap, revCap float64) int {
 		panic(fmt.Sprintf("maxflow: AddEdge(%d, %d) with %d nodes: need distinct nodes in [0, %d)", i, j, n, n))
 	}
 	checkEdgeCaps("AddEdge", cap, revCap)
+	return g.addEdge(i, j, cap, revCap)
+}
+
+// addEdge is AddEdge without the checks, for validated input.
+func (g *Graph) addEdge(i, j int, cap, revCap float64) int {
 	e := len(g.edge)
 	if 2*e+1 > math.MaxInt32 {
 		panic("maxflow: AddEdge: too many edges for int32 arc indices")
@@ -316,7 +323,7 @@ func checkFinite(op string, a, b float64) {
 }
 
 func checkEdgeCaps(op string, a, b float64) {
-	if !(a >= 0 && b >= 0) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+	if !(a >= 0 && b >= 0 && a <= math.MaxFloat64 && b <= math.MaxFloat64) {
 		panic(fmt.Sprintf("maxflow: %s capacities (%g, %g): must be finite and >= 0", op, a, b))
 	}
 }

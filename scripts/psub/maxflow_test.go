@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -28,6 +29,9 @@ func TestMaxflowPrintsFlow(t *testing.T) {
 	if got.File != file || got.Nodes != 6 || got.Arcs != 8 || got.Flow != 15 || got.Repeat != 2 ||
 		got.Seconds < 0 || got.BuildSeconds < 0 {
 		t.Fatalf("got %+v", got)
+	}
+	if runtime.GOOS == "linux" && (got.CPUSeconds == nil || *got.CPUSeconds < 0 || got.BuildCPUSeconds == nil) {
+		t.Fatalf("no thread CPU times on Linux: %q", out.String())
 	}
 	for _, key := range []string{`"flow"`, `"build_seconds"`, `"seconds"`, `"nodes"`, `"arcs"`, `"file"`} {
 		if !strings.Contains(out.String(), key) {

@@ -1,0 +1,243 @@
+package maxflow
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"unsafe"
+)
+
+var dimacsDir = flag.String("dimacs-dir", "", "TestWriteBenchInstances writes the benchmark grids as DIMACS files here")
+
+// segmentation returns a grid with dims (2-D or 3-D, 4- or 6-connected)
+// and capacities like a binary segmentation: the unary difference is a
+// centred blob (+8 inside, -8 outside) plus uniform noise in [-8, 8],
+// put on the source or the sink side by its sign; smoothness is
+// 2 + uniform[0, 1] in each direction.
+func segmentation(seed uint64, dims ...int) *instance {
+	r := rand.New(rand.NewPCG(seed, uint64(len(dims))))
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	in := &instance{n: n, src: make([]float64, n), sink: make([]float64, n)}
+	m := n * len(dims)
+	in.from, in.to = make([]int, 0, m), make([]int, 0, m)
+	in.cap, in.rev = make([]float64, 0, m), make([]float64, 0, m)
+	coord := make([]int, len(dims))
+	for i := range n {
+		rest := i
+		dist2 := 0.0
+		for k := len(dims) - 1; k >= 0; k-- {
+			coord[k] = rest % dims[k]
+			rest /= dims[k]
+			u := float64(coord[k])/float64(dims[k]) - 0.5
+			dist2 += u * u
+		}
+		d := -8.0
+		if dist2 < 0.09 {
+			d = 8
+		}
+		d += 16*r.Float64() - 8
+		if d > 0 {
+			in.src[i] = d
+		} else {
+			in.sink[i] = -d
+		}
+		stride := 1
+		for k := len(dims) - 1; k >= 0; k-- {
+			if coord[k]+1 < dims[k] {
+				in.from, in.to = append(in.from, i), append(in.to, i+stride)
+				in.cap, in.rev = append(in.cap, 2+r.Float64()), append(in.rev, 2+r.Float64())
+			}
+			stride *= dims[k]
+		}
+	}
+	return in
+}
+
+// superpixels returns a superpixel-adjacency-like graph: about n nodes on a
+// jittered planar grid, joined to their right and lower neighbours and to
+// one diagonal neighbour in two cases out of three (~3 edges per node),
+// with unaries and smoothness as in segmentation.
+func superpixels(seed uint64, w, h int) *instance {
+	r := rand.New(rand.NewPCG(seed, 99))
+	in := &instance{n: w * h, src: make([]float64, w*h), sink: make([]float64, w*h)}
+	add := func(i, j int) {
+		in.from, in.to = append(in.from, i), append(in.to, j)
+		c := 1 + 3*r.Float64()
+		in.cap, in.rev = append(in.cap, c), append(in.rev, c)
+	}
+	for y := range h {
+		for x := range w {
+			i := y*w + x
+			d := 10*r.Float64() - 5
+			if d > 0 {
+				in.src[i] = d
+			} else {
+				in.sink[i] = -d
+			}
+			if x+1 < w {
+				add(i, i+1)
+			}
+			if y+1 < h {
+				add(i, i+w)
+			}
+			if x+1 < w && y+1 < h && r.IntN(3) > 0 {
+				if r.IntN(2) == 0 {
+					add(i, i+w+1)
+				} else {
+					add(i+1, i+w)
+				}
+			}
+		}
+	}
+	return in
+}
+
+// setCaps overwrites g's capacities with in's (the reset pattern).
+func setCaps(g *Graph, in *instance) {
+	g.ResetCapacities()
+	for i := range in.n {
+		g.SetTerminal(i, in.src[i], in.sink[i])
+	}
+	for e := range in.from {
+		g.SetEdge(e, in.cap[e], in.rev[e])
+	}
+}
+
+type benchCase struct {
+	name  string
+	short bool // run under -short
+	make  func() *instance
+}
+
+var benchCases = []benchCase{
+	{"grid2d-256x256", true, func() *instance { return segmentation(1, 256, 256) }},
+	{"grid2d-1024x1024", false, func() *instance { return segmentation(1, 1024, 1024) }},
+	{"grid3d-128x128x128", false, func() *instance { return segmentation(1, 128, 128, 128) }},
+	{"superpixels-500", true, func() *instance { return superpixels(1, 25, 20) }},
+}
+
+// BenchmarkMaxFlow times one fresh solve (capacities reset outside the
+// timer). B/op is what the solve allocates (the orphan queue on first use).
+func BenchmarkMaxFlow(b *testing.B) {
+	for _, c := range benchCases {
+		b.Run(c.name, func(b *testing.B) {
+			if testing.Short() && !c.short {
+				b.Skip("large grid: not with -short")
+			}
+			in := c.make()
+			g := in.build()
+			b.ReportMetric(float64(in.n), "nodes")
+			b.ReportMetric(float64(len(in.from)), "edges")
+			b.ResetTimer()
+			for b.Loop() {
+				b.StopTimer()
+				setCaps(g, in)
+				b.StartTimer()
+				g.MaxFlow()
+			}
+		})
+	}
+}
+
+// BenchmarkBuild times building the graph with AddNodes/AddTerminal/AddEdge
+// from slices (what build_seconds measures in "psub maxflow").
+func BenchmarkBuild(b *testing.B) {
+	for _, c := range benchCases {
+		b.Run(c.name, func(b *testing.B) {
+			if testing.Short() && !c.short {
+				b.Skip("large grid: not with -short")
+			}
+			in := c.make()
+			for b.Loop() {
+				in.build()
+			}
+		})
+	}
+}
+
+// BenchmarkRepeated compares the two reuse patterns on one graph solved
+// many times with slightly changed capacities: each op changes the unaries
+// of frac of the nodes (drawn anew each op) and re-solves, either by
+// ResetCapacities + setting all capacities + MaxFlow, or by UpdateTerminal
+// on the changed nodes + MaxFlowReuse.
+func BenchmarkRepeated(b *testing.B) {
+	cases := []struct {
+		name string
+		in   func() *instance
+		frac float64
+	}{
+		{"grid2d-256x256-1pct", func() *instance { return segmentation(2, 256, 256) }, 0.01},
+		{"superpixels-500-10pct", func() *instance { return superpixels(2, 25, 20) }, 0.10},
+	}
+	for _, c := range cases {
+		for _, mode := range []string{"reset", "reuse"} {
+			b.Run(c.name+"/"+mode, func(b *testing.B) {
+				in := c.in()
+				g := in.build()
+				g.MaxFlow()
+				r := rand.New(rand.NewPCG(3, 0))
+				k := int(math.Ceil(c.frac * float64(in.n)))
+				for b.Loop() {
+					for range k {
+						i := r.IntN(in.n)
+						d := 16*r.Float64() - 8
+						in.src[i], in.sink[i] = max(d, 0), max(-d, 0)
+						if mode == "reuse" {
+							g.UpdateTerminal(i, in.src[i], in.sink[i])
+						}
+					}
+					if mode == "reset" {
+						setCaps(g, in)
+						g.MaxFlow()
+					} else {
+						g.MaxFlowReuse()
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestMemoryLayout pins the per-node and per-edge sizes stated in doc.go
+// and BENCHMARKS.md.
+func TestMemoryLayout(t *testing.T) {
+	node := unsafe.Sizeof(node{}) + unsafe.Sizeof(pair{})
+	edge := 2*unsafe.Sizeof(arc{}) + unsafe.Sizeof(pair{})
+	if node != 48 || edge != 48 {
+		t.Fatalf("%d bytes per node and %d per edge; update doc.go and BENCHMARKS.md", node, edge)
+	}
+}
+
+// TestWriteBenchInstances writes the benchmark instances as DIMACS files
+// for the C++ yardstick (see BENCHMARKS.md); skipped without -dimacs-dir.
+func TestWriteBenchInstances(t *testing.T) {
+	if *dimacsDir == "" {
+		t.Skip("no -dimacs-dir")
+	}
+	for _, c := range benchCases {
+		in := c.make()
+		p, err := in.build().Problem()
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Join(*dimacsDir, c.name+".max")
+		f, err := os.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(f, p); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("wrote", name, in.n, "nodes", len(in.from), "edges")
+	}
+}
