@@ -39,6 +39,8 @@ type exportOptions struct {
 	limit     int
 	downscale int
 	noBias    bool
+	quick     bool
+	cache     *data.SegmentCache
 }
 
 // exporter builds the named parts of a data set (e.g. "train", "test").
@@ -61,7 +63,7 @@ func exporters() map[string]exporter {
 	images := func(build func(data.ImageSetOptions) (*data.SegmentedSet, error), name string) exporter {
 		return exporter{name + " images → SLIC → region graphs with the paper's settings (one file, no split)",
 			func(o exportOptions) (map[string][]psub.Instance, string, error) {
-				s, err := build(data.ImageSetOptions{Path: o.dataPath, Limit: o.limit, Downscale: o.downscale})
+				s, err := build(data.ImageSetOptions{Path: o.dataPath, Limit: o.limit, Downscale: o.downscale, Cache: o.cache})
 				if err != nil {
 					return nil, "", err
 				}
@@ -80,8 +82,27 @@ func exporters() map[string]exporter {
 				train, test := data.SyntheticMultiLabel(data.SyntheticMultiLabelOptions{Seed: o.seed})
 				return multiParts(train, test, fmt.Sprintf("synthetic multi-label, seed %d", o.seed), o)
 			}},
-		"yeast":  multi(data.LoadYeast, "yeast"),
-		"scene":  multi(data.LoadScene, "scene"),
+		"yeast": multi(data.LoadYeast, "yeast"),
+		"scene": multi(data.LoadScene, "scene"),
+		"mito": {"EPFL mitochondria training and testing volumes → ~130K supervoxels each (slow; -quick: a 256×192×40 crop)",
+			func(o exportOptions) (map[string][]psub.Instance, string, error) {
+				parts := map[string][]psub.Instance{}
+				var desc []string
+				for part, vol := range map[string]string{"train": "training", "test": "testing"} {
+					opt := data.MitoOptions{Path: o.dataPath, Volume: vol, Cache: o.cache}
+					if o.quick {
+						opt.Crop = data.MitoQuickCrop()
+					}
+					s, err := data.BuildMito(opt)
+					if err != nil {
+						return nil, "", err
+					}
+					parts[part] = s.Instances()
+					desc = append(desc, s.Description)
+				}
+				sort.Strings(desc)
+				return parts, strings.Join(desc, "; "), nil
+			}},
 		"cows":   images(data.BuildCows, "cows"),
 		"horses": images(data.BuildHorses, "horses"),
 	}
@@ -117,6 +138,8 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	limit := fs.Int("limit", 0, "image sets: build only the first N images (0: all)")
 	downscale := fs.Int("downscale", 0, "image sets: shrink images by this factor (0: full resolution)")
 	noBias := fs.Bool("no-bias", false, "multi-label: no constant 1 in the unary features (the paper's exact map)")
+	quick := fs.Bool("quick", false, "mito: build the quick profile's crop instead of the whole volumes")
+	noCache := fs.Bool("no-cache", false, "image sets: do not read or write the on-disk superpixel cache")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: psub export -dataset NAME -o DIR [-data PATH] [-seed 1] [-limit N] [-downscale F]")
 		fs.PrintDefaults()
@@ -140,7 +163,11 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-dataset %q: unknown; known: %s", *dataset, strings.Join(names, ", "))
 	}
 	start := time.Now()
-	parts, desc, err := e.build(exportOptions{dataPath: *dataPath, seed: *seed, limit: *limit, downscale: *downscale, noBias: *noBias})
+	o := exportOptions{dataPath: *dataPath, seed: *seed, limit: *limit, downscale: *downscale, noBias: *noBias, quick: *quick}
+	if !*noCache {
+		o.cache = data.DefaultSegmentCache()
+	}
+	parts, desc, err := e.build(o)
 	if err != nil {
 		return err
 	}

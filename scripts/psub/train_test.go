@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/probably-submodular/crf/data"
 )
 
 func runOK(t *testing.T, args ...string) map[string]any {
@@ -94,4 +96,27 @@ func TestDataCommandErrors(t *testing.T) {
 	runFail(t, "-model and -data are required", "predict", "-data", good)
 	runFail(t, "unknown; known:", "export", "-dataset", "msrc", "-o", dir)
 	runFail(t, "-dataset and -o are required", "export", "-dataset", "synthetic")
+}
+
+func TestExportCowsReduced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds superpixels of two images")
+	}
+	if _, err := data.Find("", "tud_cows"); err != nil {
+		t.Skipf("data not available: %v", err)
+	}
+	dir := t.TempDir()
+	got := runOK(t, "export", "-dataset", "cows", "-limit", "2", "-downscale", "4", "-no-cache", "-o", dir)
+	files := got["files"].([]any)
+	f := files[0].(map[string]any)
+	if len(files) != 1 || f["instances"].(float64) != 2 || f["unary_dim"].(float64) != 125 || f["pairwise_dim"].(float64) != 125 {
+		t.Fatalf("export: %v", got)
+	}
+	if !strings.Contains(got["description"].(string), "REDUCED") {
+		t.Fatalf("a reduced build must say so: %q", got["description"])
+	}
+	set, err := data.ReadJSONLFile(filepath.Join(dir, "cows.jsonl"), 2)
+	if err != nil || len(set) != 2 {
+		t.Fatalf("%d instances: %v", len(set), err)
+	}
 }
