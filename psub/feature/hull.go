@@ -350,12 +350,22 @@ func (f *incQR) solve(b, dst []float64) []float64 {
 	return dst
 }
 
+// dot is unrolled by four: the dual-variable scan over all points, one dot
+// product each, is the hot loop of every membership test.
 func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
 	}
-	return s
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 func norm(a []float64) float64 {
