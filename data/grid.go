@@ -328,6 +328,32 @@ func WriteResultsCSV(w io.Writer, rs []Result) error {
 	return cw.Error()
 }
 
+// SaveResults writes rs as out/<name>.csv and out/<name>.json under the
+// module root (see ResultsPath) and returns the two paths.
+func SaveResults(name string, rs []Result) (csvPath, jsonPath string, err error) {
+	csvPath, jsonPath = ResultsPath(name+".csv"), ResultsPath(name+".json")
+	if err := os.MkdirAll(filepath.Dir(csvPath), 0o755); err != nil {
+		return "", "", err
+	}
+	for _, f := range []struct {
+		path  string
+		write func(io.Writer, []Result) error
+	}{{csvPath, WriteResultsCSV}, {jsonPath, WriteResultsJSON}} {
+		out, err := os.Create(f.path)
+		if err != nil {
+			return "", "", err
+		}
+		if err := f.write(out, rs); err != nil {
+			out.Close()
+			return "", "", fmt.Errorf("%s: %w", f.path, err)
+		}
+		if err := out.Close(); err != nil {
+			return "", "", err
+		}
+	}
+	return csvPath, jsonPath, nil
+}
+
 // WriteResultsJSON writes the results as one indented JSON array.
 func WriteResultsJSON(w io.Writer, rs []Result) error {
 	clean := make([]Result, len(rs))

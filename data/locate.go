@@ -24,8 +24,9 @@ var ErrNotFound = errors.New("data set not found")
 // Locator finds the folder of a data set. The zero value reads the process
 // environment and working directory. The order is:
 //
-//  1. Path, when set, is authoritative: the data set must be in it (a path
-//     given by the user is never silently replaced by another copy);
+//  1. Path, when set, is authoritative: the data set must be in it, or Path
+//     must be the data set's own folder (a path given by the user is never
+//     silently replaced by another copy);
 //  2. the folder named by $PSUB_DATA;
 //  3. ../shared/data relative to the module root, found by walking up from
 //     the working directory to go.mod (so it works from notebooks/ under
@@ -59,6 +60,12 @@ func (l Locator) Find(sub string) (string, error) {
 	if l.Path != "" {
 		if dir, ok := check(l.Path, "explicit path"); ok {
 			return dir, nil
+		}
+		// Also accept the data set's own folder (…/data/yeast for "yeast").
+		if filepath.Base(filepath.Clean(l.Path)) == sub {
+			if st, err := os.Stat(l.Path); err == nil && st.IsDir() {
+				return l.Path, nil
+			}
 		}
 		return "", l.notFound(sub, looked)
 	}

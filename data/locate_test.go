@@ -42,6 +42,7 @@ func TestLocatorOrder(t *testing.T) {
 		{"env next", Locator{Getenv: envOf(filepath.Dir(env)), WorkDir: wd}, env, nil},
 		{"module default", Locator{Getenv: envOf(""), WorkDir: wd}, shared, nil},
 		{"env missing falls back", Locator{Getenv: envOf(filepath.Join(root, "nowhere")), WorkDir: wd}, shared, nil},
+		{"explicit data set folder", Locator{Path: explicit, WorkDir: wd}, explicit, nil},
 		{"explicit missing is an error", Locator{Path: filepath.Join(root, "nowhere"), WorkDir: wd},
 			"", []string{"explicit path", "nowhere", "scripts/fetch-data"}},
 		{"nothing found lists every place", Locator{Getenv: envOf(filepath.Join(root, "nowhere")), WorkDir: root},

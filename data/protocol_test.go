@@ -242,3 +242,21 @@ func TestRunGridRejectsCorruptResults(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+func TestSaveResultsUnderOut(t *testing.T) {
+	name := fmt.Sprintf("test-save-results-%d", os.Getpid())
+	rs := []Result{{Job: Job{Dataset: "d", Set: "C4", Loss: "hamming", C: 1}, Metrics: map[string]float64{"acc": 0.5}}}
+	c, j, err := SaveResults(name, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(c)
+	defer os.Remove(j)
+	if filepath.Dir(c) != OutDir() || filepath.Base(j) != name+".json" {
+		t.Fatalf("paths %s %s, want under %s", c, j, OutDir())
+	}
+	b, err := os.ReadFile(c)
+	if err != nil || !strings.Contains(string(b), "d,C4,hamming,1,0,,0,,0.5") {
+		t.Fatalf("csv %q: %v", b, err)
+	}
+}
