@@ -371,3 +371,25 @@ func NonSubmodularCurve(train, test []psub.Instance, labels int, sizes []int, se
 	}
 	return out, nil
 }
+
+// TradeoffStat is the mean and the standard error (0 for one run) over
+// runs of the ladder (e.g. seeds) of one metric of entry i.
+func TradeoffStat(runs [][]TradeoffRow, i int, metric func(TradeoffRow) float64) (mean, stderr float64) {
+	if len(runs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, r := range runs {
+		mean += metric(r[i])
+	}
+	n := float64(len(runs))
+	mean /= n
+	if len(runs) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, r := range runs {
+		d := metric(r[i]) - mean
+		ss += d * d
+	}
+	return mean, math.Sqrt(ss / (n - 1) / n)
+}

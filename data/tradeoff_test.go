@@ -212,3 +212,20 @@ func TestPairwiseRows(t *testing.T) {
 		t.Fatalf("%d rows for %d edges", len(rows), i)
 	}
 }
+
+func TestTradeoffStat(t *testing.T) {
+	runs := [][]TradeoffRow{{{TestAcc: 0.5}, {TestAcc: 0.9}}, {{TestAcc: 0.7}, {TestAcc: 0.9}}}
+	acc := func(r TradeoffRow) float64 { return r.TestAcc }
+	if m, se := TradeoffStat(runs, 0, acc); math.Abs(m-0.6) > 1e-15 || math.Abs(se-0.1) > 1e-15 {
+		t.Errorf("entry 0: %g ± %g, want 0.6 ± 0.1", m, se)
+	}
+	if m, se := TradeoffStat(runs, 1, acc); m != 0.9 || se != 0 {
+		t.Errorf("entry 1: %g ± %g, want 0.9 ± 0", m, se)
+	}
+	if m, se := TradeoffStat(runs[:1], 0, acc); m != 0.5 || se != 0 {
+		t.Errorf("one run: %g ± %g", m, se)
+	}
+	if m, _ := TradeoffStat(nil, 0, acc); !math.IsNaN(m) {
+		t.Errorf("no runs: %g", m)
+	}
+}
