@@ -308,6 +308,23 @@ func (g *Graph) InSourceSide(i int) bool {
 	return !(n.sink && n.parent != noParent)
 }
 
+// ReachesSink reports whether node i can send flow to t in the residual
+// graph of the last solve (it is in the sink search tree). Such nodes are in
+// T in every minimum cut.
+func (g *Graph) ReachesSink(i int) bool {
+	n := &g.nodes[i]
+	return n.sink && n.parent != noParent
+}
+
+// ReachableFromSource reports whether node i can get flow from s in the
+// residual graph of the last solve (it is in the source search tree). Such
+// nodes are in S in every minimum cut; nodes for which neither this nor
+// ReachesSink holds may lie on either side of a minimum cut.
+func (g *Graph) ReachableFromSource(i int) bool {
+	n := &g.nodes[i]
+	return !n.sink && n.parent != noParent
+}
+
 func (g *Graph) mark(i int32) {
 	n := &g.nodes[i]
 	if !n.marked {

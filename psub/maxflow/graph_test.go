@@ -316,3 +316,28 @@ func TestGridReuse(t *testing.T) {
 		checkSolved(t, fmt.Sprintf("round %d", round), in, g, g.MaxFlowReuse())
 	}
 }
+
+// TestReachability: with integer capacities (exact arithmetic) the source
+// and sink trees must be exactly the sets s reaches and that reach t in the
+// residual graph, which do not depend on which maximum flow was found.
+func TestReachabilityMatchesEdmondsKarp(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 0))
+	for rep := range 600 {
+		in := randomInstance(r, 2+r.IntN(20), 1+r.IntN(50), zeroHeavy(intCaps(6)))
+		g := in.build()
+		if rep%2 == 1 { // also after dynamic updates
+			g.MaxFlow()
+			in = perturb(r, in, g, zeroHeavy(intCaps(6)), false)
+			g.MaxFlowReuse()
+		} else {
+			g.MaxFlow()
+		}
+		_, fromS, toT := in.edmondsKarpSides()
+		for i := range in.n {
+			if g.ReachableFromSource(i) != fromS[i] || g.ReachesSink(i) != toT[i] {
+				t.Fatalf("rep %d node %d: from s %v (want %v), to t %v (want %v)",
+					rep, i, g.ReachableFromSource(i), fromS[i], g.ReachesSink(i), toT[i])
+			}
+		}
+	}
+}

@@ -3,15 +3,21 @@ package maxflow
 import "fmt"
 
 // checkInvariants verifies the state BK must end in: no orphan, every
-// sink-tree node has r <= 0 and every other node r >= 0, every tree node's
-// parent arc has residual capacity towards the terminal, and no residual arc
-// goes from outside the sink tree into it (so the reported cut is a min cut).
+// sink-tree node has r <= 0 and every other node r >= 0, free nodes have
+// r = 0, every tree node's parent arc has residual capacity towards the
+// terminal, no residual arc goes from outside the sink tree into it and
+// none leaves the source tree. So the source tree is exactly the set
+// reachable from s, the sink tree the set reaching t, and the reported cut
+// is a min cut.
 func (g *Graph) checkInvariants() string {
 	for i := range g.nodes {
 		n := &g.nodes[i]
 		inT := n.sink && n.parent != noParent
 		if inT && n.rCap > 0 {
 			return fmt.Sprintf("node %d in T with r=%v parent %d", i, n.rCap, n.parent)
+		}
+		if n.parent == noParent && n.rCap != 0 {
+			return fmt.Sprintf("free node %d with terminal residual %v", i, n.rCap)
 		}
 		if !inT && n.rCap < 0 {
 			return fmt.Sprintf("node %d in S with r=%v parent %d sink %v", i, n.rCap, n.parent, n.sink)
@@ -35,6 +41,11 @@ func (g *Graph) checkInvariants() string {
 			j := g.arcs[a].head
 			m := &g.nodes[j]
 			jT := m.sink && m.parent != noParent
+			iS := !n.sink && n.parent != noParent
+			jS := !m.sink && m.parent != noParent
+			if iS && !jS && g.arcs[a].rCap > 0 {
+				return fmt.Sprintf("arc %d: residual %v from source-tree node %d to node %d outside it", a, g.arcs[a].rCap, i, j)
+			}
 			if !inT && jT && g.arcs[a].rCap > 0 {
 				return fmt.Sprintf("arc %d: %d (parent %d sink %v) -> %d (parent %d) residual %v", a, i, n.parent, n.sink, j, m.parent, g.arcs[a].rCap)
 			}

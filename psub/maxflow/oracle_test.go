@@ -54,6 +54,14 @@ func (in *instance) cutValue(inS func(int) bool) float64 {
 // on a dense residual matrix (nodes n = s, n+1 = t). Terminal capacities
 // must be >= 0.
 func (in *instance) edmondsKarp() float64 {
+	f, _, _ := in.edmondsKarpSides()
+	return f
+}
+
+// edmondsKarpSides also returns, from the final residual graph, which nodes
+// s reaches and which reach t. These sets are the same for every maximum
+// flow (they are the smallest source and sink sides of a minimum cut).
+func (in *instance) edmondsKarpSides() (flow float64, fromS, toT []bool) {
 	n := in.n + 2
 	s, t := in.n, in.n+1
 	r := make([][]float64, n)
@@ -68,7 +76,6 @@ func (in *instance) edmondsKarp() float64 {
 		r[in.from[e]][in.to[e]] += in.cap[e]
 		r[in.to[e]][in.from[e]] += in.rev[e]
 	}
-	flow := 0.0
 	prev := make([]int, n)
 	queue := make([]int, 0, n)
 	for {
@@ -87,7 +94,7 @@ func (in *instance) edmondsKarp() float64 {
 			}
 		}
 		if prev[t] < 0 {
-			return flow
+			return flow, reach(r, s, false)[:in.n], reach(r, t, true)[:in.n]
 		}
 		b := math.Inf(1)
 		for v := t; v != s; v = prev[v] {
@@ -99,6 +106,29 @@ func (in *instance) edmondsKarp() float64 {
 		}
 		flow += b
 	}
+}
+
+// reach marks the nodes reachable from root through positive residuals
+// (backwards: the nodes that reach root).
+func reach(r [][]float64, root int, backwards bool) []bool {
+	seen := make([]bool, len(r))
+	seen[root] = true
+	stack := []int{root}
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for v := range r {
+			c := r[u][v]
+			if backwards {
+				c = r[v][u]
+			}
+			if !seen[v] && c > 0 {
+				seen[v] = true
+				stack = append(stack, v)
+			}
+		}
+	}
+	return seen
 }
 
 // bruteMinCut enumerates all 2^n cuts (n <= 16); any signs allowed.
