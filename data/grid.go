@@ -267,7 +267,9 @@ func openResults(path string) ([]Result, error) {
 	return rs, nil
 }
 
-// ReadResults reads a JSON Lines results file written by RunGrid.
+// ReadResults reads a JSON Lines results file written by RunGrid. A job
+// that failed and was re-run on resume has several rows; the last one wins
+// (in the place of the first).
 func ReadResults(path string) ([]Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -275,6 +277,7 @@ func ReadResults(path string) ([]Result, error) {
 	}
 	defer f.Close()
 	var rs []Result
+	at := map[string]int{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for line := 1; sc.Scan(); line++ {
@@ -285,6 +288,11 @@ func ReadResults(path string) ([]Result, error) {
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("%s:%d: not a result row: %v", path, line, err)
 		}
+		if i, ok := at[r.Key()]; ok {
+			rs[i] = r
+			continue
+		}
+		at[r.Key()] = len(rs)
 		rs = append(rs, r)
 	}
 	return rs, sc.Err()

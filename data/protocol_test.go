@@ -199,8 +199,17 @@ func TestRunGridResumes(t *testing.T) {
 		t.Fatalf("loaded row %+v differs from %+v", rs2[0], rs[0])
 	}
 	all, err := ReadResults(path)
-	if err != nil || len(all) != 26 {
-		t.Fatalf("results file: %d rows, %v", len(all), err)
+	if err != nil || len(all) != 24 {
+		t.Fatalf("results file: %d rows (the re-run rows replace the failed ones), %v", len(all), err)
+	}
+	byKey := map[string]Result{}
+	for _, r := range rs2 {
+		byKey[r.Key()] = r
+	}
+	for _, r := range all {
+		if !reflect.DeepEqual(r, byKey[r.Key()]) {
+			t.Fatalf("file row %+v differs from the returned %+v", r, byKey[r.Key()])
+		}
 	}
 	var buf bytes.Buffer
 	if err := WriteResultsCSV(&buf, rs2); err != nil {
