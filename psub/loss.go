@@ -167,3 +167,15 @@ func augmentUnary(unary []float64, labels int, costs []float64, y []int) {
 		}
 	}
 }
+
+// LossByName returns Hamming{} for "hamming" and ClassAveraged{} for
+// "class-averaged" (the names Name reports; a command line needs them).
+func LossByName(name string) (Loss, error) {
+	switch name {
+	case Hamming{}.Name(), "global":
+		return Hamming{}, nil
+	case ClassAveraged{}.Name(), "avg":
+		return ClassAveraged{}, nil
+	}
+	return nil, fmt.Errorf("unknown loss %q (want hamming or class-averaged)", name)
+}

@@ -36,6 +36,7 @@ type QPCall struct {
 	Margins           int64   // margins computed after this solve
 	MinMargin         float64 // smallest margin (or lower bound) over the enforced pool
 	NotConverged      bool    // the QP hit its iteration limit (solution still used)
+	Sweeps            int     // the QP solver's iterations
 	QPSeconds         float64
 	ConstraintSeconds float64
 }
