@@ -26,6 +26,11 @@ type pool struct {
 	active   int   // only rows [0, active) are enforced (minibatch stages)
 	computed int64 // margins computed so far
 	workers  int
+	// tight replaces ‖w' − w‖·‖c_ij‖ by ‖W'_j − W_j‖·‖p_i‖ (W = W̃_p·Bᵀ),
+	// also Cauchy–Schwarz on c_ij·(w' − w) = p_i·(W'_j − W_j) and never
+	// larger: fewer bounds reach 0, fewer margins are recomputed.
+	tight bool
+	WLast *mat.Dense
 }
 
 func newPool(l Layout, B [][]float64, set []Instance) *pool {
@@ -140,20 +145,35 @@ func (q *pool) computeFull(w []float64) {
 // recompute only the entries with L ≤ 0.
 func (q *pool) computeDelayed(w []float64) {
 	nb := len(q.B)
+	W := q.wMatrix(w)
 	if q.wLast != nil {
-		d := 0.0
-		for i, v := range w {
-			d += (v - q.wLast[i]) * (v - q.wLast[i])
-		}
-		if d = math.Sqrt(d); d > 0 {
-			for i := 0; i < q.active; i++ {
-				for j := 0; j < nb; j++ {
-					q.lower[i*nb+j] -= d * q.bnorm[j] * q.pnorm[i]
+		// step[j] bounds |c_ij·(w − w_last)| / ‖p_i‖.
+		step := make([]float64, nb)
+		if q.tight {
+			r, _ := W.Dims()
+			for j := range step {
+				d := 0.0
+				for k := 0; k < r; k++ {
+					x := W.At(k, j) - q.WLast.At(k, j)
+					d += x * x
 				}
+				step[j] = math.Sqrt(d)
+			}
+		} else {
+			d := 0.0
+			for i, v := range w {
+				d += (v - q.wLast[i]) * (v - q.wLast[i])
+			}
+			for j := range step {
+				step[j] = math.Sqrt(d) * q.bnorm[j]
+			}
+		}
+		for i := 0; i < q.active; i++ {
+			for j := 0; j < nb; j++ {
+				q.lower[i*nb+j] -= step[j] * q.pnorm[i]
 			}
 		}
 	}
-	W := q.wMatrix(w)
 	Wt := mat.DenseCopyOf(W.T()) // |B| × dp: row j is column j of W
 	dp := q.layout.PairwiseDim
 	var mu sync.Mutex
@@ -177,6 +197,7 @@ func (q *pool) computeDelayed(w []float64) {
 		mu.Unlock()
 	})
 	q.wLast = append(q.wLast[:0], w...)
+	q.WLast = W
 }
 
 // parallelRows splits the active rows into contiguous chunks, one per worker.

@@ -178,6 +178,9 @@ func TestDelayedMatchesFull(t *testing.T) {
 	s := base
 	s.Delayed = true
 	runs["delayed"] = s
+	s.TightBounds = true
+	runs["delayed-tight"] = s
+	s.TightBounds = false
 	s.Pretrain = true
 	runs["2-pass delayed"] = s
 	s.Minibatches, s.Pretrain = 3, false

@@ -189,13 +189,18 @@ func TestPoolMargins(t *testing.T) {
 					t.Fatal(err)
 				}
 				full, delayed := spec.pool, func() *pool { s, _ := cs.spec(l, data); return s.pool }()
-				delayed.workers = 2
+				tight := func() *pool { s, _ := cs.spec(l, data); return s.pool }()
+				delayed.workers, tight.tight = 2, true
 				w := randomW(rng, l.Dim())
 				for step := 0; step < 6; step++ {
 					full.computeFull(w)
 					delayed.computeDelayed(w)
+					tight.computeDelayed(w)
 					for idx := 0; idx < full.size(); idx++ {
 						want := dot(full.row(idx), w)
+						if tight.lower[idx] > want+1e-9 || (want <= 0 && math.Abs(tight.lower[idx]-want) > 1e-9) {
+							t.Fatalf("tight bound L[%d] = %v, margin %v", idx, tight.lower[idx], want)
+						}
 						if math.Abs(full.lower[idx]-want) > 1e-9 {
 							t.Fatalf("V[%d] = %v, want %v", idx, full.lower[idx], want)
 						}
@@ -225,8 +230,8 @@ func TestPoolMargins(t *testing.T) {
 						w[i] += 0.05 * rng.NormFloat64()
 					}
 				}
-				if delayed.computed >= full.computed {
-					t.Errorf("delayed computed %d margins, full %d", delayed.computed, full.computed)
+				if delayed.computed >= full.computed || tight.computed > delayed.computed {
+					t.Errorf("margins computed: full %d, delayed %d, tight %d", full.computed, delayed.computed, tight.computed)
 				}
 			})
 		}
