@@ -42,6 +42,9 @@ func newClusterer(feat []float32, sh shape, g grid, opt Options) *clusterer {
 	k := len(c.cx)
 	c.col = make([]float32, k*sh.C)
 	for i := range k {
+		if opt.ZeroInit {
+			break
+		}
 		at := c.index(int(c.cx[i]), int(c.cy[i]), int(c.cz[i])) * sh.C
 		copy(c.col[i*sh.C:(i+1)*sh.C], feat[at:at+sh.C])
 	}

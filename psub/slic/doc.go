@@ -35,7 +35,9 @@
 // documented differences: the search window is ±S around a centre as in
 // Achanta et al. (skimage uses ±2S; set SearchRadius = 2 to match it), and
 // centres start with the feature of their seed voxel (skimage starts them at
-// zero, which makes its first assignment purely spatial).
+// zero, which makes its first assignment purely spatial; set ZeroInit). With
+// SearchRadius 2 and ZeroInit, 96% of the pixels of a 1024×768 cow image fall
+// in the skimage superpixel that best matches theirs (see BENCHMARKS.md).
 //
 // # Determinism and cost
 //

@@ -49,6 +49,11 @@ type Options struct {
 	// (3×3×3 in 3-D) neighbourhood, as in Achanta et al.; scikit-image does
 	// not.
 	PerturbSeeds bool
+	// ZeroInit starts every centre with feature 0, as scikit-image does,
+	// instead of the feature of its seed voxel (Achanta et al.); the first
+	// assignment is then purely spatial. With SearchRadius 2 this follows
+	// skimage.segmentation.slic closely.
+	ZeroInit bool
 	// Workers is the number of goroutines; 0 means GOMAXPROCS. The result
 	// does not depend on it.
 	Workers int

@@ -157,6 +157,7 @@ func TestSegmentCountAndConnectivity(t *testing.T) {
 		{"2 channels no Lab", func(*testing.T) *imageio.Volume { return naturalImage(120, 90, 1, 2, 5) }, Options{Segments: 80}},
 		{"4 channels perturbed", func(*testing.T) *imageio.Volume { return naturalImage(120, 90, 1, 4, 6) }, Options{Segments: 80, PerturbSeeds: true}},
 		{"skimage window", func(*testing.T) *imageio.Volume { return naturalImage(120, 90, 1, 3, 7) }, Options{Segments: 100, Compactness: 20, Sigma: 1, Lab: true, SearchRadius: 2}},
+		{"skimage-like init", func(*testing.T) *imageio.Volume { return naturalImage(120, 90, 1, 3, 10) }, Options{Segments: 100, Compactness: 20, Sigma: 1, Lab: true, SearchRadius: 2, ZeroInit: true}},
 		{"3-D grey 40x30x20", func(*testing.T) *imageio.Volume { return naturalImage(40, 30, 20, 1, 8) }, Options{Segments: 200, Compactness: 0.2, Sigma: 1}},
 		{"3-D anisotropic", func(*testing.T) *imageio.Volume { return naturalImage(40, 30, 10, 1, 9) }, Options{Segments: 100, Compactness: 0.2, Sigma: 1, Spacing: [3]float64{1, 1, 2}}},
 		{"cow image n=500", func(t *testing.T) *imageio.Volume { return loadCow(t) }, Options{Segments: 500, Compactness: 20, Sigma: 2, Lab: true}},

@@ -39,9 +39,11 @@ func runSlic(args []string, stdout, stderr io.Writer) error {
 	sigma := fs.Float64("sigma", 0, "Gaussian pre-smoothing σ in pixels (0: none)")
 	iters := fs.Int("iter", 10, "maximum k-means iterations")
 	noConn := fs.Bool("no-connectivity", false, "do not enforce connected superpixels")
+	radius := fs.Float64("radius", 1, "search window half-width in grid steps (scikit-image: 2)")
+	zeroInit := fs.Bool("zero-init", false, "start centres at feature 0 as scikit-image does")
 	out := fs.String("o", "", "output label map (16-bit PNG); required")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: psub slic [-n 500] [-m 10] [-sigma 0] [-iter 10] [-no-connectivity] IMAGE -o LABELS.png")
+		fmt.Fprintln(stderr, "usage: psub slic [-n 500] [-m 10] [-sigma 0] [-iter 10] [-no-connectivity] [-radius 1] [-zero-init] IMAGE -o LABELS.png")
 		fs.PrintDefaults()
 	}
 	// Accept flags before and after the image name.
@@ -70,9 +72,9 @@ func runSlic(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opt := slic.Options{Segments: *n, Compactness: *m, Sigma: *sigma, MaxIter: *iters,
-		DisableConnectivity: *noConn, Lab: v.Channels == 3}
-	if *m == 0 || *iters == 0 {
-		return fmt.Errorf("%s: -m and -iter must be positive", file)
+		DisableConnectivity: *noConn, Lab: v.Channels == 3, SearchRadius: *radius, ZeroInit: *zeroInit}
+	if *m == 0 || *iters == 0 || *radius == 0 {
+		return fmt.Errorf("%s: -m, -iter and -radius must be positive", file)
 	}
 	start := time.Now()
 	labels, count, err := slic.Segment(v, opt)
