@@ -1,8 +1,7 @@
-// Segmentation problem builders (this comment documents segment.go,
-// cows.go, horses.go, mito.go and cache.go; the package comment is in
-// doc.go).
+// # Segmentation problems (TARGETS.md §1, §2, §4)
 //
-// A binary segmentation data set becomes CRF instances in five steps, the
+// (This part of the package comment covers segment*.go, cows.go, horses.go,
+// mito.go and cache.go.) A binary segmentation data set becomes CRF instances in five steps, the
 // same for 2-D images and 3-D volumes:
 //
 //	image (or volume) + class mask
@@ -26,6 +25,11 @@
 // and BuildMito (EPFL mitochondria). A reduced build (fewer images, a
 // downscale, a crop) says so in SegmentedSet.Description, which notebooks
 // print so that every result states which data it ran on.
+//
+// SegmentCache keys an entry by the sha256 of the input files' bytes and of
+// every builder parameter, under out/cache/segment by default
+// (DefaultSegmentCache); entries are written atomically and a format version
+// in key and header invalidates old ones.
 package data
 
 import (

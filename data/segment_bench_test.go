@@ -158,9 +158,13 @@ func benchMito(b *testing.B, opt MitoOptions) {
 	b.Run("cached", func(b *testing.B) {
 		o := opt
 		o.Cache = &SegmentCache{Dir: b.TempDir()}
-		if _, err := BuildMito(o); err != nil {
+		set, err := BuildMito(o)
+		if err != nil {
 			b.Fatal(err)
 		}
+		b.ReportMetric(float64(set.Items[0].Instance.Nodes()), "supervoxels")
+		b.ReportMetric(float64(len(set.Items[0].Instance.Edges)), "edges")
+		set = nil
 		measure(b, func() error {
 			_, err := BuildMito(o)
 			return err

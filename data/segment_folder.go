@@ -133,7 +133,13 @@ func buildImageSet(set imageSet, opt ImageSetOptions) (*SegmentedSet, error) {
 	} else {
 		desc.WriteString(", full resolution")
 	}
-	fmt.Fprintf(&desc, "; SLIC ~%d superpixels, m = %g, σ = %g px", b.SLIC.Segments, b.SLIC.Compactness, b.SLIC.Sigma)
+	total, lo, hi := 0, math.MaxInt, 0
+	for _, it := range items {
+		n := it.Instance.Nodes()
+		total, lo, hi = total+n, min(lo, n), max(hi, n)
+	}
+	fmt.Fprintf(&desc, "; SLIC ~%d superpixels (got %.0f per image, %d–%d), m = %g, σ = %g px",
+		b.SLIC.Segments, float64(total)/float64(len(items)), lo, hi, b.SLIC.Compactness, b.SLIC.Sigma)
 	if b.SLIC.Lab {
 		desc.WriteString(" (CIELAB)")
 	}
