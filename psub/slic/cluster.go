@@ -25,6 +25,7 @@ type clusterer struct {
 
 	partial [][]float64 // per update chunk: K × (4+C) sums
 	old     [][]int32   // per worker: labels of the current block before assignment
+	xterm   [][]float32 // per worker: the spatial x term of the current centre
 }
 
 func newClusterer(feat []float32, sh shape, g grid, opt Options) *clusterer {
@@ -65,6 +66,7 @@ func newClusterer(feat []float32, sh shape, g grid, opt Options) *clusterer {
 	})
 	c.partial = make([][]float64, updateChunks)
 	c.old = make([][]int32, c.workers)
+	c.xterm = make([][]float32, c.workers)
 	return c
 }
 
@@ -169,7 +171,7 @@ func (c *clusterer) assign() bool {
 			c.dist[i] = inf
 		}
 		for _, k := range bucket[start[z]:start[z+1]] {
-			c.assignCentre(int(k), z, y0, y1)
+			c.assignCentre(int(k), z, y0, y1, &c.xterm[w])
 		}
 		for i, l := range old {
 			if c.labels[first+i] != l {
@@ -187,8 +189,8 @@ func (c *clusterer) assign() bool {
 }
 
 // assignCentre offers centre k to the voxels of its window in slice z and
-// rows [y0, y1).
-func (c *clusterer) assignCentre(k, z, y0, y1 int) {
+// rows [y0, y1). xterm is scratch space.
+func (c *clusterer) assignCentre(k, z, y0, y1 int, xterm *[]float32) {
 	sh := c.sh
 	ylo, yhi := window(c.cy[k], c.rad[1], sh.H)
 	ylo, yhi = max(ylo, y0), min(yhi, y1)
@@ -200,45 +202,51 @@ func (c *clusterer) assignCentre(k, z, y0, y1 int) {
 	dz := c.sp[2] * (float32(c.cz[k]) - float32(z))
 	col := c.col[k*sh.C : (k+1)*sh.C]
 	lab := int32(k)
+	// The x part of the spatial term, (m/S)²·(sx·dx)², is the same on every
+	// row of the window: tabulate it once. dx steps by exactly 1 (it stays
+	// far below 2^23), so the table holds the same float32 values however
+	// the rows are split between workers.
 	wx := c.w * c.sp[0] * c.sp[0]
+	if cap(*xterm) < xhi-xlo {
+		*xterm = make([]float32, xhi-xlo)
+	}
+	tx := (*xterm)[:xhi-xlo]
+	dx := cx - float32(xlo)
+	for i := range tx {
+		tx[i] = wx * dx * dx
+		dx--
+	}
 	for y := ylo; y < yhi; y++ {
 		dy := c.sp[1] * (cy - float32(y))
 		dyz := c.w * (dz*dz + dy*dy)
 		base := c.index(xlo, y, z)
 		dist := c.dist[base : base+xhi-xlo]
 		labels := c.labels[base : base+xhi-xlo]
-		// dx steps by exactly 1 (it stays far below 2^23), so every voxel
-		// gets the same float32 value however the rows are split.
-		dx0 := cx - float32(xlo)
 		switch sh.C {
 		case 1:
 			f := c.feat[base : base+len(dist)]
 			c0 := col[0]
-			dx := dx0
+			tx := tx[:len(f)]
 			for i, v := range f {
 				e := v - c0
-				d := dyz + wx*dx*dx + e*e
-				dx--
+				d := dyz + tx[i] + e*e
 				keep(&dist[i], &labels[i], d, lab)
 			}
 		case 3:
 			f := c.feat[3*base : 3*(base+len(dist))]
 			c0, c1, c2 := col[0], col[1], col[2]
-			dx := dx0
+			tx := tx[:len(dist)]
 			for i := range dist {
 				p := f[3*i : 3*i+3 : 3*i+3]
 				e0, e1, e2 := p[0]-c0, p[1]-c1, p[2]-c2
-				d := dyz + wx*dx*dx + e0*e0 + e1*e1 + e2*e2
-				dx--
+				d := dyz + tx[i] + e0*e0 + e1*e1 + e2*e2
 				keep(&dist[i], &labels[i], d, lab)
 			}
 		default:
 			C := sh.C
 			f := c.feat[C*base : C*(base+len(dist))]
-			dx := dx0
 			for i := range dist {
-				d := dyz + wx*dx*dx
-				dx--
+				d := dyz + tx[i]
 				for ch, cv := range col {
 					e := f[C*i+ch] - cv
 					d += e * e
