@@ -381,3 +381,32 @@ func TestBadOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestTinyInputs: more seeds than pixels, single pixels and lines must not
+// break the grid, the windows or the connectivity pass.
+func TestTinyInputs(t *testing.T) {
+	cases := []struct {
+		name    string
+		v       *imageio.Volume
+		opt     Options
+		wantMax int // the number of segments cannot exceed this
+	}{
+		{"1x1 grey", imageio.NewVolume(1, 1, 1, 1), Options{Segments: 3}, 1},
+		{"3x2 colour, 10 seeds", naturalImage(3, 2, 1, 3, 61), Options{Segments: 10, Lab: true, Sigma: 1}, 6},
+		{"1x9 line", naturalImage(1, 9, 1, 1, 62), Options{Segments: 3, Sigma: 2}, 9},
+		{"1x1x7 column", naturalImage(1, 1, 7, 1, 63), Options{Segments: 2, Sigma: 1}, 7},
+		{"constant image", imageio.NewVolume(30, 20, 1, 3), Options{Segments: 6, Lab: true}, 30 * 20},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, n, err := Segment(tc.v, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n < 1 || n > tc.wantMax {
+				t.Errorf("%d segments, want 1..%d", n, tc.wantMax)
+			}
+			checkLabels(t, m, n, true)
+		})
+	}
+}
