@@ -45,6 +45,15 @@ func (b MitoBox) resolve() (MitoBox, error) {
 	return b, nil
 }
 
+// MitoHalf is half i (0 or 1) of a volume along x, 512×768×165: the paper
+// selects C on the training volume split into these two halves. A build of a
+// half is not marked reduced.
+func MitoHalf(i int) MitoBox {
+	return MitoBox{X: i * MitoWidth / 2, Width: MitoWidth / 2, Height: MitoHeight, Depth: MitoSlices}
+}
+
+func (b MitoBox) isHalf() bool { return b == MitoHalf(0) || b == MitoHalf(1) }
+
 // MitoQuickCrop is the quick profile's crop: 256×192×40 voxels from the
 // middle of the volume (about 1/66 of it, so ~1,970 supervoxels).
 func MitoQuickCrop() MitoBox {
@@ -60,7 +69,7 @@ type MitoOptions struct {
 	Volume string
 	// Crop restricts the build to a box; the zero value is the whole volume.
 	// The paper's C selection splits the training volume into its halves
-	// MitoBox{Width: 512, Height: 768, Depth: 165} and the same at X = 512.
+	// MitoHalf(0) and MitoHalf(1).
 	Crop MitoBox
 	// Segments, Compactness and Sigma override the paper's SLIC settings
 	// when non-zero. By default Segments is 130,000 scaled by the cropped
@@ -141,15 +150,18 @@ func BuildMito(opt MitoOptions) (*SegmentedSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	reduced := !opt.Crop.full() || opt.Segments > 0 || opt.Compactness > 0 || opt.Sigma > 0
+	reduced := !(opt.Crop.full() || opt.Crop.isHalf()) || opt.Segments > 0 || opt.Compactness > 0 || opt.Sigma > 0
 	var desc strings.Builder
 	if reduced {
 		desc.WriteString("REDUCED (not the paper's setting): ")
 	}
 	fmt.Fprintf(&desc, "EPFL mitochondria, %s volume (%s)", vol, vdir)
-	if opt.Crop.full() {
+	switch {
+	case opt.Crop.full():
 		fmt.Fprintf(&desc, ", whole %d×%d×%d", MitoWidth, MitoHeight, MitoSlices)
-	} else {
+	case opt.Crop.isHalf():
+		fmt.Fprintf(&desc, ", half x ∈ [%d, %d) (%d×%d×%d, as the paper's selection of C)", box.X, box.X+box.Width, box.Width, box.Height, box.Depth)
+	default:
 		fmt.Fprintf(&desc, ", crop %d×%d×%d at (%d,%d,%d) of %d×%d×%d", box.Width, box.Height, box.Depth,
 			box.X, box.Y, box.Z, MitoWidth, MitoHeight, MitoSlices)
 	}

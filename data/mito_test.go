@@ -115,3 +115,18 @@ func TestMitoOptionErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestMitoBoxes(t *testing.T) {
+	for i := range 2 {
+		h := MitoHalf(i)
+		if _, err := h.resolve(); err != nil || !h.isHalf() || h.Width*2 != MitoWidth || h.X != i*512 {
+			t.Errorf("MitoHalf(%d) = %+v", i, h)
+		}
+	}
+	if q, err := MitoQuickCrop().resolve(); err != nil || q.isHalf() {
+		t.Errorf("MitoQuickCrop: %+v, %v", q, err)
+	}
+	if f, err := (MitoBox{}).resolve(); err != nil || f.Width*f.Height*f.Depth != MitoWidth*MitoHeight*MitoSlices {
+		t.Errorf("zero box resolves to %+v, %v", f, err)
+	}
+}
