@@ -19,6 +19,12 @@
 // by one solve. Terminal capacities may be negative (only their difference
 // matters; see AddTerminal); edge capacities must be >= 0.
 //
+// After a solve, ReachableFromSource(i) and ReachesSink(i) tell whether i
+// can still get flow from s, or send flow to t, in the residual graph: such
+// nodes are in S, respectively T, of every minimum cut. The remaining nodes
+// could go either way; InSourceSide puts them in S (like Kolmogorov's
+// default), which gives the minimum cut with the largest S.
+//
 // # Algorithm
 //
 // BK (Boykov & Kolmogorov, PAMI 2004) grows two search trees, from s and

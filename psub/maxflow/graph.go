@@ -120,7 +120,7 @@ func (g *Graph) Edges() int { return len(g.edge) }
 // values legal here: the terminal term of node i in the cut is
 // sink·[i in S] + source·[i in T], which stays well defined for any reals,
 // and MaxFlow returns the minimum of that energy (possibly negative).
-// Values must not be NaN or infinite.
+// NaN or infinite values are a programmer error and panic.
 //
 // AddTerminal may be called at any time; after a solve it keeps the current
 // flow valid, and the next MaxFlow (not MaxFlowReuse) gives the new min cut.

@@ -341,3 +341,41 @@ func TestReachabilityMatchesEdmondsKarp(t *testing.T) {
 		}
 	}
 }
+
+// TestGrowAfterSolve: nodes, edges and terminals added after a solve are
+// taken into account by the next MaxFlow, which continues from the kept
+// flow.
+func TestGrowAfterSolve(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 0))
+	for rep := range 200 {
+		in := randomInstance(r, 3+r.IntN(15), 2+r.IntN(40), intCaps(7))
+		half := len(in.from) / 2
+		g := New(0, 0)
+		g.AddNodes(in.n - 1)
+		for e := range half {
+			if in.from[e] < in.n-1 && in.to[e] < in.n-1 {
+				g.AddEdge(in.from[e], in.to[e], in.cap[e], in.rev[e])
+			}
+		}
+		for i := range in.n - 1 {
+			g.AddTerminal(i, in.src[i], 0)
+		}
+		g.MaxFlow()
+		if g.AddNodes(1) != in.n-1 {
+			t.Fatal("AddNodes returned the wrong first index")
+		}
+		for e := range half {
+			if in.from[e] == in.n-1 || in.to[e] == in.n-1 {
+				g.AddEdge(in.from[e], in.to[e], in.cap[e], in.rev[e])
+			}
+		}
+		for e := half; e < len(in.from); e++ {
+			g.AddEdge(in.from[e], in.to[e], in.cap[e], in.rev[e])
+		}
+		g.AddTerminal(in.n-1, in.src[in.n-1], 0)
+		for i := range in.n {
+			g.AddTerminal(i, 0, in.sink[i])
+		}
+		checkSolved(t, fmt.Sprintf("rep %d", rep), in, g, g.MaxFlowReuse())
+	}
+}
