@@ -21,9 +21,10 @@
 //
 // After a solve, ReachableFromSource(i) and ReachesSink(i) tell whether i
 // can still get flow from s, or send flow to t, in the residual graph: such
-// nodes are in S, respectively T, of every minimum cut. The remaining nodes
-// could go either way; InSourceSide puts them in S (like Kolmogorov's
-// default), which gives the minimum cut with the largest S.
+// nodes are in S, respectively T, of every minimum cut. Each remaining node
+// is in S in some minimum cuts and in T in others; InSourceSide puts all of
+// them in S (like Kolmogorov's default), which gives the minimum cut with
+// the largest S.
 //
 // # Algorithm
 //
