@@ -379,3 +379,20 @@ func TestGrowAfterSolve(t *testing.T) {
 		checkSolved(t, fmt.Sprintf("rep %d", rep), in, g, g.MaxFlowReuse())
 	}
 }
+
+// TestReuseRenumbersTimeStamps covers the time-stamp wrap guard of
+// MaxFlowReuse.
+func TestReuseRenumbersTimeStamps(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 0))
+	in := gridInstance(r, 8, 8)
+	g := in.build()
+	g.MaxFlow()
+	for round := range 5 {
+		g.time = maxTime + 1 + int32(round)
+		in = perturb(r, in, g, fracCaps, false)
+		checkSolved(t, fmt.Sprintf("round %d", round), in, g, g.MaxFlowReuse())
+		if g.time > maxTime {
+			t.Fatalf("round %d: time %d not renumbered", round, g.time)
+		}
+	}
+}
