@@ -58,8 +58,9 @@ type HeaderInfo struct {
 func HeaderMarkdown(h HeaderInfo) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n%s\n\n", h.Title, h.Reproduces)
+	cell := strings.NewReplacer("|", "\\|", "\n", " ").Replace
 	fmt.Fprintf(&b, "| | |\n|---|---|\n| data | %s |\n| profile | `%s` (set by `scripts/reproduce --quick/--full`, env `PSUB_PROFILE`) |\n| commit | `%s` |\n| machine | %s |\n",
-		h.Data, Profile(), Commit(), Machine())
+		cell(h.Data), Profile(), Commit(), cell(Machine()))
 	return b.String()
 }
 

@@ -146,3 +146,10 @@ func TestGraphPlot(t *testing.T) {
 		t.Fatal("want error for an edge out of range")
 	}
 }
+
+func TestHeaderEscapesTableCells(t *testing.T) {
+	md := HeaderMarkdown(HeaderInfo{Title: "t", Reproduces: "r", Data: "pairwise |φ_k − φ_l|\nsecond line"})
+	if !strings.Contains(md, `pairwise \|φ_k − φ_l\| second line |`) {
+		t.Fatalf("data cell not escaped:\n%s", md)
+	}
+}
