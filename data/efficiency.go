@@ -1,0 +1,130 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/probably-submodular/crf/psub"
+)
+
+// EfficiencyConfig is one row of the paper's efficiency table ("Training
+// efficiency gains with/without delayed constraint generation and 2-stage
+// weights pretraining", TARGETS.md §1): a name and the learner settings that
+// differ between rows.
+type EfficiencyConfig struct {
+	Name     string
+	Settings psub.Settings
+}
+
+// EfficiencyConfigs returns the paper's four rows — definitely submodular
+// (C2), 1-pass full (C4, Algorithm 1), 1-pass delayed (C4, Algorithm 2) and
+// 2-pass delayed (pretraining, then Algorithm 2) — with C and the paper's
+// relative gap 1e-3, plus, when minibatches > 1, a fifth row the paper only
+// describes: Algorithm 2 with that many constraint minibatches. maxIter 0
+// keeps the learner's default.
+func EfficiencyConfigs(c float64, maxIter, minibatches int) []EfficiencyConfig {
+	base := psub.Settings{C: c, Tol: 1e-3, MaxIter: maxIter}
+	row := func(name string, f func(*psub.Settings)) EfficiencyConfig {
+		s := base
+		f(&s)
+		return EfficiencyConfig{Name: name, Settings: s}
+	}
+	rows := []EfficiencyConfig{
+		row("def. submodular", func(s *psub.Settings) { s.Set = psub.C2{} }),
+		row("1-pass, full", func(s *psub.Settings) { s.Set = psub.C4{} }),
+		row("1-pass, delayed", func(s *psub.Settings) { s.Set, s.Delayed = psub.C4{}, true }),
+		row("2-pass delayed", func(s *psub.Settings) { s.Set, s.Delayed, s.Pretrain = psub.C4{}, true, true }),
+	}
+	if minibatches > 1 {
+		rows = append(rows, row(fmt.Sprintf("%d minibatches, delayed", minibatches), func(s *psub.Settings) {
+			s.Set, s.Delayed, s.Minibatches = psub.C4{}, true, minibatches
+		}))
+	}
+	return rows
+}
+
+// EfficiencyResult is what one configuration measured: the columns of the
+// paper's table plus the process CPU time, which is the comparable number
+// on a shared machine (wall seconds include waiting for other processes).
+type EfficiencyResult struct {
+	Name              string
+	Margins           int64   // hard-constraint margins computed (the paper's "# margins computed")
+	Iterations        int     // cutting-plane (SSVM) iterations, all stages
+	ConstraintSeconds float64 // wall time in margin computation and constraint selection
+	Seconds           float64 // wall time of Train
+	CPUSeconds        float64 // process CPU time during Train (all threads; NaN where unavailable)
+	Converged         bool
+	HardIntroduced    int
+	ActiveHard        int
+	Primal            float64 // final primal objective (rows reach the same optimum)
+	Trace             *psub.Trace
+}
+
+// RunEfficiency trains every configuration on the same training set, one
+// after the other (so they do not compete for cores), and collects the
+// table's columns. progress, when set, is called before each configuration
+// with its index. Training errors are returned with the configuration's name.
+func RunEfficiency(train []psub.Instance, labels int, configs []EfficiencyConfig, progress func(i int, name string)) ([]EfficiencyResult, error) {
+	var out []EfficiencyResult
+	for i, cfg := range configs {
+		if progress != nil {
+			progress(i, cfg.Name)
+		}
+		cpu0 := processCPU()
+		t0 := time.Now()
+		_, tr, err := psub.Train(train, labels, cfg.Settings)
+		if err != nil {
+			return nil, fmt.Errorf("efficiency row %q: %w", cfg.Name, err)
+		}
+		wall := time.Since(t0).Seconds()
+		out = append(out, EfficiencyResult{
+			Name: cfg.Name, Margins: tr.Margins, Iterations: tr.Iters,
+			ConstraintSeconds: tr.ConstraintSeconds, Seconds: wall, CPUSeconds: processCPU() - cpu0,
+			Converged: tr.Converged, HardIntroduced: tr.HardIntroduced, ActiveHard: tr.ActiveHard,
+			Primal: tr.Final().Primal, Trace: tr,
+		})
+	}
+	return out, nil
+}
+
+// MarginCurves returns the "compute gains" curves of one training run:
+// x = 1, 2, … numbers the QP solves (passes through the loop of Algorithms 1
+// and 2, across all stages), perCall the margins computed after each solve
+// and running their running total. Solves before hard constraints are
+// enforced (pretraining) compute none.
+func MarginCurves(tr *psub.Trace) (x, perCall, running []float64) {
+	total := 0.0
+	for i, c := range tr.QPCalls {
+		total += float64(c.Margins)
+		x = append(x, float64(i+1))
+		perCall = append(perCall, float64(c.Margins))
+		running = append(running, total)
+	}
+	return x, perCall, running
+}
+
+// MarginsPerIteration returns the running total of margins computed after
+// each cutting-plane iteration (x = the iteration, counted across stages).
+func MarginsPerIteration(tr *psub.Trace) (x, running []float64) {
+	total := 0.0
+	for _, it := range tr.Iterations {
+		total += float64(it.Margins)
+		x = append(x, float64(it.Iter))
+		running = append(running, total)
+	}
+	return x, running
+}
+
+// Positive keeps the points with y > 0, for log-scale plots (a QP solve
+// after which no margin was computed has no place on a log axis).
+func Positive(x, y []float64) (px, py []float64) {
+	for i := range y {
+		if y[i] > 0 {
+			px, py = append(px, x[i]), append(py, y[i])
+		}
+	}
+	return px, py
+}
+
+func nan() float64 { return math.NaN() }

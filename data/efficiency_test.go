@@ -1,0 +1,109 @@
+package data
+
+import (
+	"math"
+	"testing"
+
+	"github.com/probably-submodular/crf/psub"
+)
+
+func TestEfficiencyConfigs(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		minibatches int
+		rows        int
+	}{
+		{"paper's four rows", 0, 4},
+		{"one minibatch is no extra row", 1, 4},
+		{"with minibatches", 3, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := EfficiencyConfigs(0.5, 7, tc.minibatches)
+			if len(cs) != tc.rows {
+				t.Fatalf("%d rows, want %d", len(cs), tc.rows)
+			}
+			for _, c := range cs {
+				if c.Settings.C != 0.5 || c.Settings.Tol != 1e-3 || c.Settings.MaxIter != 7 {
+					t.Errorf("%s: C %g tol %g maxIter %d", c.Name, c.Settings.C, c.Settings.Tol, c.Settings.MaxIter)
+				}
+			}
+			if _, ok := cs[0].Settings.Set.(psub.C2); !ok {
+				t.Errorf("row 0 set %T, want C2", cs[0].Settings.Set)
+			}
+			want := []struct{ delayed, pretrain bool }{{false, false}, {true, false}, {true, true}}
+			for i, w := range want {
+				s := cs[i+1].Settings
+				if _, ok := s.Set.(psub.C4); !ok || s.Delayed != w.delayed || s.Pretrain != w.pretrain {
+					t.Errorf("row %d (%s): set %T delayed %v pretrain %v", i+1, cs[i+1].Name, s.Set, s.Delayed, s.Pretrain)
+				}
+			}
+			if tc.rows == 5 && cs[4].Settings.Minibatches != tc.minibatches {
+				t.Errorf("minibatch row has Minibatches %d", cs[4].Settings.Minibatches)
+			}
+		})
+	}
+}
+
+// TestRunEfficiency checks, on the embedded synthetic problem, what the
+// paper's table claims between rows: the C4 rows reach the same optimum,
+// delayed generation computes fewer margins than Algorithm 1 for the same
+// iterations, the definitely submodular row computes none, and the curves
+// add up to the trace's totals.
+func TestRunEfficiency(t *testing.T) {
+	seg := SyntheticSegmentation(SegmentationOptions{Seed: 3, Train: 8, Test: 1})
+	calls := 0
+	rs, err := RunEfficiency(seg.Train, 2, EfficiencyConfigs(1, 0, 3), func(i int, name string) {
+		if i != calls {
+			t.Errorf("progress index %d, want %d", i, calls)
+		}
+		calls++
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 5 || calls != 5 {
+		t.Fatalf("%d results, %d progress calls", len(rs), calls)
+	}
+	for _, r := range rs {
+		if !r.Converged {
+			t.Errorf("%s did not converge", r.Name)
+		}
+		if r.Seconds <= 0 || r.Iterations != r.Trace.Iters || r.Margins != r.Trace.Margins {
+			t.Errorf("%s: seconds %g, iterations %d (trace %d), margins %d (trace %d)", r.Name, r.Seconds, r.Iterations, r.Trace.Iters, r.Margins, r.Trace.Margins)
+		}
+		x, per, run := MarginCurves(r.Trace)
+		if len(x) != len(r.Trace.QPCalls) || len(per) != len(x) || len(run) != len(x) {
+			t.Fatalf("%s: curve lengths %d %d %d, %d QP calls", r.Name, len(x), len(per), len(run), len(r.Trace.QPCalls))
+		}
+		sum := 0.0
+		for _, v := range per {
+			sum += v
+		}
+		if len(run) > 0 && (run[len(run)-1] != sum || int64(sum) != r.Margins) {
+			t.Errorf("%s: running total %g, per-call sum %g, trace %d", r.Name, run[len(run)-1], sum, r.Margins)
+		}
+		ix, irun := MarginsPerIteration(r.Trace)
+		if len(ix) != len(r.Trace.Iterations) || (len(irun) > 0 && int64(irun[len(irun)-1]) > r.Margins) {
+			t.Errorf("%s: per-iteration running total %v exceeds %d", r.Name, irun, r.Margins)
+		}
+	}
+	if rs[0].Margins != 0 || rs[0].HardIntroduced != 0 {
+		t.Errorf("C2 computed %d margins, introduced %d hard constraints", rs[0].Margins, rs[0].HardIntroduced)
+	}
+	full, delayed := rs[1], rs[2]
+	if full.Margins == 0 || delayed.Margins > full.Margins {
+		t.Errorf("margins: full %d, delayed %d", full.Margins, delayed.Margins)
+	}
+	for _, r := range rs[2:] {
+		if d := math.Abs(r.Primal-full.Primal) / full.Primal; d > 2e-3 {
+			t.Errorf("%s primal %g, 1-pass full %g (rel. diff %.2g)", r.Name, r.Primal, full.Primal, d)
+		}
+	}
+}
+
+func TestPositive(t *testing.T) {
+	x, y := Positive([]float64{1, 2, 3, 4}, []float64{0, 5, -1, 2})
+	if len(x) != 2 || x[0] != 2 || x[1] != 4 || y[0] != 5 || y[1] != 2 {
+		t.Errorf("got %v %v", x, y)
+	}
+}
