@@ -14,8 +14,13 @@ import (
 // Its margins c_ij·w form the matrix V = P·(W̃_p·Bᵀ) of Algorithm 1; lower
 // holds the bounds L of Algorithm 2 and norm(i,j) = ‖b_j‖·‖p_i‖ the matrix N.
 type pool struct {
-	layout   Layout
-	P        *mat.Dense // rows × dp; nil for the identity (C2*)
+	layout Layout
+	// P holds the rows p_i densely (rows × dp) when they are mostly
+	// non-zero; sp holds them sparsely otherwise (one-hot blocks such as the
+	// multi-label graphs' 1(e) ⊗ R(x), where a dense P would be |E| times
+	// larger and its margins |E| times slower). Both nil: the identity (C2*).
+	P        *mat.Dense
+	sp       *sparseRows
 	rows     int
 	B        [][]float64
 	bnorm    []float64
@@ -33,23 +38,76 @@ type pool struct {
 	WLast *mat.Dense
 }
 
+// sparseDensity is the fraction of non-zero pairwise entries below which the
+// pool stores P sparsely.
+const sparseDensity = 0.25
+
 func newPool(l Layout, B [][]float64, set []Instance) *pool {
-	rows := 0
+	rows, nnz := 0, 0
 	for i := range set {
 		rows += len(set[i].Pairwise)
+		for _, p := range set[i].Pairwise {
+			for _, v := range p {
+				if v != 0 {
+					nnz++
+				}
+			}
+		}
+	}
+	pn := make([]float64, 0, rows)
+	if float64(nnz) < sparseDensity*float64(rows)*float64(l.PairwiseDim) {
+		sp := &sparseRows{start: make([]int, 1, rows+1), idx: make([]int32, 0, nnz), val: make([]float64, 0, nnz)}
+		for i := range set {
+			for _, p := range set[i].Pairwise {
+				sp.append(p)
+				pn = append(pn, norm(p))
+			}
+		}
+		q := initPool(l, B, nil, rows, pn)
+		q.sp = sp
+		return q
 	}
 	P := mat.NewDense(max(rows, 1), max(l.PairwiseDim, 1), nil)
-	pn := make([]float64, rows)
 	r := 0
 	for i := range set {
 		for _, p := range set[i].Pairwise {
 			P.SetRow(r, p)
-			pn[r] = norm(p)
+			pn = append(pn, norm(p))
 			r++
 		}
 	}
 	return initPool(l, B, P, rows, pn)
 }
+
+// sparseRows is P in compressed sparse row form: the non-zeros of row i are
+// idx/val[start[i]:start[i+1]].
+type sparseRows struct {
+	start []int
+	idx   []int32
+	val   []float64
+}
+
+func (s *sparseRows) append(p []float64) {
+	for k, v := range p {
+		if v != 0 {
+			s.idx = append(s.idx, int32(k))
+			s.val = append(s.val, v)
+		}
+	}
+	s.start = append(s.start, len(s.idx))
+}
+
+// dot is p_i·x.
+func (s *sparseRows) dot(i int, x []float64) float64 {
+	d := 0.0
+	for t := s.start[i]; t < s.start[i+1]; t++ {
+		d += s.val[t] * x[s.idx[t]]
+	}
+	return d
+}
+
+// identity reports whether P is the identity (C2*: p_i = e_i).
+func (q *pool) identity() bool { return q.P == nil && q.sp == nil }
 
 func newIdentityPool(l Layout, B [][]float64) *pool {
 	pn := make([]float64, l.PairwiseDim)
@@ -89,8 +147,15 @@ func (q *pool) row(idx int) []float64 {
 		if bc == 0 {
 			continue
 		}
-		if q.P == nil {
+		if q.identity() {
 			g[off+c*l.PairwiseDim+i] = bc
+			continue
+		}
+		if q.sp != nil {
+			base := g[off+c*l.PairwiseDim:]
+			for t := q.sp.start[i]; t < q.sp.start[i+1]; t++ {
+				base[q.sp.idx[t]] += bc * q.sp.val[t]
+			}
 			continue
 		}
 		axpy(g[off+c*l.PairwiseDim:], bc, q.P.RawRowView(i)[:l.PairwiseDim])
@@ -122,19 +187,38 @@ func (q *pool) wMatrix(w []float64) *mat.Dense {
 func (q *pool) computeFull(w []float64) {
 	W := q.wMatrix(w)
 	nb := len(q.B)
-	if q.P == nil {
+	switch {
+	case q.identity():
 		for i := 0; i < q.active; i++ {
 			for j := 0; j < nb; j++ {
 				q.lower[i*nb+j] = W.At(i, j)
 			}
 		}
-	} else {
+	case q.sp != nil:
+		q.parallelRows(func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				v := q.lower[i*nb : (i+1)*nb]
+				clear(v)
+				for t := q.sp.start[i]; t < q.sp.start[i+1]; t++ {
+					axpy(v, q.sp.val[t], W.RawRowView(int(q.sp.idx[t])))
+				}
+			}
+		})
+	default:
 		q.parallelRows(func(lo, hi int) {
 			if hi <= lo {
 				return
 			}
+			Pl := q.P.Slice(lo, hi, 0, q.layout.PairwiseDim)
+			if nb == 1 {
+				// Two labels: V is one column, and gonum's Gemv is several
+				// times faster than its Dgemm with a single column.
+				v := mat.NewVecDense(hi-lo, q.lower[lo:hi])
+				v.MulVec(Pl, W.ColView(0))
+				return
+			}
 			V := mat.NewDense(hi-lo, nb, q.lower[lo*nb:hi*nb])
-			V.Mul(q.P.Slice(lo, hi, 0, q.layout.PairwiseDim), W)
+			V.Mul(Pl, W)
 		})
 	}
 	q.computed += int64(q.active * nb)
@@ -184,9 +268,12 @@ func (q *pool) computeDelayed(w []float64) {
 				if q.lower[i*nb+j] > 0 {
 					continue
 				}
-				if q.P == nil {
+				switch {
+				case q.identity():
 					q.lower[i*nb+j] = W.At(i, j)
-				} else {
+				case q.sp != nil:
+					q.lower[i*nb+j] = q.sp.dot(i, Wt.RawRowView(j))
+				default:
 					q.lower[i*nb+j] = dot(Wt.RawRowView(j), q.P.RawRowView(i)[:dp])
 				}
 				n++
