@@ -140,7 +140,12 @@ func BenchmarkSegment3D(b *testing.B) {
 	opt := Options{Segments: 16000, Compactness: 20, Sigma: 5}
 	b.Run("radius1", func(b *testing.B) { benchSegment(b, v, opt) })
 	opt.SearchRadius = 2
-	b.Run("radius2", func(b *testing.B) { benchSegment(b, v, opt) })
+	b.Run("radius2", func(b *testing.B) {
+		if testing.Short() {
+			b.Skip("the ±2S window is 8× the work in 3-D; skipped with -short")
+		}
+		benchSegment(b, v, opt)
+	})
 }
 
 // BenchmarkSegment3DFullVolume: the paper's setting, about 130K
