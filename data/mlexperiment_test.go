@@ -1,0 +1,102 @@
+package data
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/probably-submodular/crf/psub"
+	"github.com/probably-submodular/crf/psub/feature"
+)
+
+func TestHammingStats(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		truth, pred [][]int
+		mean, se    float64
+		wantErr     bool
+	}{
+		// Per-example accuracies 1 and 0.5: mean 0.75, sd √(1/8), se sd/√2 = 0.25.
+		{name: "two examples", truth: [][]int{{1, 0}, {1, 1}}, pred: [][]int{{1, 0}, {0, 1}}, mean: 0.75, se: 0.25},
+		{name: "all right", truth: [][]int{{1, 0, 1}, {0, 0, 0}, {1, 1, 1}}, pred: [][]int{{1, 0, 1}, {0, 0, 0}, {1, 1, 1}}, mean: 1, se: 0},
+		{name: "one example", truth: [][]int{{1, 0, 0, 1}}, pred: [][]int{{1, 1, 0, 0}}, mean: 0.5, se: 0},
+		{name: "empty", wantErr: true},
+		{name: "row count", truth: [][]int{{1}}, pred: [][]int{{1}, {0}}, wantErr: true},
+		{name: "label count", truth: [][]int{{1, 0}}, pred: [][]int{{1}}, wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mean, se, err := HammingStats(tc.truth, tc.pred)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			}
+			if tc.wantErr {
+				return
+			}
+			if math.Abs(mean-tc.mean) > 1e-12 || math.Abs(se-tc.se) > 1e-12 {
+				t.Errorf("got %v ± %v, want %v ± %v", mean, se, tc.mean, tc.se)
+			}
+			if acc, _ := feature.HammingAccuracy(tc.truth, tc.pred); math.Abs(acc-mean) > 1e-12 {
+				t.Errorf("mean %v differs from feature.HammingAccuracy %v", mean, acc)
+			}
+		})
+	}
+}
+
+// The runner's test accuracy is that of the model's own predictions, scored
+// independently; every column trains and returns its metrics; pairwise
+// columns beat C0 on the synthetic problem built for it.
+func TestMultiLabelExperiment(t *testing.T) {
+	tr, te := SyntheticMultiLabel(SyntheticMultiLabelOptions{Seed: 3, Train: 60, Test: 60, Labels: 4, Features: 6})
+	p, err := BuildMultiLabel(tr, te, MultiLabelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &MultiLabelExperiment{Problems: map[string]*MultiLabelProblem{"syn": p}, Tol: 1e-2, MaxIter: 100, Delayed: true, Workers: 1}
+	cols := MultiLabelColumns()
+	if testing.Short() {
+		cols = []string{"C0", "C2", "TGC"}
+	}
+	acc := map[string]float64{}
+	for _, col := range cols {
+		job := Job{Dataset: "syn", Set: col, Loss: "hamming", C: 0.1}
+		m, err := e.Run(context.Background(), job)
+		if err != nil {
+			t.Fatalf("%s: %v", col, err)
+		}
+		for _, k := range []string{"train_acc", "train_se", "test_acc", "test_se", "iterations", "nonsub_test"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("%s: metric %s missing", col, k)
+			}
+		}
+		if m["test_se"] <= 0 || m["test_se"] > 0.1 {
+			t.Errorf("%s: test standard error %v outside (0, 0.1]", col, m["test_se"])
+		}
+		acc[col] = m["test_acc"]
+	}
+	// Independent scoring of C0: retrain with the same settings, predict by
+	// hand and score with feature.HammingAccuracy.
+	model, _, err := psub.Train(p.Train, 2, psub.Settings{C: 0.1, Tol: 1e-2, MaxIter: 100, Set: psub.C0{}, Delayed: true, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var truth, pred [][]int
+	for i := range p.Test {
+		y, _, err := model.Predict(&p.Test[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth, pred = append(truth, p.Test[i].Labels), append(pred, y)
+	}
+	if want, _ := feature.HammingAccuracy(truth, pred); math.Abs(acc["C0"]-want) > 1e-12 {
+		t.Errorf("C0 test accuracy %v, independent scoring %v", acc["C0"], want)
+	}
+	if acc["C2"] <= acc["C0"] {
+		t.Errorf("C2 test accuracy %v not above C0's %v on the synthetic problem", acc["C2"], acc["C0"])
+	}
+	if _, err := e.Run(context.Background(), Job{Dataset: "nope", Set: "C0", Loss: "hamming", C: 0.1}); err == nil {
+		t.Error("unknown data set accepted")
+	}
+	if _, err := e.Run(context.Background(), Job{Dataset: "syn", Set: "C9", Loss: "hamming", C: 0.1}); err == nil {
+		t.Error("unknown column accepted")
+	}
+}
