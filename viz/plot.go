@@ -178,3 +178,41 @@ func (s shifted) Plot(c draw.Canvas, p *plot.Plot) {
 	c.Rectangle.Max.X += s.off
 	s.YErrorBars.Plot(c, p)
 }
+
+// Scatter draws point clouds, one colour per series (Lo/Hi are ignored);
+// logX and logY use log scales (values must then be positive).
+func Scatter(title, xLabel, yLabel string, series []Series, logX, logY bool) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xLabel, yLabel
+	p.Legend.Top = true
+	if logX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	for i, s := range series {
+		if len(s.X) != len(s.Y) {
+			return nil, fmt.Errorf("series %q: %d x values, %d y values", s.Name, len(s.X), len(s.Y))
+		}
+		pts := make(plotter.XYs, 0, len(s.X))
+		for j := range s.X {
+			if (logX && s.X[j] <= 0) || (logY && s.Y[j] <= 0) {
+				continue // not drawable on a log axis
+			}
+			pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, fmt.Errorf("series %q: %w", s.Name, err)
+		}
+		sc.GlyphStyle.Color = plotutil.Color(i)
+		sc.GlyphStyle.Shape = plotutil.Shape(i)
+		sc.GlyphStyle.Radius = vg.Points(2.5)
+		p.Add(sc)
+		p.Legend.Add(s.Name, sc)
+	}
+	return p, nil
+}

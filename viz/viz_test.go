@@ -153,3 +153,16 @@ func TestHeaderEscapesTableCells(t *testing.T) {
 		t.Fatalf("data cell not escaped:\n%s", md)
 	}
 }
+
+func TestScatterSkipsUndrawablePointsOnLogAxes(t *testing.T) {
+	p, err := Scatter("s", "x", "y", []Series{{Name: "a", X: []float64{0, 1, 10}, Y: []float64{1, 2, 3}}}, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PNG(p, Width, Height); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Scatter("s", "x", "y", []Series{{Name: "bad", X: []float64{1}, Y: nil}}, false, false); err == nil {
+		t.Fatal("want length error")
+	}
+}
