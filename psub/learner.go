@@ -68,9 +68,10 @@ type Settings struct {
 	// Cache > 0 keeps, per training instance, the last Cache distinct
 	// loss-augmented labellings (as ψ differences, Dim floats each) and
 	// builds the cutting plane from them instead of running inference
-	// whenever that plane is violated by more than Tol·primal/C (the 1-slack
-	// inference cache of Joachims et al. 2009 and PyStruct). Stopping is
-	// always certified by real inference. 0 disables it.
+	// whenever that plane raises the slack by more than a quarter of the
+	// current gap (and Tol·primal)/C (the 1-slack inference cache of
+	// Joachims et al. 2009 and PyStruct). Stopping is always certified by
+	// real inference. 0 disables it.
 	Cache int
 	// InactiveWindow removes cutting planes whose dual stayed ≤ 1e-5·C for
 	// that many consecutive QP solves (PyStruct's inactive_window), keeping
@@ -344,7 +345,11 @@ func (t *trainer) runStage(method inference.Method, last bool) (bool, error) {
 		if t.cache != nil && it > 0 {
 			a, b = t.fromCache()
 			xi := b - dot(a, t.w)
-			rec.CacheHit = t.s.C*(xi-t.sol.Xi) > t.s.Tol*t.sol.Primal
+			// A cached plane must close a fair share of the current gap:
+			// weaker ones make many cheap iterations that barely move the
+			// dual bound.
+			gain := t.s.C * (xi - t.sol.Xi)
+			rec.CacheHit = gain > t.s.Tol*t.sol.Primal && gain > 0.25*(best-t.sol.Dual)
 		}
 		if !rec.CacheHit {
 			var err error
