@@ -41,4 +41,3 @@ func (v *Volume) SliceImage(z int) image.Image {
 
 // ToImage is SliceImage(0), the image of a 2-D volume.
 func (v *Volume) ToImage() image.Image { return v.SliceImage(0) }
-
