@@ -19,6 +19,12 @@ type ImageSetOptions struct {
 	Path string
 	// Limit builds only the first Limit images in name order; 0 means all.
 	Limit int
+	// Sample > 0 builds a seeded random draw of Sample images (kept in name
+	// order) instead; it cannot be combined with Limit. A sample is not
+	// marked reduced: it is how a smaller protocol (the retina substitute's
+	// 50 images) is drawn without the bias of name order.
+	Sample     int
+	SampleSeed uint64
 	// Downscale shrinks every image and mask by this integer factor (f×f
 	// block mean; mask blocks foreground when at least half is); 0 or 1
 	// means full resolution. Segments and Sigma shrink with it (Segments by
@@ -67,10 +73,11 @@ func buildImageSet(set imageSet, opt ImageSetOptions) (*SegmentedSet, error) {
 	if len(images) != set.count {
 		return nil, fmt.Errorf("%s: %d image/mask pairs in %s, expected %d (see the data README)", set.name, len(images), dir, set.count)
 	}
-	n := len(images)
-	if opt.Limit > 0 && opt.Limit < n {
-		n = opt.Limit
+	idx, err := selectImages(len(images), opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", set.name, err)
 	}
+	n := len(idx)
 	f := max(opt.Downscale, 1)
 	b := SegmentBuilder{
 		SLIC: slic.Options{
@@ -97,8 +104,8 @@ func buildImageSet(set imageSet, opt ImageSetOptions) (*SegmentedSet, error) {
 	}
 	transform := fmt.Sprintf("threshold %g; downscale %d", set.threshold, f)
 	sources := make([]SegmentSource, n)
-	for i := range n {
-		img, mask := images[i], masks[i]
+	for i, j := range idx {
+		img, mask := images[j], masks[j]
 		sources[i] = SegmentSource{
 			Name:      strings.TrimSuffix(filepath.Base(img), filepath.Ext(img)),
 			Files:     []string{img, mask},
@@ -120,12 +127,15 @@ func buildImageSet(set imageSet, opt ImageSetOptions) (*SegmentedSet, error) {
 		return nil, err
 	}
 	var desc strings.Builder
-	reduced := n < set.count || f > 1 || opt.Segments > 0 || opt.Compactness > 0 || opt.Sigma > 0
+	reduced := (n < set.count && opt.Sample == 0) || f > 1 || opt.Segments > 0 || opt.Compactness > 0 || opt.Sigma > 0
 	if reduced {
 		desc.WriteString("REDUCED (not the paper's setting): ")
 	}
 	fmt.Fprintf(&desc, "%s (%s): %d of %d images", set.title, dir, n, set.count)
-	if n < set.count {
+	switch {
+	case opt.Sample > 0 && n < set.count:
+		fmt.Fprintf(&desc, " (drawn with seed %d)", opt.SampleSeed)
+	case n < set.count:
 		fmt.Fprintf(&desc, " (the first %d in name order)", n)
 	}
 	if f > 1 {
@@ -148,4 +158,23 @@ func buildImageSet(set imageSet, opt ImageSetOptions) (*SegmentedSet, error) {
 		desc.WriteString("; " + set.note)
 	}
 	return &SegmentedSet{Name: set.name, Description: desc.String(), Reduced: reduced, Items: items}, nil
+}
+
+// selectImages lists the images of a set of n to build: all, the first
+// opt.Limit, or a seeded sample of opt.Sample.
+func selectImages(n int, opt ImageSetOptions) ([]int, error) {
+	if opt.Sample > 0 {
+		if opt.Limit != 0 {
+			return nil, fmt.Errorf("sample of %d with Limit %d: set one or the other", opt.Sample, opt.Limit)
+		}
+		return SampleIndices(n, opt.Sample, opt.SampleSeed)
+	}
+	if opt.Limit > 0 && opt.Limit < n {
+		n = opt.Limit
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx, nil
 }
