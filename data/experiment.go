@@ -148,31 +148,11 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]f
 		}
 	}
 	train, test := e.pick(trainIdx), e.pick(testIdx)
-	method, err := MethodByName(job.Set, test)
+	model, method, m, err := trainJob(ctx, job, train, test, psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
+		Delayed: e.Delayed, Workers: e.Workers, AddK: e.AddK,
+		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)})
 	if err != nil {
 		return nil, err
-	}
-	loss, err := LossByName(job.Loss)
-	if err != nil {
-		return nil, err
-	}
-	settings := psub.Settings{C: job.C, Tol: e.Tol, MaxIter: e.MaxIter, Loss: loss, Set: method.Set,
-		Inference: method.Training, Delayed: e.Delayed, Workers: e.Workers, AddK: e.AddK,
-		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)}
-	if method.Training != nil {
-		settings.Exact = method.Training
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	model, trace, err := psub.Train(train, 2, settings)
-	if err != nil {
-		return nil, err
-	}
-	m := map[string]float64{
-		"iterations": float64(trace.Iters), "hard_active": float64(trace.ActiveHard),
-		"hard_introduced": float64(trace.HardIntroduced), "margins": float64(trace.Margins),
-		"primal": trace.Final().Primal, "train_seconds": trace.Seconds, "converged": b2f(trace.Converged),
 	}
 	score := func(idx []int, prefix string, pixels bool) error {
 		region := feature.NewConfusion(2)
@@ -232,6 +212,39 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]f
 		return nil, err
 	}
 	return m, nil
+}
+
+// trainJob trains the column job.Set with job's loss and C over the base
+// settings (test: the instances C̄4 also constrains) and returns the model,
+// the column's Method and the training metrics every experiment records:
+// iterations, converged, primal, gap, hard_active, hard_introduced, margins
+// and train_seconds.
+func trainJob(ctx context.Context, job Job, train, test []psub.Instance, base psub.Settings) (*psub.Model, Method, map[string]float64, error) {
+	method, err := MethodByName(job.Set, test)
+	if err != nil {
+		return nil, Method{}, nil, err
+	}
+	if base.Loss, err = LossByName(job.Loss); err != nil {
+		return nil, Method{}, nil, err
+	}
+	base.C, base.Set, base.Inference = job.C, method.Set, method.Training
+	if method.Training != nil {
+		base.Exact = method.Training
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, Method{}, nil, err
+	}
+	model, trace, err := psub.Train(train, 2, base)
+	if err != nil {
+		return nil, Method{}, nil, err
+	}
+	fin := trace.Final()
+	return model, method, map[string]float64{
+		"iterations": float64(trace.Iters), "converged": b2f(trace.Converged),
+		"primal": fin.Primal, "gap": fin.Gap,
+		"hard_active": float64(trace.ActiveHard), "hard_introduced": float64(trace.HardIntroduced),
+		"margins": float64(trace.Margins), "train_seconds": trace.Seconds,
+	}, nil
 }
 
 // predict labels an instance with the method's test-time inference.

@@ -47,36 +47,14 @@ func (e *MultiLabelExperiment) Run(ctx context.Context, job Job) (map[string]flo
 	if !ok || p == nil {
 		return nil, fmt.Errorf("multi-label job %s: no problem %q", job.Key(), job.Dataset)
 	}
-	method, err := MethodByName(job.Set, p.Test)
-	if err != nil {
-		return nil, err
-	}
-	loss, err := LossByName(job.Loss)
-	if err != nil {
-		return nil, err
-	}
-	settings := psub.Settings{C: job.C, Tol: e.Tol, MaxIter: e.MaxIter, Loss: loss, Set: method.Set,
-		Inference: method.Training, Delayed: e.Delayed, AddK: e.AddK, Workers: e.Workers,
+	base := psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter, Delayed: e.Delayed, AddK: e.AddK, Workers: e.Workers,
 		Description: fmt.Sprintf("%s %s %s C=%g", job.Dataset, job.Set, job.Loss, job.C)}
-	if method.Training != nil {
-		settings.Exact = method.Training
-	}
 	if e.Progress != nil {
-		settings.Progress = func(it psub.Iteration) { e.Progress(job, it) }
+		base.Progress = func(it psub.Iteration) { e.Progress(job, it) }
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	model, trace, err := psub.Train(p.Train, 2, settings)
+	model, method, m, err := trainJob(ctx, job, p.Train, p.Test, base)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", job.Dataset, job.Set, err)
-	}
-	fin := trace.Final()
-	m := map[string]float64{
-		"iterations": float64(trace.Iters), "converged": b2f(trace.Converged),
-		"primal": fin.Primal, "gap": fin.Gap,
-		"hard_introduced": float64(trace.HardIntroduced), "hard_active": float64(trace.ActiveHard),
-		"train_seconds": trace.Seconds,
 	}
 	for _, part := range []struct {
 		prefix string
