@@ -50,6 +50,17 @@ func makeSubmodular(e *Energy) {
 
 // pottsEnergy: random nonnegative unaries and w_e·[y_a≠y_b] with w_e >= 0.
 func pottsEnergy(rng *rand.Rand, n, labels int, edges [][2]int) *Energy {
+	return distanceEnergy(rng, n, labels, edges, func(a, b int) float64 {
+		if a != b {
+			return 1
+		}
+		return 0
+	})
+}
+
+// distanceEnergy: random nonnegative unaries in [0,3) and w_e·d(y_a,y_b)
+// with w_e in [0,1) per edge.
+func distanceEnergy(rng *rand.Rand, n, labels int, edges [][2]int, d func(a, b int) float64) *Energy {
 	e := NewEnergy(n, labels, edges)
 	for i := range e.Unary {
 		e.Unary[i] = 3 * rng.Float64()
@@ -59,9 +70,7 @@ func pottsEnergy(rng *rand.Rand, n, labels int, edges [][2]int) *Energy {
 		t := e.Table(j)
 		for a := 0; a < labels; a++ {
 			for b := 0; b < labels; b++ {
-				if a != b {
-					t[a*labels+b] = w
-				}
+				t[a*labels+b] = w * d(a, b)
 			}
 		}
 	}

@@ -6,22 +6,11 @@ import (
 	"testing"
 )
 
-// truncatedLinear returns a metric table min(|α−β|, cap)·w.
+// truncatedLinearEnergy has metric tables min(|α−β|, cap)·w.
 func truncatedLinearEnergy(rng *rand.Rand, n, labels int, edges [][2]int, capv float64) *Energy {
-	e := NewEnergy(n, labels, edges)
-	for i := range e.Unary {
-		e.Unary[i] = 3 * rng.Float64()
-	}
-	for j := range edges {
-		w := rng.Float64()
-		t := e.Table(j)
-		for a := 0; a < labels; a++ {
-			for b := 0; b < labels; b++ {
-				t[a*labels+b] = w * math.Min(math.Abs(float64(a-b)), capv)
-			}
-		}
-	}
-	return e
+	return distanceEnergy(rng, n, labels, edges, func(a, b int) float64 {
+		return math.Min(math.Abs(float64(a-b)), capv)
+	})
 }
 
 // splitEnergy returns the unary and pairwise parts of E(y).
