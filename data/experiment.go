@@ -32,7 +32,7 @@ type Method struct {
 func MethodByName(name string, test []psub.Instance) (Method, error) {
 	switch strings.ToUpper(name) {
 	case "TGC":
-		return Method{Name: "TGC", Set: psub.Unconstrained{}, Training: inference.TruncatedGraphCut{}, Test: inference.TruncatedGraphCut{}}, nil
+		return Method{Name: "TGC", Set: psub.Unconstrained{}, Training: inference.TruncatedGraphCut{Dynamic: true}, Test: inference.TruncatedGraphCut{}}, nil
 	case "QPBO":
 		return Method{Name: "QPBO", Set: psub.Unconstrained{}, Training: inference.QPBO{}, Test: inference.QPBO{}}, nil
 	case "TRWS", "TRW-S":

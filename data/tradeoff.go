@@ -54,7 +54,7 @@ func TradeoffLadder() []TradeoffEntry {
 		{Name: "C2*", Set: psub.C2Star{}},
 		{Name: "C3", Set: psub.C3{}},
 		{Name: "C4", Set: psub.C4{}},
-		{Name: "TGC", Set: psub.Unconstrained{}, Inference: inference.TruncatedGraphCut{}},
+		{Name: "TGC", Set: psub.Unconstrained{}, Inference: inference.TruncatedGraphCut{Dynamic: true}},
 		{Name: "QPBO", Set: psub.Unconstrained{}, Inference: inference.QPBO{}},
 		{Name: "TRW-S", Set: psub.Unconstrained{}, Inference: inference.TRWS{}},
 	}

@@ -28,9 +28,35 @@ func newCSR(rows [][]float64) csr {
 
 // mulInto sets dst[a] = Σ_j x_j·W[j·m + a] for a < m, x = row r.
 func (c *csr) mulInto(dst []float64, r int, W []float64, m int) {
+	// Binary labels (m = 1 unary, m = 3 pairwise) are the hot path of
+	// loss-augmented inference: unrolled, with the weights of one feature
+	// coordinate adjacent.
+	lo, hi := c.start[r], c.start[r+1]
+	switch m {
+	case 1:
+		var s0 float64
+		idx, val := c.idx[lo:hi], c.val[lo:hi]
+		for t, j := range idx {
+			s0 += val[t] * W[j]
+		}
+		dst[0] = s0
+		return
+	case 3:
+		var s0, s1, s2 float64
+		idx, val := c.idx[lo:hi], c.val[lo:hi]
+		for t, j := range idx {
+			x := val[t]
+			w := W[3*int(j) : 3*int(j)+3 : 3*int(j)+3]
+			s0 += x * w[0]
+			s1 += x * w[1]
+			s2 += x * w[2]
+		}
+		dst[0], dst[1], dst[2] = s0, s1, s2
+		return
+	}
 	dst = dst[:m]
 	clear(dst)
-	for t := c.start[r]; t < c.start[r+1]; t++ {
+	for t := lo; t < hi; t++ {
 		x := c.val[t]
 		w := W[int(c.idx[t])*m : int(c.idx[t])*m+m]
 		for a, wa := range w {

@@ -32,9 +32,10 @@ type Settings struct {
 	// Inference is the training-time inference when the constraints do not
 	// guarantee submodular training edges: Unconstrained, and the
 	// pretraining and minibatch stages (nil means TruncatedGraphCut for two
-	// labels, AlphaBetaSwap otherwise).
+	// labels, with dynamic graph cuts since w changes little between
+	// iterations; AlphaBetaSwap otherwise).
 	Inference inference.Method
-	// Exact is the training-time inference when they do (nil means
+	// Exact is the training-time inference when they do (nil means dynamic
 	// TruncatedGraphCut, which is graph cut on submodular energies and
 	// tolerates the −ε round-off the QP leaves; AlphaBetaSwap for more labels).
 	Exact inference.Method
@@ -117,14 +118,14 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 	}
 	if s.Inference == nil {
 		if labels == 2 {
-			s.Inference = inference.TruncatedGraphCut{}
+			s.Inference = inference.TruncatedGraphCut{Dynamic: true}
 		} else {
 			s.Inference = inference.AlphaBetaSwap{}
 		}
 	}
 	if s.Exact == nil {
 		if labels == 2 {
-			s.Exact = inference.TruncatedGraphCut{}
+			s.Exact = inference.TruncatedGraphCut{Dynamic: true}
 		} else {
 			s.Exact = inference.AlphaBetaSwap{}
 		}

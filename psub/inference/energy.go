@@ -63,7 +63,13 @@ func (e *Energy) Validate() error {
 		return fmt.Errorf("energy: len(Pairwise) = %d, want len(Edges)*Labels² = %d*%d = %d",
 			len(e.Pairwise), len(e.Edges), L*L, want)
 	}
-	for i := 0; i < n; i++ {
+	// v − v is 0 for finite v and NaN for ±Inf and NaN: one cheap pass in
+	// the common case, the detailed search only when something is off.
+	finite := 0.0
+	for _, v := range e.Unary {
+		finite += v - v
+	}
+	for i := 0; i < n && finite != 0; i++ {
 		for k := 0; k < L; k++ {
 			if v := e.Unary[i*L+k]; math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("energy: node %d label %d: unary cost is %v", i, k, v)
@@ -78,6 +84,12 @@ func (e *Energy) Validate() error {
 		if a == b {
 			return fmt.Errorf("energy: edge %d (%d,%d): self-loop", j, a, b)
 		}
+	}
+	for _, v := range e.Pairwise {
+		finite += v - v
+	}
+	for j := 0; j < len(e.Edges) && finite != 0; j++ {
+		a, b := e.Edges[j][0], e.Edges[j][1]
 		t := e.Pairwise[j*L*L : (j+1)*L*L]
 		for k, v := range t {
 			if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -3,8 +3,6 @@ package qp
 import (
 	"math"
 	"sort"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // maxPolish caps the number of planes and rows in the free set that polish
@@ -188,10 +186,9 @@ func (w *work) polish(done func() bool) bool {
 // M is singular when the free vectors are linearly dependent; w is then
 // unique but λ is not, and the restricted dual may even be unbounded along a
 // null direction. A proximal term ε‖λ − λ_cur‖², iterated a few times,
-// returns the solution nearest the current duals in the first case and a
-// long ascent step (which the caller clips at the first bound) in the
-// second. It returns α_0, ξ and false if the solve produced non-finite
-// values.
+// returns the solution nearest the current duals in the first case; in the
+// second the rounds diverge, and solveActive returns α_0, ξ and false (as
+// it does for non-finite values), leaving the duals to coordinate ascent.
 func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float64) (a0, xi float64, ok bool) {
 	s := w.s
 	var S []int
@@ -212,14 +209,15 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 		xiFree = false // Σα = C has no solution without planes
 	}
 	bpos := make([]int, len(w.bc))
-	nb := 0
+	var freeB []int // the bound of each column of E
 	for b := range w.bc {
 		bpos[b] = -1
 		if inB[b] {
-			bpos[b] = nb
-			nb++
+			bpos[b] = len(freeB)
+			freeB = append(freeB, b)
 		}
 	}
+	nb := len(freeB)
 	ns := len(S)
 	n := ns
 	if xiFree {
@@ -228,96 +226,103 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 	if n == 0 {
 		return s.c, 0, true
 	}
-	var e *mat.Dense
+	// E as per-bound columns of (free vector index a, s_b·r_p[i_b]).
+	var ecol [][]entry
 	if nb > 0 && ns > 0 {
-		e = mat.NewDense(ns, nb, nil)
+		ecol = make([][]entry, nb)
 		for a, p := range S {
 			for _, en := range w.rowEnt[p] {
 				if c := bpos[en.i]; c >= 0 {
-					e.Set(a, c, en.v)
+					ecol[c] = append(ecol[c], entry{int32(a), en.v})
 				}
 			}
 		}
 	}
-	m := mat.NewDense(n, n, nil)
-	t := mat.NewVecDense(n, nil)
+	m := make([]float64, n*n)
+	t := make([]float64, n)
 	for a, p := range S {
+		row, g := m[a*n:(a+1)*n], s.gram[p]
 		for c, q := range S {
-			m.Set(a, c, s.gram[p][q])
+			row[c] = g[q]
 		}
-		t.SetVec(a, s.rhs[p])
+		t[a] = s.rhs[p]
 		if xiFree && s.isPlane[p] {
-			m.Set(a, ns, 1)
-			m.Set(ns, a, 1)
+			m[a*n+ns] = 1
+			m[ns*n+a] = 1
 		}
 	}
 	if xiFree {
-		t.SetVec(ns, s.c)
+		t[ns] = s.c
 	}
-	if e != nil {
-		var eet mat.Dense
-		eet.Mul(e, e.T())
-		for a := 0; a < ns; a++ {
-			for c := 0; c < ns; c++ {
-				m.Set(a, c, m.At(a, c)-eet.At(a, c))
+	for _, col := range ecol { // M −= E Eᵀ
+		for _, x := range col {
+			row := m[int(x.i)*n:]
+			for _, y := range col {
+				row[y.i] -= x.v * y.v
 			}
 		}
 	}
 	maxDiag := 0.0
 	for a := 0; a < ns; a++ {
-		maxDiag = math.Max(maxDiag, m.At(a, a))
+		maxDiag = math.Max(maxDiag, m[a*n+a])
 	}
-	m0 := mat.DenseCopyOf(m)
+	m0 := append([]float64(nil), m...)
 	eps := 1e-11 * math.Max(maxDiag, 1e-300)
 	for a := 0; a < ns; a++ {
-		m.Set(a, a, m.At(a, a)+eps)
+		m[a*n+a] += eps
 	}
-	var lu mat.LU
-	lu.Factorize(m)
-	x := mat.NewVecDense(n, nil)
+	var lu denseLU
+	if !lu.factorize(m, n) {
+		return 0, 0, false
+	}
+	x := make([]float64, n)
 	for a, p := range S {
-		x.SetVec(a, s.lam[p])
+		x[a] = s.lam[p]
 	}
 	// Residual form of the proximal iteration, x ← x + (M+εI)⁻¹(t − M x):
 	// algebraically the same as x ← (M+εI)⁻¹(t + εx), but it also refines
 	// away the cancellation of the bordered system when C ≪ b_j.
-	r := mat.NewVecDense(n, nil)
-	var d mat.VecDense
+	r := make([]float64, n)
+	d := make([]float64, n)
 	for range 6 {
-		r.MulVec(m0, x)
-		r.SubVec(t, r)
-		if err := lu.SolveVecTo(&d, false, r); err != nil {
-			if _, cond := err.(mat.Condition); !cond {
-				return 0, 0, false
-			}
+		for a := range r {
+			r[a] = t[a] - dotDense(m0[a*n:(a+1)*n], x)
 		}
-		x.AddVec(x, &d)
+		lu.solve(d, r)
+		for a := range x {
+			x[a] += d[a]
+		}
 	}
-	for a := 0; a < n; a++ {
-		if v := x.AtVec(a); math.IsNaN(v) || math.IsInf(v, 0) {
+	// A restricted dual that is unbounded along a null direction makes the
+	// proximal rounds grow by ~1/ε each: such a step is not a usable
+	// solution (the caller leaves the duals to coordinate ascent).
+	scale := s.c
+	for _, p := range S {
+		scale = math.Max(scale, math.Abs(s.lam[p]))
+	}
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e8*scale {
 			return 0, 0, false
 		}
 	}
 	sum := 0.0
 	for a, p := range S {
-		lamOut[p] = x.AtVec(a)
+		lamOut[p] = x[a]
 		if s.isPlane[p] {
 			sum += lamOut[p]
 		}
 	}
 	a0 = s.c - sum
 	if xiFree {
-		xi, a0 = x.AtVec(ns), 0
+		xi, a0 = x[ns], 0
 	}
 	// β_b makes w_{i_b} = 0: β_b = −Σ_p λ_p s_b r_p[i_b].
-	if e != nil {
-		var beta mat.VecDense
-		beta.MulVec(e.T(), x.SliceVec(0, ns))
-		for b := range w.bc {
-			if c := bpos[b]; c >= 0 {
-				betaOut[b] = -beta.AtVec(c)
-			}
+	for c, col := range ecol {
+		beta := 0.0
+		for _, en := range col {
+			beta += en.v * x[en.i]
 		}
+		betaOut[freeB[c]] = -beta
 	}
 	return a0, xi, true
 }
