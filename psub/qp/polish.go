@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 )
 
 // maxPolish caps the number of planes and rows in the free set that polish
@@ -285,7 +286,7 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 	d := make([]float64, n)
 	for range 6 {
 		for a := range r {
-			r[a] = t[a] - dotDense(m0[a*n:(a+1)*n], x)
+			r[a] = t[a] - floats.Dot(m0[a*n:(a+1)*n], x)
 		}
 		lu.solve(d, r)
 		for a := range x {

@@ -90,8 +90,3 @@ func dot(u, v *vec) float64 {
 	}
 	return s
 }
-
-// dotDense returns Σ a_i·b_i over len(a) (b at least as long).
-func dotDense(a, b []float64) float64 {
-	return floats.Dot(a, b[:len(a)])
-}
