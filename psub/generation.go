@@ -195,12 +195,26 @@ func (q *pool) computeFull(w []float64) {
 			}
 		}
 	case q.sp != nil:
+		raw := W.RawMatrix()
 		q.parallelRows(func(lo, hi int) {
+			if nb == 1 {
+				// Two labels: one margin per edge, a sparse dot product
+				// with W's single column (stride raw.Stride).
+				for i := lo; i < hi; i++ {
+					s := 0.0
+					for t := q.sp.start[i]; t < q.sp.start[i+1]; t++ {
+						s += q.sp.val[t] * raw.Data[int(q.sp.idx[t])*raw.Stride]
+					}
+					q.lower[i] = s
+				}
+				return
+			}
 			for i := lo; i < hi; i++ {
 				v := q.lower[i*nb : (i+1)*nb]
 				clear(v)
 				for t := q.sp.start[i]; t < q.sp.start[i+1]; t++ {
-					axpy(v, q.sp.val[t], W.RawRowView(int(q.sp.idx[t])))
+					k := int(q.sp.idx[t]) * raw.Stride
+					axpy(v, q.sp.val[t], raw.Data[k:k+nb])
 				}
 			}
 		})

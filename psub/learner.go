@@ -264,6 +264,8 @@ type worker struct {
 	method   inference.Method
 	scratch  []float64
 	a        []float64
+	prev     map[int][]int // last loss-augmented labelling per instance
+	rounds   int
 	b        float64
 	trunc    int
 	err      error
@@ -327,6 +329,10 @@ func (t *trainer) run() error {
 	}
 	return nil
 }
+
+// refreshRounds is how often a worker recomputes its share of the cutting
+// plane from scratch instead of updating it by the labels that changed.
+const refreshRounds = 64
 
 // activeEps is the dual value above which a plane or row counts as active.
 const activeEps = 1e-9
@@ -606,9 +612,18 @@ func (t *trainer) runWorker(wk *worker) {
 			wk.psi = make([]float64, l.Dim())
 		}
 	}
-	for i := range wk.a {
-		wk.a[i] = 0
+	// wk.a carries Σ_i ψ(x_i,y_i) − ψ(x_i,ȳ_i) over this worker's
+	// instances from the previous round, and each round adds only the
+	// change ψ(x_i,ȳ_i^old) − ψ(x_i,ȳ_i^new): late in training few labels
+	// move between rounds, while many still differ from the ground truth.
+	// It starts afresh every refreshRounds rounds (and after an error) so
+	// that rounding cannot accumulate.
+	incremental := t.cache == nil && wk.prev != nil && wk.rounds%refreshRounds != 0
+	if !incremental {
+		clear(wk.a)
+		wk.prev = make(map[int][]int)
 	}
+	wk.rounds++
 	wk.b, wk.trunc, wk.err = 0, 0, nil
 	for i := wk.id; i < len(t.train); i += len(t.works) {
 		in := &t.train[i]
@@ -627,11 +642,18 @@ func (t *trainer) runWorker(wk *worker) {
 		res, err := sv.Minimize(e)
 		if err != nil {
 			wk.err = fmt.Errorf("iteration %d: %s: loss-augmented inference (%s): %w", t.iter, in.label(i), wk.method.Name(), err)
+			wk.prev = nil // wk.a is incomplete: start afresh next time
 			return
 		}
 		loss := LossValue(t.costs[i], in.Labels, res.Labels)
 		if t.cache == nil {
-			l.featureDiff(wk.a, in, &t.feats[i], in.Labels, res.Labels)
+			if prev := wk.prev[i]; prev != nil {
+				l.featureDiff(wk.a, in, &t.feats[i], prev, res.Labels)
+				copy(prev, res.Labels)
+			} else {
+				l.featureDiff(wk.a, in, &t.feats[i], in.Labels, res.Labels)
+				wk.prev[i] = append([]int(nil), res.Labels...)
+			}
 		} else {
 			clear(wk.psi)
 			l.featureDiff(wk.psi, in, &t.feats[i], in.Labels, res.Labels)
