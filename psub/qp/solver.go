@@ -40,6 +40,8 @@ type Solver struct {
 	gram    [][]float64 // gram[p][q] = r_p·r_q on the free coordinates
 	planes  []int       // plane index j → general index
 	rows    []int       // row index k → general index
+
+	scatter []float64 // all-zero scratch of length dim (see add)
 }
 
 // New returns an empty QP for weight vectors of length dim with
@@ -232,10 +234,33 @@ func (s *Solver) add(v vec, plane bool, b float64) {
 	}
 	n := len(s.vecs)
 	row := make([]float64, n+1, n+1+16)
+	// A sparse v is scattered into a dense buffer once, so that its
+	// products with stored sparse vectors are gathers rather than merges
+	// of two index lists (hard rows are sparse and numerous).
+	dv := v
+	if v.dense == nil && n > 0 {
+		if len(s.scatter) != s.dim {
+			s.scatter = make([]float64, s.dim)
+		}
+		for k, i := range v.idx {
+			s.scatter[i] = v.val[k]
+		}
+		dv = vec{dense: s.scatter}
+	}
 	for p := range s.vecs {
-		x := dot(&s.vecs[p], &v)
+		var x float64
+		if u := &s.vecs[p]; u.dense != nil {
+			x = v.dotDense(u.dense)
+		} else {
+			x = u.dotDense(dv.dense)
+		}
 		row[p] = x
 		s.gram[p] = append(s.gram[p], x)
+	}
+	if dv.dense != nil && v.dense == nil {
+		for _, i := range v.idx {
+			s.scatter[i] = 0
+		}
 	}
 	row[n] = dot(&v, &v)
 	s.gram = append(s.gram, row)
