@@ -1,6 +1,10 @@
 package qp
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
 
 // denseLU is an LU factorisation with partial pivoting of a small dense
 // row-major n×n matrix, factored in place. The active-set polish solves
@@ -50,10 +54,8 @@ func (f *denseLU) factorize(a []float64, n int) bool {
 			if l == 0 {
 				continue
 			}
-			ri := a[i*n+k+1 : (i+1)*n]
-			for j, v := range rk {
-				ri[j] -= l * v
-			}
+			// gonum's assembly axpy: the O(n³) loop of the factorisation.
+			floats.AddScaled(a[i*n+k+1:(i+1)*n], -l, rk)
 		}
 	}
 	return true

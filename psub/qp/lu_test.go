@@ -1,10 +1,13 @@
 package qp
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -45,5 +48,31 @@ func TestDenseLU(t *testing.T) {
 	var f denseLU
 	if f.factorize([]float64{1, 2, 2, 4}, 2) {
 		t.Fatal("singular matrix factorised")
+	}
+}
+
+// BenchmarkDenseLU factors the regularised Gram matrix of random vectors,
+// the polish's system, at the sizes it meets (cows: ~100; multi-label
+// with hundreds of active hard rows: ~700).
+func BenchmarkDenseLU(b *testing.B) {
+	for _, n := range []int{100, 700} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(uint64(n), 1))
+			a := make([]float64, n*n)
+			for i := range a {
+				a[i] = rng.NormFloat64()
+			}
+			m := make([]float64, n*n)
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1, blas64.General{Rows: n, Cols: n, Stride: n, Data: a},
+				blas64.General{Rows: n, Cols: n, Stride: n, Data: a}, 0, blas64.General{Rows: n, Cols: n, Stride: n, Data: m})
+			work := make([]float64, n*n)
+			var f denseLU
+			for b.Loop() {
+				copy(work, m)
+				if !f.factorize(work, n) {
+					b.Fatal("singular")
+				}
+			}
+		})
 	}
 }

@@ -53,6 +53,9 @@ func (w *work) polish(done func() bool) bool {
 	for _, p := range s.planes {
 		maxB = math.Max(maxB, math.Abs(s.rhs[p]))
 	}
+	// Rounds without free sign bounds share one Cholesky factor, updated as
+	// the free set changes (activeChol), and kept for the next Solve.
+	useChol := true
 	for range 400 {
 		hasPlane := false
 		for _, p := range s.planes {
@@ -61,7 +64,31 @@ func (w *work) polish(done func() bool) bool {
 		if !hasPlane {
 			slackIn = true // α_0 = C − Σα must then carry all of C
 		}
-		a0Star, xi, ok := w.solveActive(inS, inB, !slackIn, lamStar, betaStar)
+		freeBounds := false
+		for _, in := range inB {
+			freeBounds = freeBounds || in
+		}
+		var a0Star, xi float64
+		ok := false
+		if useChol && !freeBounds {
+			if s.chol == nil {
+				// ε is fixed with the factor; vectors with larger norms
+				// added later only make it relatively smaller.
+				maxDiag := 0.0
+				for p := range s.vecs {
+					maxDiag = math.Max(maxDiag, s.gram[p][p])
+				}
+				s.chol = newActiveChol(s, 1e-11*math.Max(maxDiag, 1e-300))
+			}
+			a0Star, xi, ok = w.solveActiveChol(s.chol, inS, !slackIn, lamStar)
+			clear(betaStar)
+			if !ok { // start afresh next time, with an ε for today's norms
+				s.chol, useChol = nil, false
+			}
+		}
+		if !ok {
+			a0Star, xi, ok = w.solveActive(inS, inB, !slackIn, lamStar, betaStar)
+		}
 		if !ok {
 			break
 		}

@@ -42,6 +42,9 @@ type Solver struct {
 	rows    []int       // row index k → general index
 
 	scatter []float64 // all-zero scratch of length dim (see add)
+	// chol factors the Gram matrix of the polish's last free set (without
+	// sign bounds); nil until needed and after Fix changes the Gram matrix.
+	chol *activeChol
 }
 
 // New returns an empty QP for weight vectors of length dim with
@@ -95,6 +98,7 @@ func (s *Solver) Fix(i int) {
 	}
 	s.state[i] = fixed
 	s.beta[i] = 0
+	s.chol = nil // the Gram matrix changes
 	// Downdate K_pq −= r_p[i] r_q[i] over the vectors that touch i.
 	var nz []int
 	var val []float64
@@ -322,6 +326,9 @@ func (s *Solver) compact(drop []bool) {
 		s.isPlane[a] = s.isPlane[p]
 		s.rhs[a] = s.rhs[p]
 		s.lam[a] = s.lam[p]
+	}
+	if s.chol != nil {
+		s.chol.compact(drop, keep)
 	}
 	n := len(keep)
 	s.gram = gram
