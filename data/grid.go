@@ -43,6 +43,8 @@ type Result struct {
 	Metrics map[string]float64 `json:"metrics"`
 	Seconds float64            `json:"seconds"`
 	Error   string             `json:"error,omitempty"`
+	// Params is GridOptions.Params of the grid that ran the job.
+	Params string `json:"params,omitempty"`
 }
 
 // JobFunc runs one job and returns its metrics. It is called from several
@@ -68,6 +70,12 @@ type GridOptions struct {
 	// appended at once, so an interrupted grid loses at most the jobs that
 	// were running. "" means no file. See ResultsPath for the default place.
 	Results string
+	// Params describes what the jobs depend on besides their key
+	// (tolerance, iteration limit, data options). Every row is written with
+	// it, and a results file holding a row of one of the grid's jobs written
+	// with other Params is an error: changed parameters never silently reuse
+	// old results.
+	Params string
 	// Progress, when set, is called after every job, from one goroutine at
 	// a time.
 	Progress func(Progress)
@@ -119,7 +127,12 @@ func RunGrid(ctx context.Context, jobs []Job, fn JobFunc, opt GridOptions) ([]Re
 			return nil, err
 		}
 		for _, r := range prev {
-			if i, ok := index[r.Key()]; ok && r.Error == "" {
+			i, ok := index[r.Key()]
+			if ok && r.Params != opt.Params {
+				return nil, fmt.Errorf("grid: %s: job %s was run with parameters %q, this grid has %q: delete the file to retrain, or use another results file",
+					opt.Results, r.Key(), r.Params, opt.Params)
+			}
+			if ok && r.Error == "" {
 				results[i], done[i] = r, true
 			}
 		}
@@ -152,7 +165,7 @@ func RunGrid(ctx context.Context, jobs []Job, fn JobFunc, opt GridOptions) ([]Re
 			for i := range todo {
 				start := time.Now()
 				m, err := fn(ctx, jobs[i])
-				r := Result{Job: jobs[i], Metrics: m, Seconds: time.Since(start).Seconds()}
+				r := Result{Job: jobs[i], Metrics: m, Seconds: time.Since(start).Seconds(), Params: opt.Params}
 				if err != nil {
 					r.Error = err.Error()
 				}
