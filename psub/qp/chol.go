@@ -234,24 +234,12 @@ func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []
 		}
 		floats.Add(x, u)
 	}
-	scale := s.c
-	for _, p := range S {
-		scale = math.Max(scale, math.Abs(s.lam[p]))
-	}
-	for _, val := range x {
-		if math.IsNaN(val) || math.IsInf(val, 0) || math.Abs(val) > 1e8*scale {
-			return 0, 0, false
-		}
-	}
 	if math.IsNaN(xi) || math.IsInf(xi, 0) {
 		return 0, 0, false
 	}
-	sum := 0.0
-	for a, p := range S {
-		lamOut[p] = x[a]
-		if s.isPlane[p] {
-			sum += x[a]
-		}
+	sum, ok := w.takeRestricted(S, x, lamOut)
+	if !ok {
+		return 0, 0, false
 	}
 	a0 = s.c - sum
 	if xiFree {

@@ -320,24 +320,9 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 			x[a] += d[a]
 		}
 	}
-	// A restricted dual that is unbounded along a null direction makes the
-	// proximal rounds grow by ~1/ε each: such a step is not a usable
-	// solution (the caller leaves the duals to coordinate ascent).
-	scale := s.c
-	for _, p := range S {
-		scale = math.Max(scale, math.Abs(s.lam[p]))
-	}
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e8*scale {
-			return 0, 0, false
-		}
-	}
-	sum := 0.0
-	for a, p := range S {
-		lamOut[p] = x[a]
-		if s.isPlane[p] {
-			sum += lamOut[p]
-		}
+	sum, ok := w.takeRestricted(S, x, lamOut)
+	if !ok {
+		return 0, 0, false
 	}
 	a0 = s.c - sum
 	if xiFree {
@@ -352,4 +337,30 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 		}
 	}
 	return a0, xi, true
+}
+
+// takeRestricted checks the proximal rounds' result x (the duals of S in
+// its order, possibly followed by ξ) and writes the duals to lamOut,
+// returning their sum over planes. A restricted dual that is unbounded
+// along a null direction makes the rounds grow by ~1/ε each: such a step
+// is not a usable solution (ok is false; the caller leaves the duals to
+// coordinate ascent), nor is a non-finite one.
+func (w *work) takeRestricted(S []int, x, lamOut []float64) (planeSum float64, ok bool) {
+	s := w.s
+	scale := s.c
+	for _, p := range S {
+		scale = math.Max(scale, math.Abs(s.lam[p]))
+	}
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e8*scale {
+			return 0, false
+		}
+	}
+	for a, p := range S {
+		lamOut[p] = x[a]
+		if s.isPlane[p] {
+			planeSum += x[a]
+		}
+	}
+	return planeSum, true
 }
