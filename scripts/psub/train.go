@@ -21,6 +21,7 @@ type trainResult struct {
 	Set            string   `json:"set"`
 	Loss           string   `json:"loss"`
 	C              float64  `json:"C"`
+	PSubC          float64  `json:"C_psub"`
 	Tol            float64  `json:"tol"`
 	Labels         int      `json:"labels"`
 	UnaryDim       int      `json:"unary_dim"`
@@ -98,7 +99,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	trainPath := fs.String("train", "", "training graphs, JSON Lines (FORMATS.md); required")
 	testPath := fs.String("test", "", "test graphs, JSON Lines, with labels for accuracies")
 	setName := fs.String("set", "C4", "constraint set: C0 C1 C2 C2* C3 C4 C4bar, or Unconstrained")
-	c := fs.Float64("C", 1, "the paper's C: multiplies the mean loss over training instances")
+	c := fs.Float64("C", 1, "the regularisation constant: multiplies the slack of the mean loss over training instances")
+	pyC := fs.Bool("pystruct-c", false, "read -C as PyStruct's C (the paper's units: C·n times a loss counted in nodes) and convert it (psub.PyStructCFor)")
 	tol := fs.Float64("tol", 1e-3, "stop at this relative primal-dual gap")
 	maxIter := fs.Int("max-iter", 1000, "maximum cutting-plane iterations")
 	lossName := fs.String("loss", "hamming", "loss: hamming (global) or avg (class-averaged)")
@@ -160,8 +162,15 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	trainC := *c
+	if *pyC {
+		if trainC, err = psub.PyStructCFor(*c, train, L, loss); err != nil {
+			return fmt.Errorf("%s: %w", *trainPath, err)
+		}
+		fmt.Fprintf(stderr, "PyStruct's C = %g is psub's C = %.6g for these %d training instances\n", *c, trainC, len(train))
+	}
 	settings := psub.Settings{
-		C: *c, Tol: *tol, MaxIter: *maxIter, Loss: loss, Set: set,
+		C: trainC, Tol: *tol, MaxIter: *maxIter, Loss: loss, Set: set,
 		Delayed: *delayed, Pretrain: *pretrain, Tied: *tied, Workers: *workers,
 		Description: fmt.Sprintf("psub train -train %s -set %s -C %g -loss %s", *trainPath, set.Name(), *c, loss.Name()),
 		Progress: func(it psub.Iteration) {
@@ -179,7 +188,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	secs := time.Since(start).Seconds()
 	final := trace.Final()
 	res := trainResult{
-		Train: *trainPath, Test: *testPath, Model: *out, Set: set.Name(), Loss: loss.Name(), C: *c, Tol: *tol,
+		Train: *trainPath, Test: *testPath, Model: *out, Set: set.Name(), Loss: loss.Name(), C: *c, PSubC: trainC, Tol: *tol,
 		Labels: L, UnaryDim: du, PairwiseDim: dp, TrainInstances: len(train), TestInstances: len(test),
 		Primal: final.Primal, Dual: final.Dual, Gap: final.Gap, Iterations: trace.Iters, Converged: trace.Converged,
 		Seconds: secs, Margins: trace.Margins, HardActive: trace.ActiveHard, HardIntroduced: trace.HardIntroduced,

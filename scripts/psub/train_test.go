@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,10 +67,25 @@ func TestExportTrainPredict(t *testing.T) {
 	if acc["C4"] <= acc["C1"] {
 		t.Fatalf("C4 test accuracy %v not above C1 %v on the synthetic problem", acc["C4"], acc["C1"])
 	}
+	// -pystruct-c converts the paper's C: with Hamming, C·n/k̄ for n images
+	// of k̄ nodes on average.
+	set, err := data.ReadJSONLFile(train, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := 0
+	for _, in := range set {
+		nodes += in.Nodes()
+	}
+	want := 2 * float64(len(set)) / (float64(nodes) / float64(len(set)))
+	got := runOK(t, "train", "-train", train, "-set", "C2", "-C", "2", "-pystruct-c", "-tol", "1e-2")
+	if c := got["C_psub"].(float64); got["C"].(float64) != 2 || math.Abs(c-want) > 1e-12*want {
+		t.Fatalf("-pystruct-c: C %v, C_psub %v; want 2 and %v", got["C"], c, want)
+	}
 	// The exported multi-label problem trains too (a handful of examples).
 	ml := filepath.Join(dir, "ml")
 	runOK(t, "export", "-dataset", "synthetic-multilabel", "-o", ml)
-	got := runOK(t, "train", "-train", filepath.Join(ml, "test.jsonl"), "-set", "C2", "-C", "0.1", "-tol", "1e-2", "-max-iter", "20")
+	got = runOK(t, "train", "-train", filepath.Join(ml, "test.jsonl"), "-set", "C2", "-C", "0.1", "-tol", "1e-2", "-max-iter", "20")
 	if got["unary_dim"].(float64) != 5*13 || got["pairwise_dim"].(float64) != 10*24 {
 		t.Fatalf("multi-label dims %v/%v", got["unary_dim"], got["pairwise_dim"])
 	}
