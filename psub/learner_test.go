@@ -189,8 +189,10 @@ func TestDelayedMatchesFull(t *testing.T) {
 	s = base
 	s.AddK = 4
 	runs["add-4"] = s
+	// The inference cache serves the pretraining stage only (no margin
+	// passes there); the exact stage runs real inference every iteration.
 	s = base
-	s.Cache = 5
+	s.Cache, s.Pretrain, s.Delayed = 5, true, true
 	runs["cache"] = s
 	s = base
 	s.InactiveWindow = -1
@@ -203,6 +205,17 @@ func TestDelayedMatchesFull(t *testing.T) {
 	bound := 2 * math.Sqrt(2*tol*trFull.Final().Primal)
 	for name, s := range runs {
 		m, tr := trainSet(t, train, s)
+		if name == "cache" {
+			hits := map[int]int{}
+			for _, it := range tr.Iterations {
+				if it.CacheHit {
+					hits[it.Stage]++
+				}
+			}
+			if hits[0] == 0 || len(hits) != 1 {
+				t.Errorf("cache: cache hits per stage %v, want some in the pretraining stage 0 only", hits)
+			}
+		}
 		if name == "prune-rows" {
 			if tr.HardRemoved == 0 {
 				t.Errorf("prune-rows: no hard row was removed, the test does not exercise removal")
@@ -555,5 +568,25 @@ func TestFillCut(t *testing.T) {
 	}
 	if total == 0 {
 		t.Fatal("no non-submodular edge: the test does not exercise truncation")
+	}
+}
+
+// TestCacheOnlyWithoutGeneration: with hard-constraint generation every
+// iteration costs a margin pass, so the inference cache stays unused there
+// (C4, one pass), while it serves a definitely submodular set (C2).
+func TestCacheOnlyWithoutGeneration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 31))
+	train := smoothSet(rng, 10, 16, 4, 2)
+	for _, set := range []ConstraintSet{C4{}, C2{}} {
+		_, tr := trainSet(t, train, Settings{C: 5, Tol: 1e-5, Set: set, Cache: 5})
+		hits := 0
+		for _, it := range tr.Iterations {
+			if it.CacheHit {
+				hits++
+			}
+		}
+		if _, gen := set.(C4); gen && hits != 0 || !gen && hits == 0 {
+			t.Errorf("%s: %d cache hits in %d iterations", set.Name(), hits, tr.Iters)
+		}
 	}
 }
