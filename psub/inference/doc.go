@@ -33,6 +33,11 @@
 //   - BruteForce ("bruteforce"): exact enumeration up to MaxStates
 //     labellings (default 2^22); the tests' oracle.
 //
+// CutSolver is GraphCut and TruncatedGraphCut for a binary energy given
+// directly in the normal form of graph cuts (θ(1)−θ(0) per node and
+// θ01+θ10−θ00−θ11 per edge): the learner's loss-augmented inference builds
+// it from features in one pass and skips the table energy.
+//
 // Result.Energy is always e.Eval(Result.Labels); Result.Exact is set only
 // when the method certifies optimality; Result.LowerBound is −Inf when the
 // method gives no bound.
