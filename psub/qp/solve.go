@@ -110,24 +110,43 @@ func (s *Solver) newWork() *work {
 	w.rowEnt = make([][]entry, n)
 	w.colEnt = make([][]entry, len(w.bc))
 	if len(w.bc) > 0 {
+		// A vector's bound entries depend only on the vector and the set
+		// of bounds: kept with the vector between solves (vec.bent).
+		count := make([]int, len(w.bc))
 		for p := range s.vecs {
 			r := &s.vecs[p]
-			var ents []entry
-			if r.dense != nil {
-				for b, i := range w.bc {
-					if x := r.dense[i]; x != 0 {
-						ents = append(ents, entry{int32(b), w.sg[b] * x})
+			if r.bver != s.bver+1 {
+				var ents []entry
+				if r.dense != nil {
+					for b, i := range w.bc {
+						if x := r.dense[i]; x != 0 {
+							ents = append(ents, entry{int32(b), w.sg[b] * x})
+						}
+					}
+				} else {
+					for k, i := range r.idx {
+						if b := bidx[i]; b >= 0 && r.val[k] != 0 {
+							ents = append(ents, entry{b, w.sg[b] * r.val[k]})
+						}
 					}
 				}
-			} else {
-				for k, i := range r.idx {
-					if b := bidx[i]; b >= 0 && r.val[k] != 0 {
-						ents = append(ents, entry{b, w.sg[b] * r.val[k]})
-					}
-				}
+				r.bent, r.bver = ents, s.bver+1
 			}
-			w.rowEnt[p] = ents
-			for _, e := range ents {
+			w.rowEnt[p] = r.bent
+			for _, e := range r.bent {
+				count[e.i]++
+			}
+		}
+		total := 0
+		for _, c := range count {
+			total += c
+		}
+		flat := make([]entry, 0, total)
+		for b, c := range count {
+			w.colEnt[b], flat = flat[len(flat):len(flat):len(flat)+c], flat[:len(flat)+c]
+		}
+		for p := range s.vecs {
+			for _, e := range w.rowEnt[p] {
 				w.colEnt[e.i] = append(w.colEnt[e.i], entry{int32(p), e.v})
 			}
 		}

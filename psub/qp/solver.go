@@ -42,6 +42,9 @@ type Solver struct {
 	rows    []int       // row index k → general index
 
 	scatter []float64 // all-zero scratch of length dim (see add)
+	// bver counts changes of the set of bounded coordinates (Fix, Bound);
+	// it dates the vectors' cached bound entries (vec.bent).
+	bver int
 	// chol factors the Gram matrix of the polish's last free set (without
 	// sign bounds); nil until needed and after Fix changes the Gram matrix.
 	chol *activeChol
@@ -98,6 +101,7 @@ func (s *Solver) Fix(i int) {
 	}
 	s.state[i] = fixed
 	s.beta[i] = 0
+	s.bver++
 	s.chol = nil // the Gram matrix changes
 	// Downdate K_pq −= r_p[i] r_q[i] over the vectors that touch i.
 	var nz []int
@@ -132,6 +136,7 @@ func (s *Solver) Bound(i int, sign int) {
 	case st == fixed || st == int8(sign):
 	case st == free:
 		s.state[i] = int8(sign)
+		s.bver++
 	default: // opposite sign already set: w_i = 0
 		s.Fix(i)
 	}

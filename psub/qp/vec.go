@@ -14,6 +14,11 @@ type vec struct {
 	dense []float64 // non-nil for a dense vector of length dim
 	idx   []int     // sparse: strictly increasing coordinates
 	val   []float64 // sparse: values at idx
+	// bent caches the vector's entries on the sign-bounded coordinates as
+	// work.rowEnt holds them; valid while bver == Solver.bver+1 (the set
+	// of bounds has not changed since).
+	bent []entry
+	bver int
 }
 
 // at returns the coordinate i of v.
