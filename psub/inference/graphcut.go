@@ -172,7 +172,18 @@ func (b *binCut) build(e *Energy, c0, c1 []int, truncate bool) (truncated int, s
 }
 
 func (b *binCut) load(n int, edges [][2]int) {
-	b.reused = b.g != nil && b.n == n && sameEdges(b.edges, edges)
+	b.reused = b.holds(n, edges)
+	b.loadCaps(n, edges)
+}
+
+// holds reports whether the max-flow graph was built for these edges.
+func (b *binCut) holds(n int, edges [][2]int) bool {
+	return b.g != nil && b.n == n && sameEdges(b.edges, edges)
+}
+
+// loadCaps sets the capacities from lin and w, into the kept graph when
+// b.reused, else into a new one.
+func (b *binCut) loadCaps(n int, edges [][2]int) {
 	if b.reused && b.dynamic {
 		for i := 0; i < n; i++ {
 			src, snk := math.Max(b.lin[i], 0), math.Max(-b.lin[i], 0)

@@ -36,7 +36,8 @@ func (s *CutSolver) Solve(edges [][2]int, lin, pair []float64, y []int) (int, er
 	if len(pair) != len(edges) || len(y) != n {
 		return 0, fmt.Errorf("normal-form cut: %d pairwise sums for %d edges, %d labels for %d nodes", len(pair), len(edges), len(y), n)
 	}
-	if !(s.bc.g != nil && s.bc.n == n && sameEdges(s.bc.edges, edges)) {
+	reused := s.bc.holds(n, edges)
+	if !reused {
 		// A new graph: check the edges once (the max-flow graph refuses
 		// bad ones by panicking).
 		for j, ed := range edges {
@@ -63,7 +64,8 @@ func (s *CutSolver) Solve(edges [][2]int, lin, pair []float64, y []int) (int, er
 	}
 	s.bc.lin, s.bc.w = lin, pair
 	s.bc.konst = 0
-	s.bc.load(n, edges)
+	s.bc.reused = reused
+	s.bc.loadCaps(n, edges)
 	s.bc.solve(y)
 	return truncated, nil
 }

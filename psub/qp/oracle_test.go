@@ -23,21 +23,31 @@ func (pr *problem) solver() *Solver {
 	if err != nil {
 		panic(err)
 	}
-	for i, st := range pr.state {
-		switch st {
-		case fixed:
-			s.Fix(i)
-		case lower, upper:
-			s.Bound(i, int(st))
-		}
+	for i := range pr.state {
+		pr.constrain(s, i)
 	}
+	pr.addVectors(s)
+	return s
+}
+
+// constrain applies coordinate i's bound or fix to s.
+func (pr *problem) constrain(s *Solver, i int) {
+	switch st := pr.state[i]; st {
+	case fixed:
+		s.Fix(i)
+	case lower, upper:
+		s.Bound(i, int(st))
+	}
+}
+
+// addVectors adds the problem's planes and rows to s.
+func (pr *problem) addVectors(s *Solver) {
 	for j, a := range pr.planes {
 		s.AddPlane(a, pr.b[j])
 	}
 	for _, g := range pr.rows {
 		s.AddRow(g)
 	}
-	return s
 }
 
 // randomProblem draws a problem with the given sizes; every coordinate is

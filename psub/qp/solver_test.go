@@ -258,22 +258,12 @@ func TestFixLate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	pr := randomProblem(rng, 12, 10, 6, 0.5, 0.2)
 	s, _ := New(pr.dim, pr.c)
-	for j, a := range pr.planes {
-		s.AddPlane(a, pr.b[j])
-	}
-	for _, g := range pr.rows {
-		s.AddRow(g)
-	}
+	pr.addVectors(s)
 	if _, err := s.Solve(tight); err != nil {
 		t.Fatal(err)
 	}
-	for i, st := range pr.state {
-		switch st {
-		case fixed:
-			s.Fix(i)
-		case lower, upper:
-			s.Bound(i, int(st))
-		}
+	for i := range pr.state {
+		pr.constrain(s, i)
 	}
 	late, err := s.Solve(tight)
 	if err != nil {
@@ -573,23 +563,10 @@ func TestBoundsInStages(t *testing.T) {
 	for c := 0; c < 20; c++ {
 		pr := randomProblem(rng, 12, 10, 6, 0.5, 0.2)
 		s, _ := New(pr.dim, pr.c)
-		for j, a := range pr.planes {
-			s.AddPlane(a, pr.b[j])
-		}
-		for _, g := range pr.rows {
-			s.AddRow(g)
-		}
+		pr.addVectors(s)
 		for stage := 0; stage < 3; stage++ {
-			for i, st := range pr.state {
-				if i%3 != stage {
-					continue
-				}
-				switch st {
-				case fixed:
-					s.Fix(i)
-				case lower, upper:
-					s.Bound(i, int(st))
-				}
+			for i := stage; i < len(pr.state); i += 3 {
+				pr.constrain(s, i)
 			}
 			if _, err := s.Solve(tight); err != nil {
 				t.Fatal(err)
