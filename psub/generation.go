@@ -31,12 +31,28 @@ type pool struct {
 	active   int   // only rows [0, active) are enforced (minibatch stages)
 	computed int64 // margins computed so far
 	workers  int
-	// tight replaces ‖w' − w‖·‖c_ij‖ by ‖W'_j − W_j‖·‖p_i‖ (W = W̃_p·Bᵀ),
-	// also Cauchy–Schwarz on c_ij·(w' − w) = p_i·(W'_j − W_j) and never
-	// larger: fewer bounds reach 0, fewer margins are recomputed.
+	// tight refines Algorithm 2 twice, each time keeping every bound valid
+	// and never lower than the paper's: (1) Cauchy–Schwarz on
+	// c_ij·(w' − w) = p_i·(W'_j − W_j) (W = W̃_p·Bᵀ) gives
+	// ‖W'_j − W_j‖·‖p_i‖ in place of ‖w' − w‖·‖c_ij‖; (2) each bound is
+	// measured from an anchor, the W at which it was last made exact, rather
+	// than lowered by the sum of every step since (triangle inequality): w
+	// that oscillates near the optimum no longer wears the bounds down.
 	tight bool
-	WLast *mat.Dense
+	// anchor holds the anchors in a ring of anchorSlots snapshots of W;
+	// ref and slot are each entry's bound at its anchor and the anchor's
+	// slot. A slot is reused after anchorSlots calls, and the entries still
+	// anchored there are first rebased on the new W with their current bound.
+	anchor      []*mat.Dense
+	anchorSlots int
+	ref         []float64
+	slot        []int32
+	calls       int
 }
+
+// defaultAnchorSlots bounds the W snapshots kept for tight bounds: each
+// call of computeDelayed measures its distance to every one of them.
+const defaultAnchorSlots = 16
 
 // sparseDensity is the fraction of non-zero pairwise entries below which the
 // pool stores P sparsely.
@@ -118,7 +134,7 @@ func newIdentityPool(l Layout, B [][]float64) *pool {
 }
 
 func initPool(l Layout, B [][]float64, P *mat.Dense, rows int, pn []float64) *pool {
-	q := &pool{layout: l, P: P, rows: rows, B: B, pnorm: pn, added: map[int]bool{}, active: rows, workers: 1}
+	q := &pool{layout: l, P: P, rows: rows, B: B, pnorm: pn, added: map[int]bool{}, active: rows, workers: 1, anchorSlots: defaultAnchorSlots}
 	for _, b := range B {
 		q.bnorm = append(q.bnorm, norm(b))
 	}
@@ -240,38 +256,71 @@ func (q *pool) computeFull(w []float64) {
 }
 
 // computeDelayed is Algorithm 2's margin step: L ← L − ‖w − w_last‖·N, then
-// recompute only the entries with L ≤ 0.
+// recompute only the entries with L ≤ 0 (with tight: computeAnchored).
 func (q *pool) computeDelayed(w []float64) {
 	nb := len(q.B)
 	W := q.wMatrix(w)
+	if q.tight {
+		q.computeAnchored(W)
+		return
+	}
 	if q.wLast != nil {
-		// step[j] bounds |c_ij·(w − w_last)| / ‖p_i‖.
-		step := make([]float64, nb)
-		if q.tight {
-			r, _ := W.Dims()
-			for j := range step {
-				d := 0.0
-				for k := 0; k < r; k++ {
-					x := W.At(k, j) - q.WLast.At(k, j)
-					d += x * x
-				}
-				step[j] = math.Sqrt(d)
-			}
-		} else {
-			d := 0.0
-			for i, v := range w {
-				d += (v - q.wLast[i]) * (v - q.wLast[i])
-			}
-			for j := range step {
-				step[j] = math.Sqrt(d) * q.bnorm[j]
-			}
+		d := 0.0
+		for i, v := range w {
+			d += (v - q.wLast[i]) * (v - q.wLast[i])
 		}
 		for i := 0; i < q.active; i++ {
 			for j := 0; j < nb; j++ {
-				q.lower[i*nb+j] -= step[j] * q.pnorm[i]
+				q.lower[i*nb+j] -= math.Sqrt(d) * q.bnorm[j] * q.pnorm[i]
 			}
 		}
 	}
+	q.recompute(W, nil, 0)
+	q.wLast = append(q.wLast[:0], w...)
+}
+
+// computeAnchored is computeDelayed with tight bounds: L_ij is
+// ref_ij − ‖W_j − A_j‖·‖p_i‖ for the anchor A of entry ij.
+func (q *pool) computeAnchored(W *mat.Dense) {
+	nb := len(q.B)
+	if q.ref == nil {
+		q.ref = make([]float64, len(q.lower))
+		for i := range q.ref {
+			q.ref[i] = math.Inf(-1)
+		}
+		q.slot = make([]int32, len(q.lower))
+		q.anchor = make([]*mat.Dense, max(q.anchorSlots, 1))
+	}
+	cur := int32(q.calls % len(q.anchor))
+	q.calls++
+	// dist[g*nb+j] = ‖W_j − A^g_j‖; the slot about to be reused still holds
+	// its old anchor here.
+	dist := make([]float64, len(q.anchor)*nb)
+	r, _ := W.Dims()
+	for g, A := range q.anchor {
+		if A == nil {
+			continue
+		}
+		for j := 0; j < nb; j++ {
+			d := 0.0
+			for k := 0; k < r; k++ {
+				x := W.At(k, j) - A.At(k, j)
+				d += x * x
+			}
+			dist[g*nb+j] = math.Sqrt(d)
+		}
+	}
+	q.recompute(W, dist, cur)
+	q.anchor[cur] = W
+}
+
+// recompute sets lower to the exact margin c_ij·w (W = wMatrix(w)) for every
+// active entry whose bound is ≤ 0, and counts the margins computed. With
+// dist (tight bounds) it first sets each bound from its anchor, rebases the
+// entries of slot cur and anchors the recomputed ones there; without, lower
+// already holds the bounds.
+func (q *pool) recompute(W *mat.Dense, dist []float64, cur int32) {
+	nb := len(q.B)
 	Wt := mat.DenseCopyOf(W.T()) // |B| × dp: row j is column j of W
 	dp := q.layout.PairwiseDim
 	var mu sync.Mutex
@@ -279,16 +328,28 @@ func (q *pool) computeDelayed(w []float64) {
 		n := int64(0)
 		for i := lo; i < hi; i++ {
 			for j := 0; j < nb; j++ {
-				if q.lower[i*nb+j] > 0 {
+				idx := i*nb + j
+				if dist != nil {
+					g := q.slot[idx]
+					b := q.ref[idx] - dist[int(g)*nb+j]*q.pnorm[i]
+					q.lower[idx] = b
+					if g == cur {
+						q.ref[idx] = b // rebased on the new anchor W
+					}
+				}
+				if q.lower[idx] > 0 {
 					continue
 				}
 				switch {
 				case q.identity():
-					q.lower[i*nb+j] = W.At(i, j)
+					q.lower[idx] = W.At(i, j)
 				case q.sp != nil:
-					q.lower[i*nb+j] = q.sp.dot(i, Wt.RawRowView(j))
+					q.lower[idx] = q.sp.dot(i, Wt.RawRowView(j))
 				default:
-					q.lower[i*nb+j] = dot(Wt.RawRowView(j), q.P.RawRowView(i)[:dp])
+					q.lower[idx] = dot(Wt.RawRowView(j), q.P.RawRowView(i)[:dp])
+				}
+				if dist != nil {
+					q.ref[idx], q.slot[idx] = q.lower[idx], cur
 				}
 				n++
 			}
@@ -297,8 +358,6 @@ func (q *pool) computeDelayed(w []float64) {
 		q.computed += n
 		mu.Unlock()
 	})
-	q.wLast = append(q.wLast[:0], w...)
-	q.WLast = W
 }
 
 // parallelRows splits the active rows into contiguous chunks, one per worker.

@@ -43,10 +43,13 @@ type Settings struct {
 	// Delayed selects Algorithm 2 (delayed constraint generation) over
 	// Algorithm 1 for C2*, C3, C4 and C̄4.
 	Delayed bool
-	// TightBounds refines Algorithm 2's bound update: L_ij is lowered by
-	// ‖W'_j − W_j‖·‖p_i‖ (W = W̃_p·Bᵀ, the columns of Algorithm 1) instead
-	// of the paper's ‖w' − w‖·‖b_j‖·‖p_i‖, which is never smaller. Same
-	// constraints found, fewer margins recomputed. Only with Delayed.
+	// TightBounds refines Algorithm 2's bounds: L_ij is the margin at the
+	// entry's anchor (the w at which it was last computed) minus
+	// ‖W'_j − W_j‖·‖p_i‖ (W = W̃_p·Bᵀ, the columns of Algorithm 1), instead
+	// of being lowered at every step by the paper's ‖w' − w‖·‖b_j‖·‖p_i‖.
+	// Both are Cauchy–Schwarz; the anchor stops oscillating w from wearing
+	// the bounds down. Same constraints found, fewer margins recomputed.
+	// Only with Delayed.
 	TightBounds bool
 	// Pretrain first trains without the hard constraints (inexact
 	// inference), then enforces them from that warm start (2-pass).
