@@ -395,7 +395,8 @@ func (q *pool) violated(k int, eps float64) ([]int, float64) {
 		if v < minV {
 			minV = v
 		}
-		if v >= -eps*q.normOf(idx) || q.added[idx] {
+		// v ≥ 0 first: most entries are, and N_ij costs two divisions.
+		if v >= 0 || v >= -eps*q.normOf(idx) || q.added[idx] {
 			continue
 		}
 		if len(top) == k && v >= top[k-1].v {

@@ -147,6 +147,9 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 	if s.Workers == 0 {
 		s.Workers = runtime.GOMAXPROCS(0)
 	}
+	if !(s.HardTol >= 0) {
+		return s, fmt.Errorf("HardTol = %v, want ≥ 0", s.HardTol)
+	}
 	if s.HardTol == 0 {
 		s.HardTol = 1e-7
 	}

@@ -254,6 +254,7 @@ func TestTrainErrors(t *testing.T) {
 		want   string
 	}{
 		{"negative C", nil, Settings{C: -1}, "C = -1"},
+		{"negative HardTol", nil, Settings{HardTol: -1e-3}, "HardTol = -0.001, want ≥ 0"},
 		{"empty graph", func(d []Instance) []Instance {
 			d[1].Unary, d[1].Labels, d[1].Edges, d[1].Pairwise = nil, nil, nil, nil
 			return d
