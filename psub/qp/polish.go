@@ -49,6 +49,10 @@ func (w *work) polish(done func() bool) bool {
 	slackIn := w.alpha0 > 0
 	lamStar := make([]float64, len(s.vecs))
 	betaStar := make([]float64, len(w.bc))
+	// Dual changes not yet applied to v and u (refresh at the end catches
+	// those of the last rounds).
+	pend := make([]float64, len(s.vecs))
+	pendB := make([]float64, len(w.bc))
 	maxB := 0.0
 	for _, p := range s.planes {
 		maxB = math.Max(maxB, math.Abs(s.rhs[p]))
@@ -118,9 +122,7 @@ func (w *work) polish(done func() bool) bool {
 			if lamStar[p] < 0 && (next <= 0 || (blocked && next <= 1e-15*math.Abs(lamStar[p]))) {
 				next, inS[p] = 0, false
 			}
-			if d := next - s.lam[p]; d != 0 {
-				w.addVec(p, d)
-			}
+			pend[p] += next - s.lam[p]
 			s.lam[p] = next
 		}
 		for b := range w.bc {
@@ -131,9 +133,7 @@ func (w *work) polish(done func() bool) bool {
 			if betaStar[b] < 0 && (next <= 0 || (blocked && next <= 1e-15*math.Abs(betaStar[b]))) {
 				next, inB[b] = 0, false
 			}
-			if d := next - w.beta[b]; d != 0 {
-				w.addBound(b, d)
-			}
+			pendB[b] += next - w.beta[b]
 			w.beta[b] = next
 		}
 		if slackIn {
@@ -146,6 +146,20 @@ func (w *work) polish(done func() bool) bool {
 		}
 		if blocked {
 			continue
+		}
+		// v and u follow the duals only here, where they are read: most
+		// rounds are blocked, and each update costs O(k) per moved dual.
+		for p, d := range pend {
+			if d != 0 {
+				w.moveVec(p, d)
+				pend[p] = 0
+			}
+		}
+		for b, d := range pendB {
+			if d != 0 {
+				w.moveBound(b, d)
+				pendB[b] = 0
+			}
 		}
 		// At the restricted optimum: which constraints outside F violate
 		// their KKT condition? The threshold sits above the rounding noise

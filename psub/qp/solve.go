@@ -204,6 +204,11 @@ func (w *work) refresh() {
 // addVec changes the dual of vector q by d and updates v and u.
 func (w *work) addVec(q int, d float64) {
 	w.s.lam[q] += d
+	w.moveVec(q, d)
+}
+
+// moveVec updates v and u for a change d of the dual of vector q.
+func (w *work) moveVec(q int, d float64) {
 	for p, k := range w.s.gram[q] {
 		w.v[p] += d * k
 	}
@@ -215,6 +220,11 @@ func (w *work) addVec(q int, d float64) {
 // addBound changes the dual of bound b by d and updates u and v.
 func (w *work) addBound(b int, d float64) {
 	w.beta[b] += d
+	w.moveBound(b, d)
+}
+
+// moveBound updates u and v for a change d of the dual of bound b.
+func (w *work) moveBound(b int, d float64) {
 	w.u[b] += d
 	for _, e := range w.colEnt[b] {
 		w.v[e.i] += d * e.v
