@@ -300,8 +300,15 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 	if xiFree {
 		t[ns] = s.c
 	}
-	if e.Data != nil { // M_SS −= E Eᵀ
-		blas64.Gemm(blas.NoTrans, blas.Trans, -1, e, e, 1, blas64.General{Rows: ns, Cols: ns, Stride: n, Data: m})
+	if e.Data != nil {
+		// M_SS −= E Eᵀ: a symmetric rank-nb update (half the flops of a
+		// general product) into the upper triangle, then mirrored.
+		blas64.Syrk(blas.NoTrans, -1, e, 1, blas64.Symmetric{Uplo: blas.Upper, N: ns, Stride: n, Data: m})
+		for a := 0; a < ns; a++ {
+			for c := a + 1; c < ns; c++ {
+				m[c*n+a] = m[a*n+c]
+			}
+		}
 	}
 	maxDiag := 0.0
 	for a := 0; a < ns; a++ {
