@@ -269,9 +269,14 @@ func (q *pool) computeDelayed(w []float64) {
 		for i, v := range w {
 			d += (v - q.wLast[i]) * (v - q.wLast[i])
 		}
+		// step[j] bounds |c_ij·(w − w_last)| / ‖p_i‖.
+		step := make([]float64, nb)
+		for j := range step {
+			step[j] = math.Sqrt(d) * q.bnorm[j]
+		}
 		for i := 0; i < q.active; i++ {
 			for j := 0; j < nb; j++ {
-				q.lower[i*nb+j] -= math.Sqrt(d) * q.bnorm[j] * q.pnorm[i]
+				q.lower[i*nb+j] -= step[j] * q.pnorm[i]
 			}
 		}
 	}
