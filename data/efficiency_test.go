@@ -107,3 +107,34 @@ func TestPositive(t *testing.T) {
 		t.Errorf("got %v %v", x, y)
 	}
 }
+
+// The recommended rows reach the optimum of the paper's rows on the embedded
+// synthetic problem, and delayed generation with the tight bound computes
+// fewer margins than Algorithm 1 with the same number of constraints per
+// round.
+func TestRecommendedEfficiency(t *testing.T) {
+	seg := SyntheticSegmentation(SegmentationOptions{Seed: 3, Train: 8, Test: 1})
+	paper, err := RunEfficiency(seg.Train, 2, EfficiencyConfigs(1, 0, 0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := RunEfficiency(seg.Train, 2, RecommendedEfficiencyConfigs(1, 0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec) != 4 {
+		t.Fatalf("%d recommended rows", len(rec))
+	}
+	for i, r := range rec {
+		if !r.Converged {
+			t.Errorf("%s did not converge", r.Name)
+		}
+		if d := math.Abs(r.Primal-paper[i].Primal) / paper[i].Primal; d > 2e-3 {
+			t.Errorf("%s primal %g, paper's row %s %g (rel. diff %.2g)", r.Name, r.Primal, paper[i].Name, paper[i].Primal, d)
+		}
+	}
+	if rec[0].Margins != 0 || rec[2].Margins >= rec[1].Margins {
+		t.Errorf("margins: C2 %d, 1-pass full k = 200 %d, delayed tight %d", rec[0].Margins, rec[1].Margins, rec[2].Margins)
+	}
+	t.Logf("margins paper rows %d %d %d, recommended %d %d %d", paper[1].Margins, paper[2].Margins, paper[3].Margins, rec[1].Margins, rec[2].Margins, rec[3].Margins)
+}
