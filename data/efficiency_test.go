@@ -112,13 +112,13 @@ func TestPositive(t *testing.T) {
 // synthetic problem, and delayed generation with the tight bound computes
 // fewer margins than Algorithm 1 with the same number of constraints per
 // round.
-func TestRecommendedEfficiency(t *testing.T) {
+func TestTunedEfficiency(t *testing.T) {
 	seg := SyntheticSegmentation(SegmentationOptions{Seed: 3, Train: 8, Test: 1})
 	paper, err := RunEfficiency(seg.Train, 2, EfficiencyConfigs(1, 0, 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := RunEfficiency(seg.Train, 2, RecommendedEfficiencyConfigs(1, 0), nil)
+	rec, err := RunEfficiency(seg.Train, 2, TunedEfficiencyConfigs(1, 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
