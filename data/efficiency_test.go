@@ -134,7 +134,7 @@ func TestTunedEfficiency(t *testing.T) {
 		}
 	}
 	if rec[0].Margins != 0 || rec[2].Margins >= rec[1].Margins {
-		t.Errorf("margins: C2 %d, 1-pass full k = 200 %d, delayed tight %d", rec[0].Margins, rec[1].Margins, rec[2].Margins)
+		t.Errorf("margins: C2 %d, 1-pass full k = 20 %d, delayed tight %d", rec[0].Margins, rec[1].Margins, rec[2].Margins)
 	}
 	t.Logf("margins paper rows %d %d %d, recommended %d %d %d", paper[1].Margins, paper[2].Margins, paper[3].Margins, rec[1].Margins, rec[2].Margins, rec[3].Margins)
 }
