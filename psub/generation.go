@@ -19,25 +19,32 @@ type pool struct {
 	// non-zero; sp holds them sparsely otherwise (one-hot blocks such as the
 	// multi-label graphs' 1(e) ⊗ R(x), where a dense P would be |E| times
 	// larger and its margins |E| times slower). Both nil: the identity (C2*).
-	P        *mat.Dense
-	sp       *sparseRows
-	rows     int
-	B        [][]float64
-	bnorm    []float64
-	pnorm    []float64
-	lower    []float64 // rows × len(B), row-major; −Inf = unknown
-	wLast    []float64 // w at which lower is valid
-	added    map[int]bool
-	active   int   // only rows [0, active) are enforced (minibatch stages)
-	computed int64 // margins computed so far
-	workers  int
-	// tight refines Algorithm 2 twice, each time keeping every bound valid
-	// and never lower than the paper's: (1) Cauchy–Schwarz on
-	// c_ij·(w' − w) = p_i·(W'_j − W_j) (W = W̃_p·Bᵀ) gives
-	// ‖W'_j − W_j‖·‖p_i‖ in place of ‖w' − w‖·‖c_ij‖; (2) each bound is
-	// measured from an anchor, the W at which it was last made exact, rather
-	// than lowered by the sum of every step since (triangle inequality): w
-	// that oscillates near the optimum no longer wears the bounds down.
+	P     *mat.Dense
+	sp    *sparseRows
+	rows  int
+	B     [][]float64
+	bnorm []float64
+	pnorm []float64
+	// ppos and pneg are ‖p_i⁺‖ and ‖p_i⁻‖, the norms of the positive and
+	// negative parts of p_i (for the tight bounds).
+	ppos, pneg []float64
+	lower      []float64 // rows × len(B), row-major; −Inf = unknown
+	wLast      []float64 // w at which lower is valid
+	added      map[int]bool
+	active     int   // only rows [0, active) are enforced (minibatch stages)
+	computed   int64 // margins computed so far
+	workers    int
+	// tight refines Algorithm 2 three times, each time keeping every bound
+	// valid and never lower than the paper's: (1) Cauchy–Schwarz on
+	// c_ij·(w' − w) = p_i·Δ_j with Δ_j = W'_j − W_j (W = W̃_p·Bᵀ) gives
+	// ‖Δ_j‖·‖p_i‖ in place of ‖w' − w‖·‖c_ij‖; (2) only a decrease can
+	// violate: p_i·Δ ≥ −‖p_i⁺‖·‖Δ⁻‖ − ‖p_i⁻‖·‖Δ⁺‖ (x⁺, x⁻ the positive and
+	// negative parts), at most ‖p_i‖·‖Δ‖ by Cauchy–Schwarz in R², and for
+	// the usual non-negative features only the coordinates where W fell
+	// count; (3) each bound is measured from an anchor, the W at which it
+	// was last made exact, rather than lowered by the sum of every step
+	// since (triangle inequality): w that oscillates near the optimum no
+	// longer wears the bounds down.
 	tight bool
 	// anchor holds the anchors in a ring of anchorSlots snapshots of W;
 	// ref and slot are each entry's bound at its anchor and the anchor's
@@ -71,15 +78,18 @@ func newPool(l Layout, B [][]float64, set []Instance) *pool {
 		}
 	}
 	pn := make([]float64, 0, rows)
+	pp, pm := make([]float64, 0, rows), make([]float64, 0, rows)
 	if float64(nnz) < sparseDensity*float64(rows)*float64(l.PairwiseDim) {
 		sp := &sparseRows{start: make([]int, 1, rows+1), idx: make([]int32, 0, nnz), val: make([]float64, 0, nnz)}
 		for i := range set {
 			for _, p := range set[i].Pairwise {
 				sp.append(p)
 				pn = append(pn, norm(p))
+				a, b := signNorms(p)
+				pp, pm = append(pp, a), append(pm, b)
 			}
 		}
-		q := initPool(l, B, nil, rows, pn)
+		q := initPool(l, B, nil, rows, pn, pp, pm)
 		q.sp = sp
 		return q
 	}
@@ -89,10 +99,24 @@ func newPool(l Layout, B [][]float64, set []Instance) *pool {
 		for _, p := range set[i].Pairwise {
 			P.SetRow(r, p)
 			pn = append(pn, norm(p))
+			a, b := signNorms(p)
+			pp, pm = append(pp, a), append(pm, b)
 			r++
 		}
 	}
-	return initPool(l, B, P, rows, pn)
+	return initPool(l, B, P, rows, pn, pp, pm)
+}
+
+// signNorms returns ‖p⁺‖ and ‖p⁻‖.
+func signNorms(p []float64) (pos, neg float64) {
+	for _, v := range p {
+		if v > 0 {
+			pos += v * v
+		} else {
+			neg += v * v
+		}
+	}
+	return math.Sqrt(pos), math.Sqrt(neg)
 }
 
 // sparseRows is P in compressed sparse row form: the non-zeros of row i are
@@ -130,11 +154,11 @@ func newIdentityPool(l Layout, B [][]float64) *pool {
 	for i := range pn {
 		pn[i] = 1
 	}
-	return initPool(l, B, nil, l.PairwiseDim, pn)
+	return initPool(l, B, nil, l.PairwiseDim, pn, pn, make([]float64, len(pn)))
 }
 
-func initPool(l Layout, B [][]float64, P *mat.Dense, rows int, pn []float64) *pool {
-	q := &pool{layout: l, P: P, rows: rows, B: B, pnorm: pn, added: map[int]bool{}, active: rows, workers: 1, anchorSlots: defaultAnchorSlots}
+func initPool(l Layout, B [][]float64, P *mat.Dense, rows int, pn, pp, pm []float64) *pool {
+	q := &pool{layout: l, P: P, rows: rows, B: B, pnorm: pn, ppos: pp, pneg: pm, added: map[int]bool{}, active: rows, workers: 1, anchorSlots: defaultAnchorSlots}
 	for _, b := range B {
 		q.bnorm = append(q.bnorm, norm(b))
 	}
@@ -285,7 +309,8 @@ func (q *pool) computeDelayed(w []float64) {
 }
 
 // computeAnchored is computeDelayed with tight bounds: L_ij is
-// ref_ij − ‖W_j − A_j‖·‖p_i‖ for the anchor A of entry ij.
+// ref_ij − ‖p_i⁺‖·‖Δ_j⁻‖ − ‖p_i⁻‖·‖Δ_j⁺‖ with Δ_j = W_j − A_j for the
+// anchor A of entry ij.
 func (q *pool) computeAnchored(W *mat.Dense) {
 	nb := len(q.B)
 	if q.ref == nil {
@@ -298,33 +323,41 @@ func (q *pool) computeAnchored(W *mat.Dense) {
 	}
 	cur := int32(q.calls % len(q.anchor))
 	q.calls++
-	// dist[g*nb+j] = ‖W_j − A^g_j‖; the slot about to be reused still holds
-	// its old anchor here.
-	dist := make([]float64, len(q.anchor)*nb)
+	// fall[g*nb+j] = ‖(W_j − A^g_j)⁻‖ and rise[g*nb+j] = ‖(W_j − A^g_j)⁺‖;
+	// the slot about to be reused still holds its old anchor here.
+	fall := make([]float64, len(q.anchor)*nb)
+	rise := make([]float64, len(q.anchor)*nb)
 	r, _ := W.Dims()
 	for g, A := range q.anchor {
 		if A == nil {
 			continue
 		}
 		for j := 0; j < nb; j++ {
-			d := 0.0
+			dn, up := 0.0, 0.0
 			for k := 0; k < r; k++ {
-				x := W.At(k, j) - A.At(k, j)
-				d += x * x
+				if x := W.At(k, j) - A.At(k, j); x < 0 {
+					dn += x * x
+				} else {
+					up += x * x
+				}
 			}
-			dist[g*nb+j] = math.Sqrt(d)
+			fall[g*nb+j], rise[g*nb+j] = math.Sqrt(dn), math.Sqrt(up)
 		}
 	}
-	q.recompute(W, dist, cur)
+	q.recompute(W, &anchorDist{fall, rise}, cur)
 	q.anchor[cur] = W
 }
+
+// anchorDist holds, per anchor slot g and column j, the norms of the
+// negative (fall) and positive (rise) parts of W_j − A^g_j.
+type anchorDist struct{ fall, rise []float64 }
 
 // recompute sets lower to the exact margin c_ij·w (W = wMatrix(w)) for every
 // active entry whose bound is ≤ 0, and counts the margins computed. With
 // dist (tight bounds) it first sets each bound from its anchor, rebases the
 // entries of slot cur and anchors the recomputed ones there; without, lower
 // already holds the bounds.
-func (q *pool) recompute(W *mat.Dense, dist []float64, cur int32) {
+func (q *pool) recompute(W *mat.Dense, dist *anchorDist, cur int32) {
 	nb := len(q.B)
 	Wt := mat.DenseCopyOf(W.T()) // |B| × dp: row j is column j of W
 	dp := q.layout.PairwiseDim
@@ -335,10 +368,10 @@ func (q *pool) recompute(W *mat.Dense, dist []float64, cur int32) {
 			for j := 0; j < nb; j++ {
 				idx := i*nb + j
 				if dist != nil {
-					g := q.slot[idx]
-					b := q.ref[idx] - dist[int(g)*nb+j]*q.pnorm[i]
+					g := int(q.slot[idx])*nb + j
+					b := q.ref[idx] - dist.fall[g]*q.ppos[i] - dist.rise[g]*q.pneg[i]
 					q.lower[idx] = b
-					if g == cur {
+					if q.slot[idx] == cur {
 						q.ref[idx] = b // rebased on the new anchor W
 					}
 				}

@@ -35,7 +35,7 @@ func densePool(q *pool, set []Instance) *pool {
 	for r, p := range rows {
 		P.SetRow(r, p)
 	}
-	return initPool(q.layout, q.B, P, len(rows), q.pnorm)
+	return initPool(q.layout, q.B, P, len(rows), q.pnorm, q.ppos, q.pneg)
 }
 
 // A pool over sparse pairwise features is stored sparsely, and its rows,
@@ -126,14 +126,31 @@ func BenchmarkSparseMargins(b *testing.B) {
 // Tight bounds are anchored: each is measured from the W at which its
 // margin was last computed. They stay valid lower bounds (exact where the
 // margin is ≤ 0) however few anchor slots are kept; when w returns to an
-// anchor, only the entries with margin ≤ 0 are recomputed (the paper's
-// accumulated bound keeps wearing down); and over the whole sequence fewer
+// anchor, of the entries anchored there only those with margin ≤ 0 are
+// recomputed (the paper's accumulated bound keeps wearing down); and over the whole sequence fewer
 // margins are computed than with the paper's bound (not a theorem: an entry
 // recomputed at other times has another anchor, so this is checked on a
 // fixed sequence).
 func TestAnchoredBounds(t *testing.T) {
+	t.Run("non-negative features", func(t *testing.T) { testAnchoredBounds(t, false) })
+	t.Run("mixed-sign features", func(t *testing.T) { testAnchoredBounds(t, true) })
+}
+
+func testAnchoredBounds(t *testing.T, mixed bool) {
 	rng := rand.New(rand.NewPCG(8, 1))
 	data := []Instance{randomInstance(rng, 30, 20, 2, 4, 3), randomInstance(rng, 25, 10, 2, 4, 3)}
+	if mixed {
+		// The bound's sign split must hold for negative entries too.
+		for _, in := range data {
+			for _, p := range in.Pairwise {
+				for k := range p {
+					if rng.IntN(2) == 0 {
+						p[k] = -p[k]
+					}
+				}
+			}
+		}
+	}
 	l := Layout{Labels: 3, UnaryDim: 2, PairwiseDim: 4}
 	newPool := func(slots int) *pool {
 		s, err := C4{}.spec(l, data)
@@ -146,7 +163,8 @@ func TestAnchoredBounds(t *testing.T) {
 	for i := range w1 {
 		w1[i] += 0.02 * rng.NormFloat64()
 	}
-	// An oscillation, then a small random walk.
+	// An oscillation, then a small random walk. ws[0] and ws[1] are
+	// distinct, so with 16 slots the anchor of slot g is ws[g].
 	ws := [][]float64{w0, w1, w0, w1, w0, w1}
 	w := append([]float64(nil), w1...)
 	for step := 0; step < 8; step++ {
@@ -157,16 +175,11 @@ func TestAnchoredBounds(t *testing.T) {
 		ws = append(ws, w)
 	}
 	paper, one, two, many := newPool(0), newPool(1), newPool(2), newPool(16)
+	atAnchor := 0
 	explicit := newPool(0)
 	for step, w := range ws {
-		nonPositive := 0
 		explicit.computeFull(w)
-		for idx := 0; idx < explicit.size(); idx++ {
-			if explicit.lower[idx] <= 0 {
-				nonPositive++
-			}
-		}
-		before := many.computed
+		prevSlot := append([]int32(nil), many.slot...)
 		for _, q := range []*pool{paper, one, two, many} {
 			q.computeDelayed(w)
 			for idx := 0; idx < q.size(); idx++ {
@@ -176,9 +189,22 @@ func TestAnchoredBounds(t *testing.T) {
 				}
 			}
 		}
-		if step >= 2 && step < 6 && many.computed-before != int64(nonPositive) {
-			t.Errorf("step %d: back at an anchor, %d margins recomputed, want the %d that are ≤ 0", step, many.computed-before, nonPositive)
+		if step >= 2 && step < 6 {
+			// Entries anchored at an earlier visit of this same w have
+			// their exact margin as bound: only those ≤ 0 are recomputed.
+			for idx, g := range prevSlot {
+				if int(g) >= step || int(g)%2 != step%2 {
+					continue
+				}
+				atAnchor++
+				if many.slot[idx] == int32(step) && explicit.lower[idx] > 0 {
+					t.Errorf("step %d: entry %d anchored at this w (slot %d) with margin %v > 0 was recomputed", step, idx, g, explicit.lower[idx])
+				}
+			}
 		}
+	}
+	if atAnchor == 0 {
+		t.Error("no entry was anchored at an earlier visit of the w it returned to")
 	}
 	if many.computed >= paper.computed || one.computed >= paper.computed {
 		t.Errorf("margins computed: 16 slots %d, 2 slots %d, 1 slot %d, paper %d", many.computed, two.computed, one.computed, paper.computed)
