@@ -69,24 +69,26 @@ func newPool(l Layout, B [][]float64, set []Instance) *pool {
 	rows, nnz := 0, 0
 	for i := range set {
 		rows += len(set[i].Pairwise)
+	}
+	// N's factors ‖p_i‖ and, for the tight bounds, ‖p_i⁺‖ and ‖p_i⁻‖.
+	pn := make([]float64, 0, rows)
+	pp, pm := make([]float64, 0, rows), make([]float64, 0, rows)
+	for i := range set {
 		for _, p := range set[i].Pairwise {
 			for _, v := range p {
 				if v != 0 {
 					nnz++
 				}
 			}
+			a, b := signNorms(p)
+			pn, pp, pm = append(pn, norm(p)), append(pp, a), append(pm, b)
 		}
 	}
-	pn := make([]float64, 0, rows)
-	pp, pm := make([]float64, 0, rows), make([]float64, 0, rows)
 	if float64(nnz) < sparseDensity*float64(rows)*float64(l.PairwiseDim) {
 		sp := &sparseRows{start: make([]int, 1, rows+1), idx: make([]int32, 0, nnz), val: make([]float64, 0, nnz)}
 		for i := range set {
 			for _, p := range set[i].Pairwise {
 				sp.append(p)
-				pn = append(pn, norm(p))
-				a, b := signNorms(p)
-				pp, pm = append(pp, a), append(pm, b)
 			}
 		}
 		q := initPool(l, B, nil, rows, pn, pp, pm)
@@ -98,9 +100,6 @@ func newPool(l Layout, B [][]float64, set []Instance) *pool {
 	for i := range set {
 		for _, p := range set[i].Pairwise {
 			P.SetRow(r, p)
-			pn = append(pn, norm(p))
-			a, b := signNorms(p)
-			pp, pm = append(pp, a), append(pm, b)
 			r++
 		}
 	}
