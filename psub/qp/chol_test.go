@@ -72,6 +72,18 @@ func TestActiveChol(t *testing.T) {
 				t.Fatalf("round %d (n = %d): x[%d] = %.12g, dense solve %.12g", round, n, i, got[i], want.AtVec(i))
 			}
 		}
+		// The packed K_SS kept for the residuals: y = K_SS·x.
+		y := make([]float64, n)
+		c.mulK(y, got)
+		for i, p := range c.ord {
+			want := 0.0
+			for j, q := range c.ord {
+				want += gram[p][q] * got[j]
+			}
+			if d := math.Abs(y[i] - want); d > 1e-10*(1+math.Abs(want)) {
+				t.Fatalf("round %d (n = %d): (K·x)[%d] = %.12g, dense %.12g", round, n, i, y[i], want)
+			}
+		}
 	}
 }
 

@@ -71,10 +71,13 @@
 // arithmetic every iterate is dual feasible, the dual never decreases and the
 // end point is a KKT point of the whole QP; in float64 the remaining gap and
 // row violations are at rounding level (≈1e-15 relative in the tests and
-// benchmarks). A step costs O(|F|³) for the LU plus O(|F|·k) to update v. On the SSVM's warm starts (one new plane) it usually
-// finishes in the first sweep; the sweeps are the fallback, used when the
-// polish stops early (free set above 800 planes and rows, 400 steps, or a
-// non-finite solve). Options.NoPolish turns it off.
+// benchmarks). Without free sign bounds the system is K_FF itself, whose
+// Cholesky factor is updated as F changes (O(|F|²) per step, kept between
+// solves); with them a step costs a fresh O(|F|³) LU. Moving v costs
+// O(|F|·k). On the SSVM's warm starts (one new plane) it usually finishes in
+// the first sweep; the sweeps are the fallback, used when the polish stops
+// early (free set above 5000 planes and rows, 800 with free sign bounds,
+// 400 steps, or a non-finite solve). Options.NoPolish turns it off.
 //
 // Solve stops when the relative gap is at most Options.Tol and no row is
 // violated by more than Options.FeasTol·‖g_k‖·√(2·Primal). On nearly

@@ -48,6 +48,8 @@ type Solver struct {
 	// chol factors the Gram matrix of the polish's last free set (without
 	// sign bounds); nil until needed and after Fix changes the Gram matrix.
 	chol *activeChol
+	// projected counts the polish's projected steps (for the tests).
+	projected int
 }
 
 // New returns an empty QP for weight vectors of length dim with

@@ -1,8 +1,11 @@
 package qp
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -26,5 +29,81 @@ func TestRandomCones(t *testing.T) {
 			}
 			checkKKT(t, pr, sol, 1e-5)
 		})
+	}
+}
+
+// TestConeFaces has the shape of multi-label C4: the weights split into
+// blocks (one per edge), every block constrained by the same cone of
+// non-negative features, rows added in batches of the most violated as
+// constraint generation does, with dense planes coupling the blocks. A new
+// row turns many rows of its block inactive at once, which is what the
+// polish's projected step is for; the test checks that it is taken and that
+// every warm-started solve agrees with a cold coordinate-ascent solve.
+func TestConeFaces(t *testing.T) {
+	const blocks, bdim, feats, planes = 10, 12, 200, 20
+	rng := rand.New(rand.NewPCG(11, 12))
+	dim := blocks * bdim
+	pr := &problem{dim: dim, c: 5, state: make([]int8, dim)}
+	for range planes {
+		a := make([]float64, dim)
+		for i := range a {
+			a[i] = rng.NormFloat64()
+		}
+		pr.planes = append(pr.planes, a)
+		pr.b = append(pr.b, 1+rng.Float64())
+	}
+	var cone [][]float64 // shared non-negative features
+	for range feats {
+		f := make([]float64, bdim)
+		for i := range f {
+			f[i] = math.Max(0, rng.NormFloat64())
+		}
+		cone = append(cone, f)
+	}
+	s := pr.solver()
+	added := map[[2]int]bool{}
+	for round := 0; ; round++ {
+		sol, err := s.Solve(tight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The 10 most violated (block, feature) rows not yet in the QP.
+		type cand struct {
+			b, f int
+			m    float64
+		}
+		var cs []cand
+		for b := range blocks {
+			for f, x := range cone {
+				if m := dotS(sol.W[b*bdim:(b+1)*bdim], x); m < -1e-9 && !added[[2]int{b, f}] {
+					cs = append(cs, cand{b, f, m})
+				}
+			}
+		}
+		if len(cs) == 0 {
+			checkKKT(t, pr, sol, 1e-6)
+			cold := tight
+			cold.NoPolish = true
+			ref, err := pr.solver().Solve(cold)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(ref.Primal-sol.Primal) > 1e-8*(1+sol.Primal) {
+				t.Errorf("after %d rounds: warm polished primal %.12g, cold coordinate ascent %.12g", round, sol.Primal, ref.Primal)
+			}
+			t.Logf("%d rounds, %d rows, %d projected steps", round, len(pr.rows), s.projected)
+			if s.projected == 0 {
+				t.Errorf("after %d rounds (%d rows): the projected step was never taken", round, len(pr.rows))
+			}
+			return
+		}
+		slices.SortFunc(cs, func(x, y cand) int { return cmp.Compare(x.m, y.m) })
+		for _, c := range cs[:min(10, len(cs))] {
+			g := make([]float64, dim)
+			copy(g[c.b*bdim:], cone[c.f])
+			added[[2]int{c.b, c.f}] = true
+			pr.rows = append(pr.rows, g)
+			s.AddRow(g)
+		}
 	}
 }
