@@ -38,13 +38,37 @@ func TestRandomCones(t *testing.T) {
 // constraint generation does, with dense planes coupling the blocks. A new
 // row turns many rows of its block inactive at once, which is what the
 // polish's projected step is for; the test checks that it is taken and that
-// every warm-started solve agrees with a cold coordinate-ascent solve.
+// the warm-started, polished result agrees with a cold coordinate-ascent
+// solve of the same constraints.
 func TestConeFaces(t *testing.T) {
-	const blocks, bdim, feats, planes = 10, 12, 200, 20
-	rng := rand.New(rand.NewPCG(11, 12))
-	dim := blocks * bdim
+	s, pr, sol, rounds := coneFaces(t, coneShape{blocks: 10, bdim: 12, feats: 200, planes: 20, addK: 10}, 11)
+	t.Logf("%d rounds, %d rows, %d projected steps", rounds, len(pr.rows), s.projected)
+	checkKKT(t, pr, sol, 1e-6)
+	cold := tight
+	cold.NoPolish = true
+	ref, err := pr.solver().Solve(cold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(ref.Primal-sol.Primal) > 1e-8*(1+sol.Primal) {
+		t.Errorf("after %d rounds: warm polished primal %.12g, cold coordinate ascent %.12g", rounds, sol.Primal, ref.Primal)
+	}
+	if s.projected == 0 {
+		t.Errorf("after %d rounds (%d rows): the projected step was never taken", rounds, len(pr.rows))
+	}
+}
+
+type coneShape struct{ blocks, bdim, feats, planes, addK int }
+
+// coneFaces builds the problem of TestConeFaces and runs constraint
+// generation to the end: solve, add the addK most violated (block, feature)
+// rows not yet in the QP, until none is violated. It returns the solver, the
+// problem as added, the last solution and the number of solves.
+func coneFaces(tb testing.TB, sh coneShape, seed uint64) (*Solver, *problem, Solution, int) {
+	rng := rand.New(rand.NewPCG(seed, 12))
+	dim := sh.blocks * sh.bdim
 	pr := &problem{dim: dim, c: 5, state: make([]int8, dim)}
-	for range planes {
+	for range sh.planes {
 		a := make([]float64, dim)
 		for i := range a {
 			a[i] = rng.NormFloat64()
@@ -53,8 +77,8 @@ func TestConeFaces(t *testing.T) {
 		pr.b = append(pr.b, 1+rng.Float64())
 	}
 	var cone [][]float64 // shared non-negative features
-	for range feats {
-		f := make([]float64, bdim)
+	for range sh.feats {
+		f := make([]float64, sh.bdim)
 		for i := range f {
 			f[i] = math.Max(0, rng.NormFloat64())
 		}
@@ -62,45 +86,30 @@ func TestConeFaces(t *testing.T) {
 	}
 	s := pr.solver()
 	added := map[[2]int]bool{}
-	for round := 0; ; round++ {
+	for round := 1; ; round++ {
 		sol, err := s.Solve(tight)
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
-		// The 10 most violated (block, feature) rows not yet in the QP.
 		type cand struct {
 			b, f int
 			m    float64
 		}
 		var cs []cand
-		for b := range blocks {
+		for b := range sh.blocks {
 			for f, x := range cone {
-				if m := dotS(sol.W[b*bdim:(b+1)*bdim], x); m < -1e-9 && !added[[2]int{b, f}] {
+				if m := dotS(sol.W[b*sh.bdim:(b+1)*sh.bdim], x); m < -1e-9 && !added[[2]int{b, f}] {
 					cs = append(cs, cand{b, f, m})
 				}
 			}
 		}
 		if len(cs) == 0 {
-			checkKKT(t, pr, sol, 1e-6)
-			cold := tight
-			cold.NoPolish = true
-			ref, err := pr.solver().Solve(cold)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if math.Abs(ref.Primal-sol.Primal) > 1e-8*(1+sol.Primal) {
-				t.Errorf("after %d rounds: warm polished primal %.12g, cold coordinate ascent %.12g", round, sol.Primal, ref.Primal)
-			}
-			t.Logf("%d rounds, %d rows, %d projected steps", round, len(pr.rows), s.projected)
-			if s.projected == 0 {
-				t.Errorf("after %d rounds (%d rows): the projected step was never taken", round, len(pr.rows))
-			}
-			return
+			return s, pr, sol, round
 		}
 		slices.SortFunc(cs, func(x, y cand) int { return cmp.Compare(x.m, y.m) })
-		for _, c := range cs[:min(10, len(cs))] {
+		for _, c := range cs[:min(sh.addK, len(cs))] {
 			g := make([]float64, dim)
-			copy(g[c.b*bdim:], cone[c.f])
+			copy(g[c.b*sh.bdim:], cone[c.f])
 			added[[2]int{c.b, c.f}] = true
 			pr.rows = append(pr.rows, g)
 			s.AddRow(g)
