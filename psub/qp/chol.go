@@ -115,23 +115,25 @@ func (c *activeChol) remove(i int) {
 			}
 		}
 	}
-	// Drop row i and column i: rows below i move up by i+1 entries (row i)
-	// plus one per row above them (column i), in place from the front.
-	dst := i * (i + 1) / 2
-	for j := i + 1; j < n; j++ {
-		o := j * (j + 1) / 2
-		copy(c.k[dst:], c.k[o:o+i])
-		copy(c.k[dst+i:], c.k[o+i+1:o+j+1])
-		src := c.row(j)
-		dst += copy(c.l[dst:], src[:i])
-		dst += copy(c.l[dst:], src[i+1:])
-	}
-	c.l, c.k = c.l[:dst], c.k[:dst]
+	c.l, c.k = dropPacked(c.l, i, n), dropPacked(c.k, i, n)
 	c.pos[c.ord[i]] = -1
 	c.ord = append(c.ord[:i], c.ord[i+1:]...)
 	for j := i; j < len(c.ord); j++ {
 		c.pos[c.ord[j]] = j
 	}
+}
+
+// dropPacked deletes row and column i of the n×n lower triangle packed by
+// rows in a: the rows below i move up by i+1 entries (row i) plus one per
+// row above them (column i), in place from the front.
+func dropPacked(a []float64, i, n int) []float64 {
+	dst := i * (i + 1) / 2
+	for j := i + 1; j < n; j++ {
+		o := j * (j + 1) / 2
+		dst += copy(a[dst:], a[o:o+i])
+		dst += copy(a[dst:], a[o+i+1:o+j+1])
+	}
+	return a[:dst]
 }
 
 // solve sets x = (K_SS + εI)⁻¹·b in position order (x and b may alias).

@@ -120,9 +120,6 @@ func (w *work) polish(done func() bool) bool {
 			t = math.Min(t, w.alpha0/(w.alpha0-a0Star))
 		}
 		if t < 1 && cholRound && w.projectedStep(inS, lamStar, t, slackIn, a0Star, pend) {
-			if slackIn {
-				w.alpha0 = a0Star
-			}
 			continue
 		}
 		// Move, updating v and u incrementally (O(k) per free multiplier);
@@ -245,7 +242,7 @@ func (w *work) polish(done func() bool) bool {
 // Only rows may be projected: a plane set to 0 would break Σα = C. Both
 // dual values come from K_SS·λ on the factor's packed Gram matrix; the dual
 // never decreases, so the method still ends at a KKT point. It reports
-// whether it moved (duals, F and pend updated).
+// whether it moved (duals, α_0, F and pend updated).
 func (w *work) projectedStep(inS []bool, lamStar []float64, t float64, slackIn bool, a0Star float64, pend []float64) bool {
 	s, c := w.s, w.s.chol
 	if slackIn && a0Star < 0 {
@@ -279,6 +276,9 @@ func (w *work) projectedStep(inS []bool, lamStar []float64, t float64, slackIn b
 		if proj[a] == 0 {
 			inS[p] = false
 		}
+	}
+	if slackIn { // the planes are as in the restricted solution
+		w.alpha0 = a0Star
 	}
 	return true
 }
