@@ -2,6 +2,7 @@ package qp
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -48,11 +49,11 @@ func (c *activeChol) sync(inS []bool) bool {
 	for len(c.pos) < len(inS) { // vectors added since the last sync
 		c.pos = append(c.pos, -1)
 	}
-	for i := c.n() - 1; i >= 0; i-- {
-		if !inS[c.ord[i]] {
-			c.remove(i)
-		}
+	dead := make([]bool, c.n())
+	for i, p := range c.ord {
+		dead[i] = !inS[p]
 	}
+	c.removeSet(dead)
 	for p, in := range inS {
 		if in && c.pos[p] < 0 && !c.append(p) {
 			return false
@@ -91,47 +92,74 @@ func (c *activeChol) append(p int) bool {
 	return true
 }
 
-// remove deletes position i. With L = [L11 0 0; a d 0; B x L33], deleting
-// row and column i leaves L33·L33ᵀ + x·xᵀ to refactor for the trailing
-// block: a rank-one update, done with Givens rotations.
-func (c *activeChol) remove(i int) {
+// removeSet deletes the positions i with dead[i]. With L = [L11 0 0;
+// a d 0; B x L33], deleting row and column i leaves L33·L33ᵀ + x·xᵀ to
+// refactor for the trailing block: a rank-one update, done with Givens
+// rotations. The positions go from the last to the first, so a trailing
+// block holds live positions only and the earlier dead ones are still
+// untouched; the packed arrays are compacted once at the end (the path
+// step can drop hundreds of rows in one round, and compacting per row
+// moved the whole trailing triangle each time).
+func (c *activeChol) removeSet(dead []bool) {
 	n := c.n()
-	m := n - 1 - i
-	if m > 0 {
-		x := make([]float64, m)
-		for j := 0; j < m; j++ {
-			x[j] = c.row(i + 1 + j)[i]
+	var live []int // live positions after the current one
+	for i := n - 1; i >= 0; i-- {
+		if !dead[i] {
+			live = append(live, i)
+			continue
 		}
-		for k := 0; k < m; k++ {
-			rk := c.row(i + 1 + k)
-			lkk := rk[i+1+k]
+		m := len(live)
+		x := make([]float64, m)
+		for j := range m {
+			x[j] = c.row(live[m-1-j])[i]
+		}
+		// live is descending: position k of the trailing block is live[m−1−k].
+		for k := range m {
+			pk := live[m-1-k]
+			rk := c.row(pk)
+			lkk := rk[pk]
 			r := math.Hypot(lkk, x[k])
 			cs, sn := r/lkk, x[k]/lkk
-			rk[i+1+k] = r
+			rk[pk] = r
 			for j := k + 1; j < m; j++ {
-				rj := c.row(i + 1 + j)
-				rj[i+1+k] = (rj[i+1+k] + sn*x[j]) / cs
-				x[j] = cs*x[j] - sn*rj[i+1+k]
+				rj := c.row(live[m-1-j])
+				rj[pk] = (rj[pk] + sn*x[j]) / cs
+				x[j] = cs*x[j] - sn*rj[pk]
 			}
 		}
 	}
-	c.l, c.k = dropPacked(c.l, i, n), dropPacked(c.k, i, n)
-	c.pos[c.ord[i]] = -1
-	c.ord = append(c.ord[:i], c.ord[i+1:]...)
-	for j := i; j < len(c.ord); j++ {
-		c.pos[c.ord[j]] = j
+	c.l, c.k = dropPacked(c.l, dead), dropPacked(c.k, dead)
+	ord := c.ord[:0]
+	for i, p := range c.ord {
+		if dead[i] {
+			c.pos[p] = -1
+			continue
+		}
+		c.pos[p] = len(ord)
+		ord = append(ord, p)
 	}
+	c.ord = ord
 }
 
-// dropPacked deletes row and column i of the n×n lower triangle packed by
-// rows in a: the rows below i move up by i+1 entries (row i) plus one per
-// row above them (column i), in place from the front.
-func dropPacked(a []float64, i, n int) []float64 {
-	dst := i * (i + 1) / 2
-	for j := i + 1; j < n; j++ {
-		o := j * (j + 1) / 2
-		dst += copy(a[dst:], a[o:o+i])
-		dst += copy(a[dst:], a[o+i+1:o+j+1])
+// dropPacked deletes the rows and columns i with dead[i] of the lower
+// triangle packed by rows in a, in place from the front.
+func dropPacked(a []float64, dead []bool) []float64 {
+	first := slices.Index(dead, true)
+	if first < 0 {
+		return a
+	}
+	dst := first * (first + 1) / 2
+	for j := first + 1; j < len(dead); j++ {
+		if dead[j] {
+			continue
+		}
+		row := a[j*(j+1)/2 : j*(j+1)/2+j+1]
+		for i, x := range row {
+			if !dead[i] {
+				a[dst] = x
+				dst++
+			}
+		}
 	}
 	return a[:dst]
 }
@@ -168,11 +196,11 @@ func (c *activeChol) mulK(y, x []float64) {
 // compact follows Solver.compact: vectors dropped from the QP leave the
 // factor, the others are renumbered (keep[a] is the old index of a).
 func (c *activeChol) compact(drop []bool, keep []int) {
-	for i := c.n() - 1; i >= 0; i-- {
-		if drop[c.ord[i]] {
-			c.remove(i)
-		}
+	dead := make([]bool, c.n())
+	for i, p := range c.ord {
+		dead[i] = drop[p]
 	}
+	c.removeSet(dead)
 	newIdx := make([]int, len(drop))
 	for a, p := range keep {
 		newIdx[p] = a

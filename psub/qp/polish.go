@@ -67,6 +67,7 @@ func (w *work) polish(done func() bool) bool {
 	// Rounds without free sign bounds share one Cholesky factor, updated as
 	// the free set changes (activeChol), and kept for the next Solve.
 	useChol := true
+	kkt := false
 	for range 400 {
 		hasPlane := false
 		for _, p := range s.planes {
@@ -119,7 +120,8 @@ func (w *work) polish(done func() bool) bool {
 		if slackIn && a0Star < 0 {
 			t = math.Min(t, w.alpha0/(w.alpha0-a0Star))
 		}
-		if t < 1 && cholRound && w.projectedStep(inS, lamStar, t, slackIn, a0Star, pend) {
+		if t < 1 && cholRound {
+			w.pathStep(inS, lamStar, slackIn, a0Star, pend)
 			continue
 		}
 		// Move, updating v and u incrementally (O(k) per free multiplier);
@@ -197,6 +199,7 @@ func (w *work) polish(done func() bool) bool {
 			}
 		}
 		if len(cand) == 0 && (slackIn || xi >= -1e-12*maxB) {
+			kkt = true
 			break // KKT point of the whole dual
 		}
 		if !slackIn && xi < -1e-12*maxB {
@@ -228,59 +231,146 @@ func (w *work) polish(done func() bool) bool {
 			}
 		}
 	}
+	if !kkt {
+		s.gaveUp++
+	}
 	w.refresh() // drop the rounding drift of the incremental updates
 	return done()
 }
 
-// projectedStep tries, in a blocked round without free sign bounds, the
-// full step to the restricted solution with its negative row multipliers
-// set to 0 instead of the step to the first multiplier that reaches 0, and
-// takes it when its dual value is higher than the blocked step's. The
-// blocked step drops one multiplier per round (and one O(|F|²) solve); when
-// a new row turns a whole face of a cone inactive (multi-label C4: dozens
-// of rows of one edge at once) the projected step drops them together.
-// Only rows may be projected: a plane set to 0 would break Σα = C. Both
-// dual values come from K_SS·λ on the factor's packed Gram matrix; the dual
-// never decreases, so the method still ends at a KKT point. It reports
-// whether it moved (duals, α_0, F and pend updated).
-func (w *work) projectedStep(inS []bool, lamStar []float64, t float64, slackIn bool, a0Star float64, pend []float64) bool {
+// pathStep replaces the blocked step of a round without free sign bounds.
+// The blocked step moves from λ towards the restricted solution λ* only as
+// far as the first row multiplier reaching 0, and drops that one (one
+// O(|F|²) solve per dropped row). pathStep instead follows the projected
+// path x(τ) = max(λ + τ·(λ* − λ), 0) over the rows for τ ∈ [0, τ_end], where
+// τ_end ≤ 1 is where the first plane multiplier or α_0 reaches 0 (those
+// cannot be clipped: Σα + α_0 = C must hold), and stops at the path's first
+// local maximum of the dual (the generalised Cauchy point of gradient
+// projection methods, here along the restricted Newton direction). Between
+// breakpoints (τ where a row reaches 0) the path is a line and the dual a
+// concave parabola, so the point is exact and found in O(|F|) per
+// breakpoint passed after two products with K_SS. The path starts as the
+// blocked step's segment, on which the dual increases, so the result is
+// never below the blocked step: the dual stays monotone and the method
+// still ends at a KKT point. Every row past its breakpoint leaves F
+// at once, which matters when a new plane or row turns a whole face of a
+// cone inactive (multi-label C4: hundreds of rows in one round instead of
+// one per round).
+func (w *work) pathStep(inS []bool, lamStar []float64, slackIn bool, a0Star float64, pend []float64) {
 	s, c := w.s, w.s.chol
-	if slackIn && a0Star < 0 {
-		return false
-	}
 	n := c.n()
-	proj, step := make([]float64, n), make([]float64, n)
+	x, d := make([]float64, n), make([]float64, n)
+	tauEnd, stop := 1.0, -1 // stop: the position of the blocking plane, −2 for α_0
+	type brk struct {
+		tau  float64
+		a, p int // position and general index
+	}
+	var brks []brk
 	for a, p := range c.ord {
-		if lamStar[p] < 0 && s.isPlane[p] {
-			return false
+		x[a], d[a] = s.lam[p], lamStar[p]-s.lam[p]
+		if lamStar[p] >= 0 {
+			continue
 		}
-		proj[a] = math.Max(lamStar[p], 0)
-		step[a] = s.lam[p] + t*(lamStar[p]-s.lam[p])
-	}
-	dual := func(x []float64) float64 {
-		kx := make([]float64, n)
-		c.mulK(kx, x)
-		d := 0.0
-		for a, p := range c.ord {
-			d += x[a] * (s.rhs[p] - 0.5*kx[a])
+		tau := x[a] / -d[a]
+		if s.isPlane[p] {
+			if tau < tauEnd {
+				tauEnd, stop = tau, a
+			}
+		} else {
+			brks = append(brks, brk{tau, a, p})
 		}
-		return d
 	}
-	if !(dual(proj) > dual(step)) {
-		return false
+	if slackIn && a0Star < 0 {
+		if tau := w.alpha0 / (w.alpha0 - a0Star); tau < tauEnd {
+			tauEnd, stop = tau, -2
+		}
 	}
-	s.projected++
+	sort.Slice(brks, func(i, j int) bool { return brks[i].tau < brks[j].tau })
+	// g = ∂D/∂τ and q = −∂²D/∂τ² along the current direction d, where
+	// ∇D(x) = b∘1_planes − K·x.
+	kx, kd := make([]float64, n), make([]float64, n)
+	c.mulK(kx, x)
+	c.mulK(kd, d)
+	g, q := 0.0, floats.Dot(d, kd)
 	for a, p := range c.ord {
-		pend[p] += proj[a] - s.lam[p]
-		s.lam[p] = proj[a]
-		if proj[a] == 0 {
-			inS[p] = false
+		if s.isPlane[p] {
+			g += d[a] * s.rhs[p]
 		}
 	}
-	if slackIn { // the planes are as in the restricted solution
-		w.alpha0 = a0Star
+	g -= floats.Dot(d, kx)
+	col := make([]float64, n) // column of K_SS
+	tau := 0.0
+	for k := 0; ; k++ {
+		end := tauEnd
+		if k < len(brks) && brks[k].tau < tauEnd {
+			end = brks[k].tau
+		}
+		// On this segment the dual is D(x(τ)) + g·σ − ½q·σ², σ ∈ [0, end − τ].
+		// Stop at its maximum unless that is the segment's end.
+		span := end - tau
+		sig := span
+		if q > 0 {
+			sig = math.Min(span, math.Max(0, g/q))
+		} else if g <= 0 {
+			sig = 0
+		}
+		if k == 0 {
+			// The dual rises to τ = 1 along the first segment: at least
+			// the blocked step, also when rounding in g or q says less.
+			sig = span
+		}
+		if sig < span || end == tauEnd {
+			tau += sig
+			break
+		}
+		// Move to the breakpoint, then take the row out of the direction.
+		g -= q * span
+		floats.AddScaled(kx, span, kd)
+		tau = end
+		a := brks[k].a
+		da := d[a]
+		for b, p := range c.ord {
+			col[b] = s.gram[brks[k].p][p]
+		}
+		// With row a's component gone: g loses d_a·∂D/∂x_a = d_a·(−(Kx)_a);
+		// q = dᵀKd loses 2·d_a·(Kd)_a − d_a²·K_aa.
+		g += da * kx[a]
+		q += -2*da*kd[a] + da*da*col[a]
+		floats.AddScaled(kd, -da, col)
+		d[a] = 0
 	}
-	return true
+	bestTau := tau
+	// Apply: rows whose breakpoint the chosen point reached are exactly 0
+	// and leave F (also at τ = 0: a row that entered at 0 and whose
+	// restricted multiplier is negative); the blocking plane (or α_0)
+	// leaves when the point is its breakpoint.
+	dropped := make([]bool, n)
+	nDropped := 0
+	for _, b := range brks {
+		if b.tau > bestTau {
+			break
+		}
+		dropped[b.a] = true
+		nDropped++
+	}
+	atStop := bestTau >= tauEnd && tauEnd < 1
+	for a, p := range c.ord {
+		next := s.lam[p] + bestTau*(lamStar[p]-s.lam[p])
+		if dropped[a] || next < 0 || (atStop && a == stop) {
+			next, inS[p] = 0, false
+		}
+		pend[p] += next - s.lam[p]
+		s.lam[p] = next
+	}
+	if slackIn {
+		w.alpha0 += bestTau * (a0Star - w.alpha0)
+		if w.alpha0 < 0 || (atStop && stop == -2) {
+			w.alpha0 = 0
+		}
+	}
+	if nDropped > 1 {
+		s.multiDrops++
+	}
 }
 
 // solveActive solves the KKT equalities of the dual restricted to the free

@@ -48,8 +48,12 @@ type Solver struct {
 	// chol factors the Gram matrix of the polish's last free set (without
 	// sign bounds); nil until needed and after Fix changes the Gram matrix.
 	chol *activeChol
-	// projected counts the polish's projected steps (for the tests).
-	projected int
+	// multiDrops counts the polish's path steps that dropped more than one
+	// row at once (for the tests).
+	multiDrops int
+	// gaveUp counts polishes that ended before a KKT point of the whole
+	// dual (round or size limit, failed restricted solve), for the tests.
+	gaveUp int
 }
 
 // New returns an empty QP for weight vectors of length dim with

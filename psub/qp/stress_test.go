@@ -37,12 +37,12 @@ func TestRandomCones(t *testing.T) {
 // non-negative features, rows added in batches of the most violated as
 // constraint generation does, with dense planes coupling the blocks. A new
 // row turns many rows of its block inactive at once, which is what the
-// polish's projected step is for; the test checks that it is taken and that
+// polish's path step is for; the test checks that it drops many at once and that
 // the warm-started, polished result agrees with a cold coordinate-ascent
 // solve of the same constraints.
 func TestConeFaces(t *testing.T) {
 	s, pr, sol, rounds := coneFaces(t, coneShape{blocks: 10, bdim: 12, feats: 200, planes: 20, addK: 10}, 11)
-	t.Logf("%d rounds, %d rows, %d projected steps", rounds, len(pr.rows), s.projected)
+	t.Logf("%d rounds, %d rows, %d multi-row drops", rounds, len(pr.rows), s.multiDrops)
 	checkKKT(t, pr, sol, 1e-6)
 	cold := tight
 	cold.NoPolish = true
@@ -53,12 +53,42 @@ func TestConeFaces(t *testing.T) {
 	if math.Abs(ref.Primal-sol.Primal) > 1e-8*(1+sol.Primal) {
 		t.Errorf("after %d rounds: warm polished primal %.12g, cold coordinate ascent %.12g", rounds, sol.Primal, ref.Primal)
 	}
-	if s.projected == 0 {
-		t.Errorf("after %d rounds (%d rows): the projected step was never taken", rounds, len(pr.rows))
+	if s.multiDrops == 0 {
+		t.Errorf("after %d rounds (%d rows): no path step dropped more than one row", rounds, len(pr.rows))
 	}
 }
 
-type coneShape struct{ blocks, bdim, feats, planes, addK int }
+// coneShape sizes the problem of coneFaces. With lazyPlanes the planes enter
+// one at a time, each once the rows of the previous ones are all satisfied,
+// as in 1-slack cutting-plane training: a new plane moves w far, and many
+// rows that were active leave at once.
+// TestConeFacesLazyPlanes is TestConeFaces with the planes entering one at a
+// time: after each new plane hundreds of active rows must leave the free
+// set, and the polish must get there without giving up to coordinate
+// sweeps (which had yeast C4 stall for minutes per solve).
+func TestConeFacesLazyPlanes(t *testing.T) {
+	s, pr, sol, rounds := coneFaces(t, coneShape{blocks: 30, bdim: 20, feats: 300, planes: 8, addK: 50, lazyPlanes: true}, 5)
+	t.Logf("%d rounds, %d rows, %d multi-row drops, %d polishes gave up", rounds, len(pr.rows), s.multiDrops, s.gaveUp)
+	checkKKT(t, pr, sol, 1e-6)
+	cold := tight
+	cold.NoPolish = true
+	ref, err := pr.solver().Solve(cold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(ref.Primal-sol.Primal) > 1e-8*(1+sol.Primal) {
+		t.Errorf("after %d rounds: warm polished primal %.12g, cold coordinate ascent %.12g", rounds, sol.Primal, ref.Primal)
+	}
+	if s.gaveUp > 0 {
+		t.Errorf("after %d rounds (%d rows): %d polishes ended before a KKT point", rounds, len(pr.rows), s.gaveUp)
+	}
+}
+
+type coneShape struct {
+	blocks, bdim, feats, planes, addK int
+	span                              int // > 0: rows b ⊗ f with f of span values
+	lazyPlanes                        bool
+}
 
 // coneFaces builds the problem of TestConeFaces and runs constraint
 // generation to the end: solve, add the addK most violated (block, feature)
@@ -68,19 +98,39 @@ func coneFaces(tb testing.TB, sh coneShape, seed uint64) (*Solver, *problem, Sol
 	rng := rand.New(rand.NewPCG(seed, 12))
 	dim := sh.blocks * sh.bdim
 	pr := &problem{dim: dim, c: 5, state: make([]int8, dim)}
+	var planes [][]float64
+	var rhs []float64
 	for range sh.planes {
 		a := make([]float64, dim)
 		for i := range a {
 			a[i] = rng.NormFloat64()
 		}
-		pr.planes = append(pr.planes, a)
-		pr.b = append(pr.b, 1+rng.Float64())
+		planes, rhs = append(planes, a), append(rhs, 1+rng.Float64())
 	}
-	var cone [][]float64 // shared non-negative features
+	queued := 0 // planes not yet in the QP
+	if sh.lazyPlanes {
+		queued = sh.planes - 1
+	}
+	pr.planes, pr.b = planes[:sh.planes-queued], rhs[:sh.planes-queued]
+	// The cone's generators are shared by the blocks: non-negative
+	// features, or with span > 0 the pairwise rows b ⊗ f of the
+	// submodularity constraints, f ≥ 0 of span values and b = (1, −1, −1,
+	// 1, …) over the bdim/span label pairs, so that the rows of a block lie
+	// in a span-dimensional subspace and the free set is rank deficient.
+	var cone [][]float64
 	for range sh.feats {
 		f := make([]float64, sh.bdim)
-		for i := range f {
-			f[i] = math.Max(0, rng.NormFloat64())
+		if sh.span == 0 {
+			for i := range f {
+				f[i] = math.Max(0, rng.NormFloat64())
+			}
+		} else {
+			for i := range sh.span {
+				x := math.Max(0, rng.NormFloat64())
+				for k := range sh.bdim / sh.span {
+					f[k*sh.span+i] = x * float64(1-2*((k^k>>1)&1))
+				}
+			}
 		}
 		cone = append(cone, f)
 	}
@@ -103,8 +153,15 @@ func coneFaces(tb testing.TB, sh coneShape, seed uint64) (*Solver, *problem, Sol
 				}
 			}
 		}
-		if len(cs) == 0 {
+		if len(cs) == 0 && queued == 0 {
 			return s, pr, sol, round
+		}
+		if len(cs) == 0 {
+			j := sh.planes - queued
+			queued--
+			pr.planes, pr.b = planes[:j+1], rhs[:j+1]
+			s.AddPlane(planes[j], rhs[j])
+			continue
 		}
 		slices.SortFunc(cs, func(x, y cand) int { return cmp.Compare(x.m, y.m) })
 		for _, c := range cs[:min(sh.addK, len(cs))] {
@@ -115,4 +172,145 @@ func coneFaces(tb testing.TB, sh coneShape, seed uint64) (*Solver, *problem, Sol
 			s.AddRow(g)
 		}
 	}
+}
+
+// TestPathStep checks the polish's path step against a scan of the dual
+// along the projected path x(τ) = max(λ + τ·(λ* − λ), 0) (rows clipped,
+// planes and α_0 not): the chosen point is at least the blocked step, the
+// dual does not decrease on the way to it (a first local maximum, up to the
+// grid), it lies on the path, and every row clipped to 0 left the free set.
+// The free sets are random, with rows entering at 0, on problems with more
+// rows than dimensions so that many restricted multipliers are negative.
+func TestPathStep(t *testing.T) {
+	tested, scanned := 0, 0
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 21))
+		dim := 4 + rng.IntN(12)
+		pr := randomProblem(rng, dim, 1+rng.IntN(4), dim+rng.IntN(3*dim), 0, 0)
+		s := pr.solver()
+		w := s.newWork()
+		// Random feasible duals: planes on the simplex Σα + α_0 = C, rows ≥ 0,
+		// a quarter of the rows free at 0 (as candidates that just entered).
+		inS := make([]bool, len(s.vecs))
+		sum := 0.0
+		for _, p := range s.planes {
+			s.lam[p] = rng.Float64()
+			sum += s.lam[p]
+			inS[p] = true
+		}
+		slackIn := rng.IntN(2) == 0
+		scale := s.c / sum
+		if slackIn {
+			scale *= rng.Float64()
+		}
+		for _, p := range s.planes {
+			s.lam[p] *= scale
+		}
+		w.alpha0 = 0
+		if slackIn {
+			w.alpha0 = s.c - sum*scale
+		}
+		for _, p := range s.rows {
+			if u := rng.Float64(); u < 0.5 {
+				s.lam[p], inS[p] = rng.Float64(), true
+			} else if u < 0.75 {
+				inS[p] = true
+			}
+		}
+		w.refresh()
+		s.chol = newActiveChol(s, 1e-11)
+		lamStar := make([]float64, len(s.vecs))
+		a0Star, _, ok := w.solveActiveChol(s.chol, inS, !slackIn, lamStar)
+		if !ok {
+			continue
+		}
+		start := slices.Clone(s.lam)
+		a0 := w.alpha0
+		dual := func(lam []float64) float64 {
+			d := 0.0
+			for p := range lam {
+				for q := range lam {
+					d -= 0.5 * lam[p] * lam[q] * s.gram[p][q]
+				}
+				if s.isPlane[p] {
+					d += lam[p] * s.rhs[p]
+				}
+			}
+			return d
+		}
+		// The path (planes and α_0 unclipped) and its end τ_end.
+		tauEnd, tBlock := 1.0, 1.0
+		for p := range s.vecs {
+			if inS[p] && lamStar[p] < 0 {
+				tau := start[p] / (start[p] - lamStar[p])
+				tBlock = math.Min(tBlock, tau)
+				if s.isPlane[p] {
+					tauEnd = math.Min(tauEnd, tau)
+				}
+			}
+		}
+		if slackIn && a0Star < 0 {
+			tauEnd = math.Min(tauEnd, a0/(a0-a0Star))
+			tBlock = math.Min(tBlock, tauEnd)
+		}
+		if tBlock >= 1 {
+			continue // no blocked step
+		}
+		inBefore := slices.Clone(inS)
+		path := func(tau float64) []float64 {
+			x := make([]float64, len(start))
+			for p := range x {
+				if inBefore[p] {
+					x[p] = start[p] + tau*(lamStar[p]-start[p])
+					if !s.isPlane[p] {
+						x[p] = math.Max(x[p], 0)
+					}
+				}
+			}
+			return x
+		}
+		pend := make([]float64, len(s.vecs))
+		w.pathStep(inS, lamStar, slackIn, a0Star, pend)
+		tested++
+		got := dual(s.lam)
+		tol := 1e-9 * (1 + math.Abs(got))
+		if blocked := dual(path(tBlock)); got < blocked-tol {
+			t.Errorf("seed %d: path step dual %.12g below the blocked step's %.12g", seed, got, blocked)
+		}
+		// Which τ did it take? Read it off the multiplier that moves most
+		// and is not clipped at the chosen point.
+		tau, move := -1.0, 1e-6
+		for p := range s.vecs {
+			if d := lamStar[p] - start[p]; inBefore[p] && s.lam[p] > 0 && math.Abs(d) > move {
+				tau, move = (s.lam[p]-start[p])/d, math.Abs(d)
+			}
+		}
+		if tau < 0 { // planes did not move: τ not identifiable, dual checked above
+		}
+		if tau > tauEnd+1e-9 {
+			t.Errorf("seed %d: τ = %.6g past the path's end %.6g", seed, tau, tauEnd)
+		}
+		want := path(tau)
+		for p := range want {
+			if math.Abs(s.lam[p]-want[p]) > 1e-9*(1+math.Abs(want[p])) {
+				t.Fatalf("seed %d: multiplier %d = %.12g, path at τ = %.6g gives %.12g", seed, p, s.lam[p], tau, want[p])
+			}
+			if !s.isPlane[p] && inBefore[p] && lamStar[p] < 0 && start[p]+tau*(lamStar[p]-start[p]) <= 0 && inS[p] {
+				t.Errorf("seed %d: row %d clipped to 0 but still free", seed, p)
+			}
+		}
+		scanned++
+		prev := dual(path(0))
+		for k := 1; k <= 200; k++ {
+			d := dual(path(tau * float64(k) / 200))
+			if d < prev-tol {
+				t.Fatalf("seed %d: the dual falls along the path before τ = %.6g (at %.6g: %.12g after %.12g; blocked step at %.6g, end %.6g)", seed, tau, tau*float64(k)/200, d, prev, tBlock, tauEnd)
+			}
+			prev = d
+		}
+	}
+	if tested < 30 || scanned < 20 {
+		t.Fatalf("only %d of 200 random states had a blocked step, %d with τ identified", tested, scanned)
+	}
+	t.Logf("%d states with a blocked step, %d with the path scanned", tested, scanned)
 }
