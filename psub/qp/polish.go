@@ -161,7 +161,19 @@ func (w *work) polish(done func() bool) bool {
 			continue
 		}
 		// v and u follow the duals only here, where they are read: most
-		// rounds are blocked, and each update costs O(k) per moved dual.
+		// rounds are blocked. Each update costs O(k) per moved dual; when
+		// many moved, recomputing them through the primal w is cheaper.
+		moved := 0
+		for _, d := range pend {
+			if d != 0 {
+				moved++
+			}
+		}
+		if moved*len(s.vecs) > w.primalCost() {
+			w.refreshPrimal()
+			clear(pend)
+			clear(pendB)
+		}
 		for p, d := range pend {
 			if d != 0 {
 				w.moveVec(p, d)

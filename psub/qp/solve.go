@@ -87,6 +87,8 @@ type work struct {
 	v      []float64 // r_p·w
 	alpha0 float64   // slack dual C − Σα
 	tau    float64   // curvature floor for degenerate SMO pairs
+	nnz    int       // non-zeros of all vectors (primalCost), 0 until needed
+	wbuf   []float64 // the primal w of refreshPrimal
 }
 
 func (s *Solver) newWork() *work {
@@ -167,12 +169,35 @@ func (s *Solver) newWork() *work {
 	return w
 }
 
-// refresh recomputes v and u from the duals.
+// refresh recomputes v and u from the duals, by whichever way is cheaper:
+// through the Gram rows of the non-zero duals (O(|λ ≠ 0|·|vecs|)) or through
+// the primal w = Σ_p λ_p r_p + Σ_b β_b s_b e_{i_b}, v_p = r_p·w and
+// u_b = s_b w_{i_b} (O(non-zeros of all vectors)). With thousands of active
+// sparse hard rows (multi-label C4) the second is far cheaper.
 func (w *work) refresh() {
 	s := w.s
 	if len(w.v) != len(s.vecs) {
 		w.v = make([]float64, len(s.vecs))
 	}
+	if len(w.u) != len(w.bc) {
+		w.u = make([]float64, len(w.bc))
+	}
+	nz := 0
+	for _, l := range s.lam {
+		if l != 0 {
+			nz++
+		}
+	}
+	if nz*len(s.vecs) > w.primalCost() {
+		w.refreshPrimal()
+	} else {
+		w.refreshGram()
+	}
+}
+
+// refreshGram is refresh through the Gram rows.
+func (w *work) refreshGram() {
+	s := w.s
 	// v = Σ_q λ_q K_q (K is symmetric) over the non-zero duals only: most
 	// hard rows and many planes are inactive, so this is a few columns.
 	clear(w.v)
@@ -189,15 +214,50 @@ func (w *work) refresh() {
 			w.v[p] += e.v * w.beta[e.i]
 		}
 	}
-	if len(w.u) != len(w.bc) {
-		w.u = make([]float64, len(w.bc))
-	}
 	for b := range w.u {
 		x := w.beta[b]
 		for _, e := range w.colEnt[b] {
 			x += e.v * s.lam[e.i]
 		}
 		w.u[b] = x
+	}
+}
+
+// primalCost is the work of refreshPrimal: the non-zeros of every vector,
+// counted twice (w is built from the active ones, then every one is
+// multiplied), plus the dimension.
+func (w *work) primalCost() int {
+	if w.nnz == 0 {
+		for p := range w.s.vecs {
+			if r := &w.s.vecs[p]; r.dense != nil {
+				w.nnz += len(r.dense)
+			} else {
+				w.nnz += len(r.idx)
+			}
+		}
+	}
+	return 2*w.nnz + w.s.dim
+}
+
+// refreshPrimal is refresh through the primal w.
+func (w *work) refreshPrimal() {
+	s := w.s
+	if len(w.wbuf) != s.dim {
+		w.wbuf = make([]float64, s.dim)
+	}
+	x := w.wbuf
+	clear(x)
+	for p, l := range s.lam {
+		s.vecs[p].addTo(x, l)
+	}
+	for b, i := range w.bc {
+		x[i] += w.sg[b] * w.beta[b]
+	}
+	for p := range s.vecs {
+		w.v[p] = s.vecs[p].dotDense(x)
+	}
+	for b, i := range w.bc {
+		w.u[b] = w.sg[b] * x[i]
 	}
 }
 

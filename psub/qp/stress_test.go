@@ -314,3 +314,47 @@ func TestPathStep(t *testing.T) {
 	}
 	t.Logf("%d states with a blocked step, %d with the path scanned", tested, scanned)
 }
+
+// TestRefreshPaths checks that the two ways of recomputing v = K·λ (+ bound
+// terms) and u agree: through the Gram rows and through the primal w, on
+// random duals with dense planes, sparse rows, sign bounds and fixes.
+func TestRefreshPaths(t *testing.T) {
+	for seed := range uint64(30) {
+		rng := rand.New(rand.NewPCG(seed, 33))
+		dim := 5 + rng.IntN(30)
+		pr := randomProblem(rng, dim, 1+rng.IntN(5), 0, 0.4, 0.1)
+		s := pr.solver()
+		for range 1 + rng.IntN(40) { // sparse rows
+			var idx []int
+			var val []float64
+			for i := range dim {
+				if rng.IntN(4) == 0 {
+					idx, val = append(idx, i), append(val, rng.NormFloat64())
+				}
+			}
+			s.AddRowSparse(idx, val)
+		}
+		for p := range s.lam {
+			if rng.IntN(3) > 0 {
+				s.lam[p] = rng.Float64()
+			}
+		}
+		w := s.newWork()
+		for b := range w.beta {
+			w.beta[b] = rng.Float64()
+		}
+		w.refreshGram()
+		gramV, gramU := slices.Clone(w.v), slices.Clone(w.u)
+		w.refreshPrimal()
+		for p := range gramV {
+			if d := math.Abs(gramV[p] - w.v[p]); d > 1e-12*(1+math.Abs(gramV[p])) {
+				t.Fatalf("seed %d: v[%d] = %.15g through the Gram rows, %.15g through w", seed, p, gramV[p], w.v[p])
+			}
+		}
+		for b := range gramU {
+			if d := math.Abs(gramU[b] - w.u[b]); d > 1e-12*(1+math.Abs(gramU[b])) {
+				t.Fatalf("seed %d: u[%d] = %.15g through the Gram rows, %.15g through w", seed, b, gramU[b], w.u[b])
+			}
+		}
+	}
+}
