@@ -108,23 +108,46 @@ func (c *activeChol) removeSet(dead []bool) {
 			live = append(live, i)
 			continue
 		}
+		// Row by row (contiguous in the packed storage): row j of the
+		// trailing block takes the rotations of the rows above it, then
+		// defines its own from its diagonal and what is left of x_j. Rows
+		// go four at a time through the rotations above the group: four
+		// independent chains instead of one (each rotation depends on the
+		// last through x_j).
 		m := len(live)
-		x := make([]float64, m)
+		trail := make([]int, m) // trailing live positions, ascending
 		for j := range m {
-			x[j] = c.row(live[m-1-j])[i]
+			trail[j] = live[m-1-j]
 		}
-		// live is descending: position k of the trailing block is live[m−1−k].
-		for k := range m {
-			pk := live[m-1-k]
-			rk := c.row(pk)
-			lkk := rk[pk]
-			r := math.Hypot(lkk, x[k])
-			cs, sn := r/lkk, x[k]/lkk
-			rk[pk] = r
-			for j := k + 1; j < m; j++ {
-				rj := c.row(live[m-1-j])
-				rj[pk] = (rj[pk] + sn*x[j]) / cs
-				x[j] = cs*x[j] - sn*rj[pk]
+		cs, ics, sn := make([]float64, m), make([]float64, m), make([]float64, m)
+		var rows [4][]float64
+		var xs [4]float64
+		for j0 := 0; j0 < m; j0 += 4 {
+			g := min(4, m-j0)
+			for t := range g {
+				rows[t] = c.row(trail[j0+t])
+				xs[t] = rows[t][i]
+			}
+			for k := range j0 {
+				pk, ck, ik, sk := trail[k], cs[k], ics[k], sn[k]
+				for t := range g {
+					r := rows[t]
+					r[pk] = (r[pk] + sk*xs[t]) * ik
+					xs[t] = ck*xs[t] - sk*r[pk]
+				}
+			}
+			for t := range g {
+				rj, xj := rows[t], xs[t]
+				for k := j0; k < j0+t; k++ {
+					pk := trail[k]
+					rj[pk] = (rj[pk] + sn[k]*xj) * ics[k]
+					xj = cs[k]*xj - sn[k]*rj[pk]
+				}
+				pj := trail[j0+t]
+				ljj := rj[pj]
+				r := math.Hypot(ljj, xj)
+				cs[j0+t], ics[j0+t], sn[j0+t] = r/ljj, ljj/r, xj/ljj
+				rj[pj] = r
 			}
 		}
 	}
