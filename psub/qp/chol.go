@@ -31,6 +31,10 @@ type activeChol struct {
 	// the residuals of the refinement rounds: contiguous, unlike the rows of
 	// the solver's Gram matrix, which span every plane and row of the QP.
 	k []float64
+	// kLam and kStar are K_SS·λ and K_SS·λ* in position order, from the
+	// last solveActiveChol (λ the duals it started from, λ* its solution),
+	// for the path step.
+	kLam, kStar []float64
 }
 
 func newActiveChol(s *Solver, eps float64) *activeChol {
@@ -290,6 +294,9 @@ func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []
 	dxi := 0.0
 	for round := 0; ; round++ {
 		c.mulK(kx, x)
+		if round == 0 {
+			c.kLam = append(c.kLam[:0], kx...)
+		}
 		// The rounds undo the proximal ε. What the polish reads of x is the
 		// margins K·x (w = Σ x_p r_p), so stop when the last correction
 		// moved them by rounding only; corrections along near-null
@@ -341,5 +348,6 @@ func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []
 	} else {
 		xi = 0
 	}
+	c.kStar = append(c.kStar[:0], kx...)
 	return a0, xi, true
 }

@@ -254,20 +254,20 @@ func (w *work) polish(done func() bool) bool {
 // The blocked step moves from λ towards the restricted solution λ* only as
 // far as the first row multiplier reaching 0, and drops that one (one
 // O(|F|²) solve per dropped row). pathStep instead follows the projected
-// path x(τ) = max(λ + τ·(λ* − λ), 0) over the rows for τ ∈ [0, τ_end], where
-// τ_end ≤ 1 is where the first plane multiplier or α_0 reaches 0 (those
-// cannot be clipped: Σα + α_0 = C must hold), and stops at the path's first
-// local maximum of the dual (the generalised Cauchy point of gradient
-// projection methods, here along the restricted Newton direction). Between
-// breakpoints (τ where a row reaches 0) the path is a line and the dual a
-// concave parabola, so the point is exact and found in O(|F|) per
-// breakpoint passed after two products with K_SS. The path starts as the
-// blocked step's segment, on which the dual increases, so the result is
-// never below the blocked step: the dual stays monotone and the method
-// still ends at a KKT point. Every row past its breakpoint leaves F
+// path x(τ) = max(λ + τ·(λ* − λ), 0) over the rows for τ ∈ [0, τ_end],
+// where τ_end ≤ 1 is where the first plane multiplier or α_0 reaches 0
+// (those cannot be clipped: Σα + α_0 = C must hold), and stops at the
+// path's first local maximum of the dual (the generalised Cauchy point of
+// gradient projection methods, here along the restricted Newton direction).
+// Between breakpoints (τ where a row reaches 0) the path is a line and the
+// dual a concave parabola, so the point is exact and found in O(|F|) per
+// breakpoint passed, from K·λ and K·λ* of the restricted solve. The path
+// starts as the blocked step's segment, on which the dual increases, so the
+// result is never below the blocked step: the dual stays monotone and the
+// method still ends at a KKT point. Every row past its breakpoint leaves F
 // at once, which matters when a new plane or row turns a whole face of a
 // cone inactive (multi-label C4: hundreds of rows in one round instead of
-// one per round).
+// one per round). It must follow solveActiveChol on the same free set.
 func (w *work) pathStep(inS []bool, lamStar []float64, slackIn bool, a0Star float64, pend []float64) {
 	s, c := w.s, w.s.chol
 	n := c.n()
@@ -299,10 +299,9 @@ func (w *work) pathStep(inS []bool, lamStar []float64, slackIn bool, a0Star floa
 	}
 	sort.Slice(brks, func(i, j int) bool { return brks[i].tau < brks[j].tau })
 	// g = ∂D/∂τ and q = −∂²D/∂τ² along the current direction d, where
-	// ∇D(x) = b∘1_planes − K·x.
-	kx, kd := make([]float64, n), make([]float64, n)
-	c.mulK(kx, x)
-	c.mulK(kd, d)
+	// ∇D(x) = b∘1_planes − K·x; K·λ and K·λ* come from the restricted solve.
+	kx, kd := slices.Clone(c.kLam), make([]float64, n)
+	floats.SubTo(kd, c.kStar, c.kLam)
 	g, q := 0.0, floats.Dot(d, kd)
 	for a, p := range c.ord {
 		if s.isPlane[p] {
