@@ -215,3 +215,22 @@ func BenchmarkConeFaces(b *testing.B) {
 	b.ReportMetric(float64(len(pr.rows)), "rows")
 	b.ReportMetric(float64(active), "active")
 }
+
+// BenchmarkConeFacesLazy is BenchmarkConeFaces with the planes entering one
+// at a time (as 1-slack cutting-plane iterations add them) and the rows of
+// the submodularity constraints' shape, b ⊗ f with f of 10 values in blocks
+// of 40: after each new plane hundreds of active rows leave the free set at
+// once, the case that stalled yeast C4 before the polish's path step.
+func BenchmarkConeFacesLazy(b *testing.B) {
+	sh := coneShape{blocks: 50, bdim: 40, feats: 300, planes: 10, addK: 100, span: 10, lazyPlanes: true}
+	var s *Solver
+	var pr *problem
+	var rounds int
+	for b.Loop() {
+		s, pr, _, rounds = coneFaces(b, sh, 2)
+	}
+	b.ReportMetric(float64(rounds), "solves")
+	b.ReportMetric(float64(len(pr.rows)), "rows")
+	b.ReportMetric(float64(s.multiDrops), "multi-drops")
+	b.ReportMetric(float64(s.gaveUp), "gave-up")
+}

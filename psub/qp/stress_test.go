@@ -169,7 +169,15 @@ func coneFaces(tb testing.TB, sh coneShape, seed uint64) (*Solver, *problem, Sol
 			copy(g[c.b*sh.bdim:], cone[c.f])
 			added[[2]int{c.b, c.f}] = true
 			pr.rows = append(pr.rows, g)
-			s.AddRow(g)
+			// Sparse, as the learner adds them (one block's values).
+			var idx []int
+			var val []float64
+			for i, x := range g {
+				if x != 0 {
+					idx, val = append(idx, i), append(val, x)
+				}
+			}
+			s.AddRowSparse(idx, val)
 		}
 	}
 }
