@@ -58,41 +58,66 @@ func (c *activeChol) sync(inS []bool) bool {
 		dead[i] = !inS[p]
 	}
 	c.removeSet(dead)
+	var add []int
 	for p, in := range inS {
-		if in && c.pos[p] < 0 && !c.append(p) {
-			return false
+		if in && c.pos[p] < 0 {
+			add = append(add, p)
 		}
 	}
-	return true
+	return c.appendAll(add)
 }
 
-// append adds general index p as the last position.
-func (c *activeChol) append(p int) bool {
-	n := c.n()
-	o := n * (n + 1) / 2
-	c.l = append(c.l[:o], make([]float64, n+1)...)
-	c.k = append(c.k[:o], make([]float64, n+1)...)
-	// Row n of L solves L_{<n}·y = K_{S,p}; its diagonal is what is left.
-	y := c.l[o : o+n+1]
-	g := c.s.gram[p]
-	kr := c.k[o : o+n+1]
-	for j, q := range c.ord {
-		kr[j] = g[q]
+// appendAll adds the general indices ps as the last positions, in order.
+// Their rows of L solve L·y = K_{S,p} for the old positions, all in one pass
+// over L (each packed row is read once for every new vector: the pass is
+// memory bound, and the polish enters up to 8 vectors per round), then the
+// small block among themselves. It returns false when a vector is, within
+// rounding, in the span of those before it; the ones before it stay.
+func (c *activeChol) appendAll(ps []int) bool {
+	n0, m := c.n(), len(ps)
+	if m == 0 {
+		return true
 	}
-	kr[n] = g[p]
-	d := g[p] + c.eps
-	for j := 0; j < n; j++ {
+	o0 := n0 * (n0 + 1) / 2
+	end := (n0 + m) * (n0 + m + 1) / 2
+	c.l = append(c.l[:o0], make([]float64, end-o0)...)
+	c.k = append(c.k[:o0], make([]float64, end-o0)...)
+	ys := make([][]float64, m) // row n0+t of L
+	for t, p := range ps {
+		o := (n0 + t) * (n0 + t + 1) / 2
+		ys[t] = c.l[o : o+n0+t+1]
+		g, kr := c.s.gram[p], c.k[o:o+n0+t+1]
+		for j, q := range c.ord {
+			kr[j] = g[q]
+		}
+		for u := 0; u <= t; u++ {
+			kr[n0+u] = g[ps[u]]
+		}
+	}
+	for j := range n0 {
 		r := c.row(j)
-		y[j] = (g[c.ord[j]] - floats.Dot(r[:j], y[:j])) / r[j]
-		d -= y[j] * y[j]
+		q := c.ord[j]
+		for t, p := range ps {
+			y := ys[t]
+			y[j] = (c.s.gram[p][q] - floats.Dot(r[:j], y[:j])) / r[j]
+		}
 	}
-	if !(d > 0) || math.IsInf(d, 0) {
-		c.l, c.k = c.l[:o], c.k[:o]
-		return false
+	for t, p := range ps {
+		y := ys[t]
+		for u := range t {
+			yu := ys[u]
+			y[n0+u] = (c.s.gram[p][ps[u]] - floats.Dot(y[:n0+u], yu[:n0+u])) / yu[n0+u]
+		}
+		d := c.s.gram[p][p] + c.eps - floats.Dot(y[:n0+t], y[:n0+t])
+		if !(d > 0) || math.IsInf(d, 0) {
+			o := (n0 + t) * (n0 + t + 1) / 2
+			c.l, c.k = c.l[:o], c.k[:o]
+			return false
+		}
+		y[n0+t] = math.Sqrt(d)
+		c.pos[p] = n0 + t
+		c.ord = append(c.ord, p)
 	}
-	y[n] = math.Sqrt(d)
-	c.pos[p] = n
-	c.ord = append(c.ord, p)
 	return true
 }
 
