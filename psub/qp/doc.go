@@ -66,15 +66,17 @@
 // each step solves the KKT equalities of the dual restricted to it exactly
 // (a dense LU in the Gram space, with free sign bounds eliminated and a tiny
 // iterated proximal term for dependent vectors), moves towards that solution
-// as far as the multipliers stay ≥ 0 and drops those that reach 0; at the
-// restricted optimum the most violated constraints enter. In exact
+// as far as the multipliers stay ≥ 0 and drops those that reach 0 (without
+// free sign bounds it follows the projected path, clipping rows at 0, to the
+// dual's first local maximum along it, so that many rows leave in one step);
+// at the restricted optimum the most violated constraints enter. In exact
 // arithmetic every iterate is dual feasible, the dual never decreases and the
 // end point is a KKT point of the whole QP; in float64 the remaining gap and
 // row violations are at rounding level (≈1e-15 relative in the tests and
 // benchmarks). Without free sign bounds the system is K_FF itself, whose
 // Cholesky factor is updated as F changes (O(|F|²) per step, kept between
 // solves); with them a step costs a fresh O(|F|³) LU. Moving v costs
-// O(|F|·k). On the SSVM's warm starts (one new plane) it usually finishes in
+// O(|F|·k), or the non-zeros of all vectors through w when that is less. On the SSVM's warm starts (one new plane) it usually finishes in
 // the first sweep; the sweeps are the fallback, used when the polish stops
 // early (free set above 5000 planes and rows, 800 with free sign bounds,
 // 400 steps, or a non-finite solve). Options.NoPolish turns it off.
