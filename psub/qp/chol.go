@@ -131,23 +131,23 @@ func (c *activeChol) appendAll(ps []int) bool {
 // moved the whole trailing triangle each time).
 func (c *activeChol) removeSet(dead []bool) {
 	n := c.n()
-	var live []int // live positions after the current one
+	// trail = buf[start:] holds the live positions after the current one,
+	// ascending (filled from the back as i goes down).
+	buf, start := make([]int, n), n
 	for i := n - 1; i >= 0; i-- {
 		if !dead[i] {
-			live = append(live, i)
+			start--
+			buf[start] = i
 			continue
 		}
+		trail := buf[start:]
 		// Row by row (contiguous in the packed storage): row j of the
 		// trailing block takes the rotations of the rows above it, then
 		// defines its own from its diagonal and what is left of x_j. Rows
 		// go four at a time through the rotations above the group: four
 		// independent chains instead of one (each rotation depends on the
 		// last through x_j).
-		m := len(live)
-		trail := make([]int, m) // trailing live positions, ascending
-		for j := range m {
-			trail[j] = live[m-1-j]
-		}
+		m := len(trail)
 		cs, ics, sn := make([]float64, m), make([]float64, m), make([]float64, m)
 		var rows [4][]float64
 		var xs [4]float64

@@ -350,7 +350,6 @@ func (w *work) pathStep(inS []bool, lamStar []float64, slackIn bool, a0Star floa
 		floats.AddScaled(kd, -da, col)
 		d[a] = 0
 	}
-	bestTau := tau
 	// Apply: rows whose breakpoint the chosen point reached are exactly 0
 	// and leave F (also at τ = 0: a row that entered at 0 and whose
 	// restricted multiplier is negative); the blocking plane (or α_0)
@@ -358,15 +357,15 @@ func (w *work) pathStep(inS []bool, lamStar []float64, slackIn bool, a0Star floa
 	dropped := make([]bool, n)
 	nDropped := 0
 	for _, b := range brks {
-		if b.tau > bestTau {
+		if b.tau > tau {
 			break
 		}
 		dropped[b.a] = true
 		nDropped++
 	}
-	atStop := bestTau >= tauEnd && tauEnd < 1
+	atStop := tau >= tauEnd && tauEnd < 1
 	for a, p := range c.ord {
-		next := s.lam[p] + bestTau*(lamStar[p]-s.lam[p])
+		next := s.lam[p] + tau*(lamStar[p]-s.lam[p])
 		if dropped[a] || next < 0 || (atStop && a == stop) {
 			next, inS[p] = 0, false
 		}
@@ -374,7 +373,7 @@ func (w *work) pathStep(inS []bool, lamStar []float64, slackIn bool, a0Star floa
 		s.lam[p] = next
 	}
 	if slackIn {
-		w.alpha0 += bestTau * (a0Star - w.alpha0)
+		w.alpha0 += tau * (a0Star - w.alpha0)
 		if w.alpha0 < 0 || (atStop && stop == -2) {
 			w.alpha0 = 0
 		}
