@@ -3,7 +3,9 @@ package psub
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -97,6 +99,21 @@ type Settings struct {
 	Progress func(Iteration)
 	// Description is stored in the model (data set, fold, …).
 	Description string
+	// CheckpointDir, when set, makes the training resumable: after every
+	// cutting-plane iteration Train saves its working set (cutting planes,
+	// hard constraints and their duals), iteration counters, best primal
+	// bound and trace to train-<fingerprint>.ckpt in this directory, and a
+	// Train on the same instances and settings continues from that file
+	// (Trace.Resumed records where). The fingerprint covers the instances,
+	// the constraint set, the loss and every setting that changes the
+	// iterates except MaxIter and Tol, so a run can go on with more
+	// iterations or a tighter tolerance, and any other change trains
+	// afresh. The file is written atomically and removed once the last
+	// stage has converged; it stays when MaxIter stopped training. A resumed
+	// run reaches the same optimum within Tol but not bit for bit: the QP is
+	// rebuilt from the saved duals and inference restarts without its
+	// dynamic state.
+	CheckpointDir string
 }
 
 func (s Settings) withDefaults(labels int) (Settings, error) {
@@ -227,10 +244,29 @@ func Train(train []Instance, labels int, settings Settings) (*Model, *Trace, err
 		t.cache = make([][]cached, len(train))
 	}
 	t.prepare()
+	t.start = start
+	if s.CheckpointDir != "" {
+		t.fp = t.fingerprint()
+		c, err := t.loadCheckpoint()
+		if err != nil {
+			return nil, nil, err
+		}
+		if c != nil {
+			if err := t.restore(c); err != nil {
+				return nil, nil, err
+			}
+			t.resume = c
+		}
+	}
 	err = t.run()
-	t.trace.Seconds = time.Since(start).Seconds()
+	t.trace.Seconds = t.seconds()
 	if err != nil {
 		return nil, t.trace, err
+	}
+	if s.CheckpointDir != "" && t.trace.Converged {
+		if err := os.Remove(t.checkpointPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, t.trace, fmt.Errorf("checkpoint: %w", err)
+		}
 	}
 	m := &Model{
 		Layout: layout, W: t.w, Set: s.Set.Name(), C: s.C, Loss: s.Loss.Name(),
@@ -263,6 +299,22 @@ type trainer struct {
 	works       []*worker
 	stage       int
 	iter        int
+
+	// Checkpoints (Settings.CheckpointDir): the fingerprint of the problem
+	// and settings, the checkpoint this run resumed from (nil if none), and
+	// the start of this Train call.
+	fp     string
+	resume *checkpoint
+	start  time.Time
+}
+
+// seconds is the wall time of the training, including the runs it resumed.
+func (t *trainer) seconds() float64 {
+	s := time.Since(t.start).Seconds()
+	if t.resume != nil {
+		s += t.resume.Trace.Seconds
+	}
+	return s
 }
 
 // worker does loss-augmented inference for the instances i ≡ id (mod
@@ -320,6 +372,15 @@ func (t *trainer) stages() []int {
 func (t *trainer) run() error {
 	stages := t.stages()
 	for st, rows := range stages {
+		startIt, best := 0, math.Inf(1)
+		if c := t.resume; c != nil {
+			if st < c.Stage {
+				continue
+			}
+			if st == c.Stage {
+				startIt, best = c.StageIter, c.Best
+			}
+		}
 		t.stage = st
 		exact := t.spec.submodular
 		if q := t.spec.pool; q != nil {
@@ -330,7 +391,7 @@ func (t *trainer) run() error {
 		if exact {
 			method = t.s.Exact
 		}
-		conv, err := t.runStage(method, st == len(stages)-1)
+		conv, err := t.runStage(method, startIt, best)
 		if err != nil {
 			return err
 		}
@@ -425,8 +486,10 @@ const refreshRounds = 64
 // activeEps is the dual value above which a plane or row counts as active.
 const activeEps = 1e-9
 
-// runStage runs cutting-plane iterations until the gap closes.
-func (t *trainer) runStage(method inference.Method, last bool) (bool, error) {
+// runStage runs cutting-plane iterations until the gap closes, starting
+// after iteration startIt of the stage with the best primal bound best (0
+// and +Inf unless resuming from a checkpoint).
+func (t *trainer) runStage(method inference.Method, startIt int, best float64) (bool, error) {
 	for _, wk := range t.works {
 		if wk.method != method {
 			wk.method = method
@@ -437,8 +500,7 @@ func (t *trainer) runStage(method inference.Method, last bool) (bool, error) {
 	if err := t.wUpdate(); err != nil {
 		return false, err
 	}
-	best := math.Inf(1)
-	for it := 0; it < t.s.MaxIter; it++ {
+	for it := startIt; it < t.s.MaxIter; it++ {
 		t.iter++
 		rec := Iteration{Stage: t.stage, Iter: t.iter}
 		t0 := time.Now()
@@ -495,6 +557,12 @@ func (t *trainer) runStage(method inference.Method, last bool) (bool, error) {
 		}
 		if done {
 			return true, nil
+		}
+		if t.s.CheckpointDir != "" {
+			t.trace.Seconds = t.seconds()
+			if err := t.saveCheckpoint(it+1, best); err != nil {
+				return false, err
+			}
 		}
 	}
 	return false, nil

@@ -56,6 +56,9 @@ type Trace struct {
 	QPNotConverged int     // QP solves that hit their iteration limit
 	PlanesRemoved  int     // inactive cutting planes dropped (InactiveWindow)
 	HardRemoved    int     // inactive hard constraints dropped (InactiveWindow)
+	// Resumed lists the iterations after which the training was resumed
+	// from a checkpoint (Settings.CheckpointDir); empty for one run.
+	Resumed []int
 
 	Seconds                                        float64 // wall time of Train
 	InferenceSeconds, QPSeconds, ConstraintSeconds float64

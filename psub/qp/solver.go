@@ -358,6 +358,71 @@ func (s *Solver) compact(drop []bool) {
 	}
 }
 
+// Plane returns a copy of cutting plane j's vector a (with the fixed
+// coordinates zeroed) and its offset b: what AddPlane needs to rebuild the
+// plane, for checkpoints.
+func (s *Solver) Plane(j int) ([]float64, float64) {
+	if j < 0 || j >= len(s.planes) {
+		return nil, 0
+	}
+	p := s.planes[j]
+	a := make([]float64, s.dim)
+	s.vecs[p].addTo(a, 1)
+	return a, s.rhs[p]
+}
+
+// Duals returns copies of the current plane duals α (by plane index) and
+// hard-row duals μ (by row index): the warm start the next Solve begins from.
+func (s *Solver) Duals() (alpha, mu []float64) {
+	alpha, mu = make([]float64, len(s.planes)), make([]float64, len(s.rows))
+	for j, p := range s.planes {
+		alpha[j] = s.lam[p]
+	}
+	for k, p := range s.rows {
+		mu[k] = s.lam[p]
+	}
+	return alpha, mu
+}
+
+// WarmStart sets the duals the next Solve starts from (a restored
+// checkpoint's): α by plane index and μ by row index, with α ≥ 0, Σα ≤ C
+// (up to rounding, which is scaled away) and μ ≥ 0. Any dual-feasible point
+// is a valid start; a good one saves the sweeps that found it.
+func (s *Solver) WarmStart(alpha, mu []float64) error {
+	if s.err != nil {
+		return s.err
+	}
+	if len(alpha) != len(s.planes) || len(mu) != len(s.rows) {
+		return fmt.Errorf("qp: warm start with %d plane and %d row duals, want %d and %d", len(alpha), len(mu), len(s.planes), len(s.rows))
+	}
+	sum := 0.0
+	for j, a := range alpha {
+		if !(a >= 0) || math.IsInf(a, 1) {
+			return fmt.Errorf("qp: warm start: plane %d dual %v, want finite ≥ 0", j, a)
+		}
+		sum += a
+	}
+	for k, m := range mu {
+		if !(m >= 0) || math.IsInf(m, 1) {
+			return fmt.Errorf("qp: warm start: row %d dual %v, want finite ≥ 0", k, m)
+		}
+	}
+	scale := 1.0
+	if sum > s.c {
+		if sum > s.c*(1+1e-9) {
+			return fmt.Errorf("qp: warm start: plane duals sum to %v, want ≤ C = %v", sum, s.c)
+		}
+		scale = s.c / sum
+	}
+	for j, p := range s.planes {
+		s.lam[p] = scale * alpha[j]
+	}
+	for k, p := range s.rows {
+		s.lam[p] = mu[k]
+	}
+	return nil
+}
+
 // ActivePlanes returns the indices of planes with dual α_j > eps.
 func (s *Solver) ActivePlanes(eps float64) []int {
 	var out []int

@@ -1,0 +1,237 @@
+package psub
+
+// Checkpoints of long trainings (Settings.CheckpointDir): after every
+// cutting-plane iteration Train saves what the 1-slack cutting-plane method
+// cannot recompute cheaply (the working set of cutting planes and hard
+// constraints with their duals, the stage and iteration, the best primal
+// bound, the trace) and a later Train on the same problem and settings
+// continues from there. The file name is derived from a fingerprint of the
+// problem and of every setting that shapes the iterates, so a changed
+// setting starts afresh instead of resuming something else.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// checkpointVersion changes whenever the saved state changes meaning.
+const checkpointVersion = 1
+
+// checkpoint is the saved state of a trainer between two iterations.
+type checkpoint struct {
+	Version     int
+	Fingerprint string
+	Stage       int     // stage being run
+	StageIter   int     // iterations done in that stage
+	Iter        int     // iterations done in all stages
+	Best        float64 // the stage's best primal bound
+	PlaneA      [][]float64
+	PlaneB      []float64
+	Alpha       []float64
+	Inactive    []int
+	Rows        []int // pool indices of the hard rows, in QP order
+	Mu          []float64
+	RowInactive []int
+	HardAdded   int
+	Computed    int64 // margins computed so far
+	Trace       Trace
+}
+
+// fingerprint hashes the training problem (instances, labels, layout), the
+// constraint set as the QP sees it (fixed and bounded coordinates, the hard
+// constraint pool), the node costs of the loss and the settings that change
+// the iterates. MaxIter and Tol are left out, so that a run can be resumed
+// with more iterations or a tighter tolerance; Workers and Progress do not
+// change the iterates.
+func (t *trainer) fingerprint() string {
+	h := sha256.New()
+	var buf bytes.Buffer
+	num := func(xs ...float64) {
+		for _, x := range xs {
+			binary.Write(&buf, binary.LittleEndian, math.Float64bits(x))
+		}
+	}
+	ints := func(xs ...int) {
+		for _, x := range xs {
+			binary.Write(&buf, binary.LittleEndian, int64(x))
+		}
+	}
+	str := func(s string) { ints(len(s)); buf.WriteString(s) }
+	flush := func() { h.Write(buf.Bytes()); buf.Reset() }
+
+	s := t.s
+	str(fmt.Sprintf("v%d %s %s %#v %#v", checkpointVersion, s.Set.Name(), s.Loss.Name(), s.Inference, s.Exact))
+	num(s.C, s.HardTol)
+	flag := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	ints(flag(s.Delayed), flag(s.TightBounds), flag(s.Pretrain), s.Minibatches, s.AddK, s.Cache, s.InactiveWindow, flag(s.Tied))
+	num(s.QP.Tol, s.QP.FeasTol)
+	ints(s.QP.MaxIter, flag(s.QP.NoPolish))
+	l := t.layout
+	ints(l.Labels, l.UnaryDim, l.PairwiseDim, len(t.train))
+	for i := range t.train {
+		in := &t.train[i]
+		ints(len(in.Unary), len(in.Edges))
+		for _, u := range in.Unary {
+			num(u...)
+		}
+		for e, p := range in.Pairwise {
+			ints(in.Edges[e][0], in.Edges[e][1])
+			num(p...)
+		}
+		ints(in.Labels...)
+		num(t.costs[i]...)
+		flush()
+	}
+	ints(t.spec.fixed...)
+	for _, b := range t.spec.bounds {
+		ints(b[0], b[1])
+	}
+	if q := t.spec.pool; q != nil {
+		ints(q.rows, len(q.B))
+		for _, b := range q.B {
+			num(b...)
+		}
+		if q.P != nil {
+			r, c := q.P.Dims()
+			ints(r, c)
+			for i := 0; i < r; i++ {
+				num(q.P.RawRowView(i)...)
+			}
+		}
+		if q.sp != nil {
+			ints(q.sp.start...)
+			for _, x := range q.sp.idx {
+				ints(int(x))
+			}
+			num(q.sp.val...)
+		}
+	}
+	flush()
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// checkpointPath is the file of this problem and settings.
+func (t *trainer) checkpointPath() string {
+	return filepath.Join(t.s.CheckpointDir, "train-"+t.fp[:16]+".ckpt")
+}
+
+// saveCheckpoint writes the state after an iteration of stage st, it
+// iterations into it, atomically: a run killed while writing leaves the
+// previous checkpoint.
+func (t *trainer) saveCheckpoint(it int, best float64) error {
+	c := checkpoint{
+		Version: checkpointVersion, Fingerprint: t.fp,
+		Stage: t.stage, StageIter: it, Iter: t.iter, Best: best,
+		Inactive: t.inactive, Rows: t.rowPool, RowInactive: t.rowInactive,
+		HardAdded: t.hardAdded, Computed: t.marginsSoFar(), Trace: *t.trace,
+	}
+	for j := 0; j < t.qp.Planes(); j++ {
+		a, b := t.qp.Plane(j)
+		c.PlaneA, c.PlaneB = append(c.PlaneA, a), append(c.PlaneB, b)
+	}
+	c.Alpha, c.Mu = t.qp.Duals()
+	if err := os.MkdirAll(t.s.CheckpointDir, 0o755); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	path := t.checkpointPath()
+	f, err := os.CreateTemp(t.s.CheckpointDir, ".train-*.tmp")
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	err = gob.NewEncoder(f).Encode(&c)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return nil
+}
+
+// loadCheckpoint reads this problem's checkpoint, or returns nil when there
+// is none.
+func (t *trainer) loadCheckpoint() (*checkpoint, error) {
+	path := t.checkpointPath()
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	defer f.Close()
+	var c checkpoint
+	if err := gob.NewDecoder(f).Decode(&c); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: unreadable (%v); remove it to train from scratch", path, err)
+	}
+	switch {
+	case c.Version != checkpointVersion:
+		return nil, fmt.Errorf("checkpoint %s: version %d, want %d; remove it to train from scratch", path, c.Version, checkpointVersion)
+	case c.Fingerprint != t.fp:
+		return nil, fmt.Errorf("checkpoint %s: written for another problem or settings (fingerprint %.16s…, want %.16s…); remove it to train from scratch", path, c.Fingerprint, t.fp)
+	case len(c.PlaneA) != len(c.PlaneB) || len(c.Alpha) != len(c.PlaneB) || len(c.Inactive) != len(c.PlaneB),
+		len(c.Mu) != len(c.Rows) || len(c.RowInactive) != len(c.Rows):
+		return nil, fmt.Errorf("checkpoint %s: inconsistent lengths (%d planes, %d/%d/%d plane entries, %d rows, %d/%d row entries); remove it to train from scratch",
+			path, len(c.PlaneB), len(c.PlaneA), len(c.Alpha), len(c.Inactive), len(c.Rows), len(c.Mu), len(c.RowInactive))
+	case c.Stage < 0 || c.Stage >= len(t.stages()):
+		return nil, fmt.Errorf("checkpoint %s: stage %d, want [0,%d); remove it to train from scratch", path, c.Stage, len(t.stages()))
+	}
+	return &c, nil
+}
+
+// restore rebuilds the QP's working set and the trainer's counters from c.
+func (t *trainer) restore(c *checkpoint) error {
+	path := t.checkpointPath()
+	for j, a := range c.PlaneA {
+		if t.qp.AddPlane(a, c.PlaneB[j]) < 0 {
+			return fmt.Errorf("checkpoint %s: plane %d: %w", path, j, t.qp.Err())
+		}
+	}
+	if q := t.spec.pool; q != nil {
+		for k, idx := range c.Rows {
+			if idx < 0 || idx >= q.size() {
+				return fmt.Errorf("checkpoint %s: hard row %d is pool entry %d, want [0,%d)", path, k, idx, q.size())
+			}
+			q.added[idx] = true
+			if t.addRow(q, idx) < 0 {
+				return fmt.Errorf("checkpoint %s: hard row %d: %w", path, k, t.qp.Err())
+			}
+		}
+		q.computed = c.Computed
+	} else if len(c.Rows) > 0 {
+		return fmt.Errorf("checkpoint %s: %d hard rows for a set without hard constraints", path, len(c.Rows))
+	}
+	if t.qp.Rows() != len(c.Rows) {
+		return fmt.Errorf("checkpoint %s: %d hard rows restored, want %d", path, t.qp.Rows(), len(c.Rows))
+	}
+	if err := t.qp.WarmStart(c.Alpha, c.Mu); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	t.inactive = append([]int(nil), c.Inactive...)
+	t.rowInactive = append([]int(nil), c.RowInactive...)
+	t.hardAdded = c.HardAdded
+	t.iter = c.Iter
+	*t.trace = c.Trace
+	t.trace.Resumed = append(t.trace.Resumed, c.Iter)
+	return nil
+}
