@@ -151,7 +151,10 @@ func (t *trainer) saveCheckpoint(it int, best float64) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	err = gob.NewEncoder(f).Encode(&c)
+	err = f.Chmod(0o644) // CreateTemp's 0600 is for secrets
+	if err == nil {
+		err = gob.NewEncoder(f).Encode(&c)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

@@ -41,6 +41,9 @@ type trainResult struct {
 	Margins        int64    `json:"margins_computed"`
 	HardActive     int      `json:"hard_constraints_active"`
 	HardIntroduced int      `json:"hard_constraints_introduced"`
+	// ResumedAfter lists the iterations after which training resumed from
+	// a -checkpoint folder.
+	ResumedAfter []int `json:"resumed_after,omitempty"`
 	// NonSubmodularTest is the fraction of test edges whose learned pairwise
 	// energy is not submodular (paper table "tradeoff"); absent without -test.
 	NonSubmodularTest  *float64 `json:"nonsubmodular_test_edge_fraction,omitempty"`
@@ -111,6 +114,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "goroutines for inference (0: all cores)")
 	verbose := fs.Bool("v", false, "print every cutting-plane iteration to stderr (default: every 10th)")
 	out := fs.String("o", "", "write the trained model (JSON) here")
+	ckpt := fs.String("checkpoint", "", "keep a checkpoint in this folder after every iteration and resume from it when run again with the same data and settings")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: psub train -train A.jsonl [-test B.jsonl] [-set C4] [-C 1] [-tol 1e-3] [-loss hamming|avg] [-o model.json]")
 		fs.PrintDefaults()
@@ -171,7 +175,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	settings := psub.Settings{
 		C: trainC, Tol: *tol, MaxIter: *maxIter, Loss: loss, Set: set,
-		Delayed: *delayed, Pretrain: *pretrain, Tied: *tied, Workers: *workers,
+		Delayed: *delayed, Pretrain: *pretrain, Tied: *tied, Workers: *workers, CheckpointDir: *ckpt,
 		Description: fmt.Sprintf("psub train -train %s -set %s -C %g -loss %s", *trainPath, set.Name(), *c, loss.Name()),
 		Progress: func(it psub.Iteration) {
 			if *verbose || it.Iter%10 == 0 {
@@ -192,6 +196,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		Labels: L, UnaryDim: du, PairwiseDim: dp, TrainInstances: len(train), TestInstances: len(test),
 		Primal: final.Primal, Dual: final.Dual, Gap: final.Gap, Iterations: trace.Iters, Converged: trace.Converged,
 		Seconds: secs, Margins: trace.Margins, HardActive: trace.ActiveHard, HardIntroduced: trace.HardIntroduced,
+		ResumedAfter: trace.Resumed,
 	}
 	if res.TrainAccuracy, res.TrainClassAvg, _, err = nodeAccuracy(model, train); err != nil {
 		return fmt.Errorf("%s: %w", *trainPath, err)

@@ -136,3 +136,20 @@ func TestExportCowsReduced(t *testing.T) {
 		t.Fatalf("%d instances: %v", len(set), err)
 	}
 }
+
+// -checkpoint: a training stopped by -max-iter goes on from its checkpoint
+// when run again with more iterations, and says where it resumed.
+func TestTrainCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	runOK(t, "export", "-dataset", "synthetic", "-o", dir, "-seed", "4")
+	train, ckpt := filepath.Join(dir, "train.jsonl"), filepath.Join(dir, "ckpt")
+	args := []string{"train", "-train", train, "-set", "C4", "-delayed", "-C", "1", "-tol", "1e-3", "-checkpoint", ckpt}
+	first := runOK(t, append(args, "-max-iter", "3")...)
+	if first["converged"] != false || first["resumed_after"] != nil {
+		t.Fatalf("3 iterations: %v", first)
+	}
+	got := runOK(t, args...)
+	if r, ok := got["resumed_after"].([]any); !ok || len(r) != 1 || r[0].(float64) != 3 || got["converged"] != true {
+		t.Fatalf("second run: resumed_after %v, converged %v; want [3], true", got["resumed_after"], got["converged"])
+	}
+}
