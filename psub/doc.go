@@ -34,6 +34,10 @@
 //     Trace holds per-iteration and per-QP-call records for plots and the
 //     totals of the paper's tables (hard constraints introduced and active,
 //     margins computed, time in inference / QP / constraint generation).
+//   - Long trainings are resumable: with Settings.CheckpointDir the working
+//     set (cutting planes, hard constraints, their duals) and the trace are
+//     saved after every iteration, and Train on the same problem and
+//     settings continues from the last one (Trace.Resumed).
 //
 // A Model predicts with truncated graph cuts (αβ-swap for more than two
 // labels), reports how many edges were truncated, scores labellings,
