@@ -10,12 +10,12 @@ package psub
 // setting starts afresh instead of resuming something else.
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash"
 	"io/fs"
 	"math"
 	"os"
@@ -52,75 +52,113 @@ type checkpoint struct {
 // with more iterations or a tighter tolerance; Workers and Progress do not
 // change the iterates.
 func (t *trainer) fingerprint() string {
-	h := sha256.New()
-	var buf bytes.Buffer
-	num := func(xs ...float64) {
-		for _, x := range xs {
-			binary.Write(&buf, binary.LittleEndian, math.Float64bits(x))
-		}
-	}
-	ints := func(xs ...int) {
-		for _, x := range xs {
-			binary.Write(&buf, binary.LittleEndian, int64(x))
-		}
-	}
-	str := func(s string) { ints(len(s)); buf.WriteString(s) }
-	flush := func() { h.Write(buf.Bytes()); buf.Reset() }
-
+	h := &hasher{h: sha256.New()}
 	s := t.s
-	str(fmt.Sprintf("v%d %s %s %#v %#v", checkpointVersion, s.Set.Name(), s.Loss.Name(), s.Inference, s.Exact))
-	num(s.C, s.HardTol)
-	flag := func(b bool) int {
-		if b {
-			return 1
-		}
-		return 0
-	}
-	ints(flag(s.Delayed), flag(s.TightBounds), flag(s.Pretrain), s.Minibatches, s.AddK, s.Cache, s.InactiveWindow, flag(s.Tied))
-	num(s.QP.Tol, s.QP.FeasTol)
-	ints(s.QP.MaxIter, flag(s.QP.NoPolish))
+	h.str(fmt.Sprintf("v%d %s %s %#v %#v", checkpointVersion, s.Set.Name(), s.Loss.Name(), s.Inference, s.Exact))
+	h.num(s.C, s.HardTol, s.QP.Tol, s.QP.FeasTol)
+	h.ints(flag(s.Delayed), flag(s.TightBounds), flag(s.Pretrain), s.Minibatches, s.AddK, s.Cache, s.InactiveWindow,
+		flag(s.Tied), s.QP.MaxIter, flag(s.QP.NoPolish))
 	l := t.layout
-	ints(l.Labels, l.UnaryDim, l.PairwiseDim, len(t.train))
+	h.ints(l.Labels, l.UnaryDim, l.PairwiseDim, len(t.train))
 	for i := range t.train {
 		in := &t.train[i]
-		ints(len(in.Unary), len(in.Edges))
+		h.ints(len(in.Unary), len(in.Edges))
 		for _, u := range in.Unary {
-			num(u...)
+			h.num(u...)
 		}
 		for e, p := range in.Pairwise {
-			ints(in.Edges[e][0], in.Edges[e][1])
-			num(p...)
+			h.ints(in.Edges[e][0], in.Edges[e][1])
+			h.sparse(p)
 		}
-		ints(in.Labels...)
-		num(t.costs[i]...)
-		flush()
+		h.ints(in.Labels...)
+		h.num(t.costs[i]...)
 	}
-	ints(t.spec.fixed...)
+	h.ints(t.spec.fixed...)
 	for _, b := range t.spec.bounds {
-		ints(b[0], b[1])
+		h.ints(b[0], b[1])
 	}
+	// The pool: its rows come from the instances of the set (C̄4's include
+	// the test instances, which the loop above does not see).
 	if q := t.spec.pool; q != nil {
-		ints(q.rows, len(q.B))
+		h.ints(q.rows, len(q.B))
 		for _, b := range q.B {
-			num(b...)
+			h.num(b...)
 		}
 		if q.P != nil {
-			r, c := q.P.Dims()
-			ints(r, c)
+			r, _ := q.P.Dims()
 			for i := 0; i < r; i++ {
-				num(q.P.RawRowView(i)...)
+				h.sparse(q.P.RawRowView(i))
 			}
 		}
 		if q.sp != nil {
-			ints(q.sp.start...)
+			h.ints(q.sp.start...)
 			for _, x := range q.sp.idx {
-				ints(int(x))
+				h.ints(int(x))
 			}
-			num(q.sp.val...)
+			h.num(q.sp.val...)
 		}
 	}
-	flush()
-	return fmt.Sprintf("%x", h.Sum(nil))
+	return fmt.Sprintf("%x", h.sum())
+}
+
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// hasher feeds numbers to a hash as little-endian words, through a buffer
+// (the multi-label pairwise features alone are gigabytes when dense, hence
+// sparse for those).
+type hasher struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func (h *hasher) word(x uint64) {
+	h.buf = binary.LittleEndian.AppendUint64(h.buf, x)
+	if len(h.buf) >= 1<<16 {
+		h.h.Write(h.buf)
+		h.buf = h.buf[:0]
+	}
+}
+
+func (h *hasher) num(xs ...float64) {
+	for _, x := range xs {
+		h.word(math.Float64bits(x))
+	}
+}
+
+func (h *hasher) ints(xs ...int) {
+	for _, x := range xs {
+		h.word(uint64(x))
+	}
+}
+
+func (h *hasher) str(s string) {
+	h.ints(len(s))
+	h.h.Write(h.buf)
+	h.buf = h.buf[:0]
+	h.h.Write([]byte(s))
+}
+
+// sparse hashes the length, then the position and value of every non-zero.
+func (h *hasher) sparse(xs []float64) {
+	h.ints(len(xs))
+	for i, x := range xs {
+		if x != 0 {
+			h.word(uint64(i))
+			h.num(x)
+		}
+	}
+	h.ints(-1)
+}
+
+func (h *hasher) sum() []byte {
+	h.h.Write(h.buf)
+	h.buf = h.buf[:0]
+	return h.h.Sum(nil)
 }
 
 // checkpointPath is the file of this problem and settings.
