@@ -5,89 +5,174 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
 // TestActiveChol drives the updated factor through random entries and
-// exits of the free set (many exits at once every tenth round) and checks every solve against a fresh dense solve
-// of (K_SS + εI)·x = b in the factor's order.
+// exits of the free set (many exits at once every tenth round) and checks
+// every solve against a fresh dense solve of (K_SS + εI)·x = b in the
+// factor's order. In the "dense" case every vector shares coordinates with
+// the others (one block over planes and rows); in the "groups" case the
+// rows are sparse over disjoint blocks of coordinates, as multi-label C4's
+// are over label pairs, so the factor keeps one block per group and the
+// planes in its border; in the "merge" case rows bridging two groups arrive
+// later and their blocks must merge.
 func TestActiveChol(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	const nv, dim = 40, 25 // more vectors than dimensions: K is singular
-	vs := make([][]float64, nv)
-	for p := range vs {
-		vs[p] = make([]float64, dim)
-		for i := range vs[p] {
-			vs[p][i] = rng.NormFloat64()
+	for _, tc := range []struct {
+		name                  string
+		groups, width, planes int
+		bridges               int
+	}{
+		{"dense", 1, 25, 8, 0},
+		{"groups", 6, 4, 5, 0}, // 6 blocks of 4 coordinates: rows dependent within a block
+		{"merge", 6, 4, 5, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, uint64(len(tc.name))))
+			dim := tc.groups * tc.width
+			s, err := New(dim, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var vs [][]float64
+			addRow := func(lo, hi int) {
+				g := make([]float64, dim)
+				var idx []int
+				var val []float64
+				for i := lo; i < hi; i++ {
+					g[i] = rng.NormFloat64()
+					idx, val = append(idx, i), append(val, g[i])
+				}
+				s.AddRowSparse(idx, val)
+				vs = append(vs, g)
+			}
+			for j := range tc.planes + 32 {
+				if j < tc.planes {
+					a := make([]float64, dim)
+					for i := range a {
+						a[i] = rng.NormFloat64()
+					}
+					s.AddPlane(a, 1)
+					vs = append(vs, a)
+					continue
+				}
+				gr := rng.IntN(tc.groups)
+				addRow(gr*tc.width, (gr+1)*tc.width)
+			}
+			const eps = 1e-3
+			c := newActiveChol(s, eps)
+			in := make([]bool, len(vs))
+			merged := false
+			for round := 0; round < 300; round++ {
+				if round == 150 && tc.bridges > 0 {
+					// Rows across two neighbouring groups: their blocks merge
+					// (the vectors stay in S and move to the merged block).
+					before := len(c.blocks)
+					for k := range tc.bridges {
+						addRow(k*tc.width+tc.width/2, (k+1)*tc.width+tc.width/2)
+						in = append(in, true)
+					}
+					if !c.sync(in) {
+						t.Fatalf("round %d: sync failed with ε = %g", round, eps)
+					}
+					merged = len(c.blocks) < before
+				}
+				for k := 0; k < 1+rng.IntN(4); k++ {
+					p := rng.IntN(len(in))
+					in[p] = !in[p]
+				}
+				if round%10 == 9 { // many leave at once, as after a path step
+					for p := range in {
+						in[p] = in[p] && rng.IntN(2) == 0
+					}
+				}
+				if !c.sync(in) {
+					t.Fatalf("round %d: sync failed with ε = %g", round, eps)
+				}
+				if want := tc.groups > 1 && c.spansGroups(in); want && !c.blocked {
+					t.Fatalf("round %d: rows span groups but the factor is not blocked", round)
+				}
+				checkActiveChol(t, c, in, vs, eps, rng, round)
+			}
+			if tc.groups > 1 && !c.blocked {
+				t.Fatal("the factor never split by groups")
+			}
+			if tc.bridges > 0 && !merged {
+				t.Fatal("the bridging rows merged no blocks")
+			}
+		})
+	}
+}
+
+func checkActiveChol(t *testing.T, c *activeChol, in []bool, vs [][]float64, eps float64, rng *rand.Rand, round int) {
+	t.Helper()
+	n := c.n()
+	pos := make([]int, len(in))
+	for p := range pos {
+		pos[p] = -1
+	}
+	for a, p := range c.ord {
+		if pos[p] >= 0 {
+			t.Fatalf("round %d: vector %d at positions %d and %d", round, p, pos[p], a)
+		}
+		pos[p] = a
+	}
+	for p := range in {
+		if in[p] != (pos[p] >= 0) {
+			t.Fatalf("round %d: vector %d: in S %v, position %d", round, p, in[p], pos[p])
 		}
 	}
-	gram := make([][]float64, nv)
-	for p := range gram {
-		gram[p] = make([]float64, nv)
-		for q := range gram[p] {
-			for i := range dim {
-				gram[p][q] += vs[p][i] * vs[q][i]
+	if c.blocked { // blocks hold rows of one group each; planes are last
+		for bi, b := range c.blocks {
+			for _, p := range b.ord {
+				if c.s.isPlane[p] || c.s.group(p) != c.keys[bi] {
+					t.Fatalf("round %d: vector %d (plane %v, group %d) in block %d of group %d", round, p, c.s.isPlane[p], c.s.group(p), bi, c.keys[bi])
+				}
+			}
+		}
+		for _, p := range c.ord[c.nBlocks():] {
+			if !c.s.isPlane[p] {
+				t.Fatalf("round %d: row %d in the border", round, p)
 			}
 		}
 	}
-	const eps = 1e-3
-	c := newActiveChol(&Solver{gram: gram}, eps)
-	in := make([]bool, nv)
-	for round := 0; round < 300; round++ {
-		for k := 0; k < 1+rng.IntN(4); k++ {
-			p := rng.IntN(nv)
-			in[p] = !in[p]
+	if n == 0 {
+		return
+	}
+	gram := func(p, q int) float64 { return floats.Dot(vs[p], vs[q]) }
+	a := mat.NewDense(n, n, nil)
+	for i, p := range c.ord {
+		for j, q := range c.ord {
+			a.Set(i, j, gram(p, q))
 		}
-		if round%10 == 9 { // many leave at once, as after a path step
-			for p := range in {
-				in[p] = in[p] && rng.IntN(2) == 0
-			}
+		a.Set(i, i, a.At(i, i)+eps)
+	}
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = rng.NormFloat64()
+	}
+	var want mat.VecDense
+	if err := want.SolveVec(a, mat.NewVecDense(n, append([]float64(nil), b...))); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, n)
+	c.solve(got, b)
+	for i := range got {
+		if d := math.Abs(got[i] - want.AtVec(i)); d > 1e-8*(1+math.Abs(want.AtVec(i))) {
+			t.Fatalf("round %d (n = %d): x[%d] = %.12g, dense solve %.12g", round, n, i, got[i], want.AtVec(i))
 		}
-		if !c.sync(in) {
-			t.Fatalf("round %d: sync failed with ε = %g", round, eps)
+	}
+	// The K_SS kept for the residuals: y = K_SS·x.
+	y := make([]float64, n)
+	c.mulK(y, got)
+	for i, p := range c.ord {
+		want := 0.0
+		for j, q := range c.ord {
+			want += gram(p, q) * got[j]
 		}
-		n := c.n()
-		for p := range in {
-			if in[p] != (c.pos[p] >= 0) || (c.pos[p] >= 0 && c.ord[c.pos[p]] != p) {
-				t.Fatalf("round %d: vector %d: in S %v, position %d", round, p, in[p], c.pos[p])
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		a := mat.NewDense(n, n, nil)
-		for i, p := range c.ord {
-			for j, q := range c.ord {
-				a.Set(i, j, gram[p][q])
-			}
-			a.Set(i, i, a.At(i, i)+eps)
-		}
-		b := make([]float64, n)
-		for i := range b {
-			b[i] = rng.NormFloat64()
-		}
-		var want mat.VecDense
-		if err := want.SolveVec(a, mat.NewVecDense(n, append([]float64(nil), b...))); err != nil {
-			t.Fatal(err)
-		}
-		got := make([]float64, n)
-		c.solve(got, b)
-		for i := range got {
-			if d := math.Abs(got[i] - want.AtVec(i)); d > 1e-8*(1+math.Abs(want.AtVec(i))) {
-				t.Fatalf("round %d (n = %d): x[%d] = %.12g, dense solve %.12g", round, n, i, got[i], want.AtVec(i))
-			}
-		}
-		// The packed K_SS kept for the residuals: y = K_SS·x.
-		y := make([]float64, n)
-		c.mulK(y, got)
-		for i, p := range c.ord {
-			want := 0.0
-			for j, q := range c.ord {
-				want += gram[p][q] * got[j]
-			}
-			if d := math.Abs(y[i] - want); d > 1e-10*(1+math.Abs(want)) {
-				t.Fatalf("round %d (n = %d): (K·x)[%d] = %.12g, dense %.12g", round, n, i, y[i], want)
-			}
+		if d := math.Abs(y[i] - want); d > 1e-10*(1+math.Abs(want)) {
+			t.Fatalf("round %d (n = %d): (K·x)[%d] = %.12g, dense %.12g", round, n, i, y[i], want)
 		}
 	}
 }

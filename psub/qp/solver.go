@@ -40,6 +40,13 @@ type Solver struct {
 	gram    [][]float64 // gram[p][q] = r_p·r_q on the free coordinates
 	planes  []int       // plane index j → general index
 	rows    []int       // row index k → general index
+	// Groups of rows: rows whose supports share a coordinate, transitively,
+	// are in one group, and rows of different groups are orthogonal (the
+	// polish's factor is block diagonal over them). rep holds a coordinate
+	// of each row's support (−1 for planes and empty rows) and uf the
+	// union-find forest over coordinates.
+	rep []int
+	uf  []int
 
 	scatter []float64 // all-zero scratch of length dim (see add)
 	// bver counts changes of the set of bounded coordinates (Fix, Bound);
@@ -283,6 +290,63 @@ func (s *Solver) add(v vec, plane bool, b float64) {
 	s.isPlane = append(s.isPlane, plane)
 	s.rhs = append(s.rhs, b)
 	s.lam = append(s.lam, 0)
+	s.rep = append(s.rep, -1)
+	if !plane {
+		s.join(len(s.vecs)-1, &v)
+	}
+}
+
+// join records row p's support in the groups: its coordinates become one
+// set of the union-find forest, and rep[p] one of them.
+func (s *Solver) join(p int, v *vec) {
+	if s.uf == nil {
+		s.uf = make([]int, s.dim)
+		for i := range s.uf {
+			s.uf[i] = i
+		}
+	}
+	root := -1
+	link := func(i int) {
+		r := s.find(i)
+		if root < 0 {
+			root = r
+		} else if r != root {
+			s.uf[r] = root
+		}
+	}
+	if v.dense != nil {
+		for i, x := range v.dense {
+			if x != 0 {
+				link(i)
+			}
+		}
+	} else {
+		for k, i := range v.idx {
+			if v.val[k] != 0 {
+				link(i)
+			}
+		}
+	}
+	s.rep[p] = root
+}
+
+// find returns the root of coordinate i's set, halving the path.
+func (s *Solver) find(i int) int {
+	for s.uf[i] != i {
+		s.uf[i] = s.uf[s.uf[i]]
+		i = s.uf[i]
+	}
+	return i
+}
+
+// group returns a key shared by exactly the rows of row p's group: the
+// root coordinate of its support, or dim + p for a row without non-zeros
+// (orthogonal to everything).
+func (s *Solver) group(p int) int {
+	if r := s.rep[p]; r >= 0 {
+		return s.find(r)
+	}
+	return s.dim + p
 }
 
 // RemovePlanes drops the given cutting planes (typically those inactive for
@@ -337,6 +401,7 @@ func (s *Solver) compact(drop []bool) {
 		s.isPlane[a] = s.isPlane[p]
 		s.rhs[a] = s.rhs[p]
 		s.lam[a] = s.lam[p]
+		s.rep[a] = s.rep[p]
 	}
 	if s.chol != nil {
 		s.chol.compact(drop, keep)
@@ -347,6 +412,7 @@ func (s *Solver) compact(drop []bool) {
 	s.isPlane = s.isPlane[:n]
 	s.rhs = s.rhs[:n]
 	s.lam = s.lam[:n]
+	s.rep = s.rep[:n]
 	s.planes = s.planes[:0]
 	s.rows = s.rows[:0]
 	for p := 0; p < n; p++ {
