@@ -51,10 +51,11 @@ type activeChol struct {
 	// off[len(blocks)] the border's.
 	ord []int
 	off []int
-	// The border (blocked, m = len(ord) − off[len(blocks)] > 0), row-major:
-	// kRP = K_RP (n_R × m), z = L_R⁻¹·K_RP (n_R × m), kPP = K_PP (m × m)
-	// and lP the lower Cholesky factor of the Schur complement (m × m).
-	kRP, z, kPP, lP []float64
+	// The border (blocked, m = len(ord) − off[len(blocks)] > 0), row-major
+	// and transposed so that a plane's entries are contiguous: kPR = K_PR
+	// (m × n_R), zT = (L_R⁻¹·K_RP)ᵀ (m × n_R), kPP = K_PP (m × m) and lP
+	// the lower Cholesky factor of the Schur complement (m × m).
+	kPR, zT, kPP, lP []float64
 	// kLam and kStar are K_SS·λ and K_SS·λ* in position order, from the
 	// last solveActiveChol (λ the duals it started from, λ* its solution),
 	// for the path step.
@@ -203,31 +204,27 @@ func (c *activeChol) factorBorder() bool {
 	border := c.ord[nR:]
 	m := len(border)
 	if m == 0 {
-		c.kRP, c.z, c.kPP, c.lP = c.kRP[:0], c.z[:0], c.kPP[:0], c.lP[:0]
+		c.kPR, c.zT, c.kPP, c.lP = c.kPR[:0], c.zT[:0], c.kPP[:0], c.lP[:0]
 		return true
 	}
 	g := c.s.gram
-	c.kRP = resize(c.kRP, nR*m)
-	for a, p := range c.ord[:nR] {
-		row := c.kRP[a*m : (a+1)*m]
-		for j, q := range border {
-			row[j] = g[p][q]
+	// K_PR from the planes' Gram rows (K is symmetric): one row per plane,
+	// read in the order of the blocks, rather than m scattered entries of
+	// every row's long Gram row.
+	c.kPR = resize(c.kPR, m*nR)
+	for j, q := range border {
+		gq, kj := g[q], c.kPR[j*nR:(j+1)*nR]
+		for a, p := range c.ord[:nR] {
+			kj[a] = gq[p]
 		}
 	}
-	c.z = append(resize(c.z, 0), c.kRP...)
+	// Each column of Z by forward substitution within each block, on
+	// contiguous segments.
+	c.zT = resize(c.zT, m*nR)
 	for bi, b := range c.blocks {
-		o := c.off[bi]
-		// Forward substitution with m right-hand sides, row by row: row i
-		// of Z is (row i of K_RP − Σ_{j<i} L_ij·row j of Z)/L_ii.
-		for i := range b.n() {
-			r := b.row(i)
-			zi := c.z[(o+i)*m : (o+i+1)*m]
-			for j, lij := range r[:i] {
-				if lij != 0 {
-					floats.AddScaled(zi, -lij, c.z[(o+j)*m:(o+j+1)*m])
-				}
-			}
-			floats.Scale(1/r[i], zi)
+		o, e := c.off[bi], c.off[bi+1]
+		for j := range m {
+			b.forward(c.zT[j*nR+o:j*nR+e], c.kPR[j*nR+o:j*nR+e])
 		}
 	}
 	c.kPP = resize(c.kPP, m*m)
@@ -241,7 +238,7 @@ func (c *activeChol) factorBorder() bool {
 		c.lP[j*m+j] += c.eps
 	}
 	if nR > 0 {
-		blas64.Syrk(blas.Trans, -1, blas64.General{Rows: nR, Cols: m, Stride: m, Data: c.z},
+		blas64.Syrk(blas.NoTrans, -1, blas64.General{Rows: m, Cols: nR, Stride: nR, Data: c.zT},
 			1, blas64.Symmetric{Uplo: blas.Lower, N: m, Stride: m, Data: c.lP})
 	}
 	// Dense Cholesky of the lower triangle, in place.
@@ -282,8 +279,8 @@ func (c *activeChol) solve(x, b []float64) {
 		// y_P = L_P⁻¹·(b_P − Zᵀ·y_R), x_P = L_P⁻ᵀ·y_P, then y_R −= Z·x_P.
 		xp := x[nR:]
 		copy(xp, b[nR:])
-		for a := range nR {
-			floats.AddScaled(xp, -x[a], c.z[a*m:(a+1)*m])
+		for j := range m {
+			xp[j] -= floats.Dot(c.zT[j*nR:(j+1)*nR], x[:nR])
 		}
 		l := c.lP
 		for j := range m {
@@ -295,8 +292,8 @@ func (c *activeChol) solve(x, b []float64) {
 				xp[k] -= l[j*m+k] * xp[j]
 			}
 		}
-		for a := range nR {
-			x[a] -= floats.Dot(c.z[a*m:(a+1)*m], xp)
+		for j := range m {
+			floats.AddScaled(x[:nR], -xp[j], c.zT[j*nR:(j+1)*nR])
 		}
 	}
 	for bi, blk := range c.blocks {
@@ -317,12 +314,9 @@ func (c *activeChol) mulK(y, x []float64) {
 	}
 	xp, yp := x[nR:], y[nR:]
 	for j := range m {
-		yp[j] = floats.Dot(c.kPP[j*m:(j+1)*m], xp)
-	}
-	for a := range nR {
-		row := c.kRP[a*m : (a+1)*m]
-		y[a] += floats.Dot(row, xp)
-		floats.AddScaled(yp, x[a], row)
+		kj := c.kPR[j*nR : (j+1)*nR]
+		yp[j] = floats.Dot(c.kPP[j*m:(j+1)*m], xp) + floats.Dot(kj, x[:nR])
+		floats.AddScaled(y[:nR], xp[j], kj)
 	}
 }
 
