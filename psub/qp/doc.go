@@ -75,7 +75,11 @@
 // row violations are at rounding level (≈1e-15 relative in the tests and
 // benchmarks). Without free sign bounds the system is K_FF itself, whose
 // Cholesky factor is updated as F changes (O(|F|²) per step, kept between
-// solves); with them a step costs a fresh O(|F|³) LU. Moving v costs
+// solves); with them a step costs a fresh O(|F|³) LU. Hard rows whose
+// supports share no coordinate are orthogonal: when the rows of F fall into
+// several such groups (multi-label C4: one per label pair), the factor keeps
+// one block per group and the planes as a border (their Schur complement),
+// so a step costs Σ_g |F_g|² instead of |F|². Moving v costs
 // O(|F|·k), or the non-zeros of all vectors through w when that is less. On the SSVM's warm starts (one new plane) it usually finishes in
 // the first sweep; the sweeps are the fallback, used when the polish stops
 // early (free set above 5000 planes and rows, 800 with free sign bounds,
