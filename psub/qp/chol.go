@@ -51,11 +51,13 @@ type activeChol struct {
 	// off[len(blocks)] the border's.
 	ord []int
 	off []int
-	// The border (blocked, m = len(ord) − off[len(blocks)] > 0), row-major
-	// and transposed so that a plane's entries are contiguous: kPR = K_PR
-	// (m × n_R), zT = (L_R⁻¹·K_RP)ᵀ (m × n_R), kPP = K_PP (m × m) and lP
-	// the lower Cholesky factor of the Schur complement (m × m).
-	kPR, zT, kPP, lP []float64
+	// The border (blocked, m = len(ord) − off[len(blocks)] > 0): kPP = K_PP
+	// and lP the lower Cholesky factor of the Schur complement (m × m,
+	// row-major). Each block keeps its part of K_PR and Z (packedChol.bd).
+	kPP, lP []float64
+	// bver dates the general indices of the blocks' border parts: compact
+	// renumbers them.
+	bver int
 	// kLam and kStar are K_SS·λ and K_SS·λ* in position order, from the
 	// last solveActiveChol (λ the duals it started from, λ* its solution),
 	// for the path step.
@@ -197,35 +199,22 @@ func (c *activeChol) layout(border []int) {
 }
 
 // factorBorder forms Z = L_R⁻¹·K_RP block by block and factors the Schur
-// complement K_PP + εI − Zᵀ·Z. It returns false when that is not positive
-// definite within rounding (a plane in the span of the others).
+// complement K_PP + εI − Σ_g Z_gᵀ·Z_g. A block's part is kept while the
+// block and the border planes stay the same: most polish rounds change a
+// few blocks, and the planes of S seldom. It returns false when the Schur
+// complement is not positive definite within rounding (a plane in the span
+// of the others).
 func (c *activeChol) factorBorder() bool {
 	nR := c.nBlocks()
 	border := c.ord[nR:]
 	m := len(border)
 	if m == 0 {
-		c.kPR, c.zT, c.kPP, c.lP = c.kPR[:0], c.zT[:0], c.kPP[:0], c.lP[:0]
+		c.kPP, c.lP = c.kPP[:0], c.lP[:0]
 		return true
 	}
 	g := c.s.gram
-	// K_PR from the planes' Gram rows (K is symmetric): one row per plane,
-	// read in the order of the blocks, rather than m scattered entries of
-	// every row's long Gram row.
-	c.kPR = resize(c.kPR, m*nR)
-	for j, q := range border {
-		gq, kj := g[q], c.kPR[j*nR:(j+1)*nR]
-		for a, p := range c.ord[:nR] {
-			kj[a] = gq[p]
-		}
-	}
-	// Each column of Z by forward substitution within each block, on
-	// contiguous segments.
-	c.zT = resize(c.zT, m*nR)
-	for bi, b := range c.blocks {
-		o, e := c.off[bi], c.off[bi+1]
-		for j := range m {
-			b.forward(c.zT[j*nR+o:j*nR+e], c.kPR[j*nR+o:j*nR+e])
-		}
+	for _, b := range c.blocks {
+		b.borderPart(g, border, c.bver)
 	}
 	c.kPP = resize(c.kPP, m*m)
 	for j, p := range border {
@@ -237,9 +226,8 @@ func (c *activeChol) factorBorder() bool {
 	for j := range m {
 		c.lP[j*m+j] += c.eps
 	}
-	if nR > 0 {
-		blas64.Syrk(blas.NoTrans, -1, blas64.General{Rows: m, Cols: nR, Stride: nR, Data: c.zT},
-			1, blas64.Symmetric{Uplo: blas.Lower, N: m, Stride: m, Data: c.lP})
+	for _, b := range c.blocks {
+		floats.Sub(c.lP, b.bd.zz)
 	}
 	// Dense Cholesky of the lower triangle, in place.
 	l := c.lP
@@ -257,6 +245,46 @@ func (c *activeChol) factorBorder() bool {
 		}
 	}
 	return true
+}
+
+// blockBorder is one block's part of the border, row-major and transposed
+// so that a plane's entries are contiguous: kPR = K_{P,block} (m × b),
+// zT = (L_b⁻¹·K_{block,P})ᵀ (m × b) and zz = Z_bᵀ·Z_b (m × m, lower
+// triangle). It is valid for the block's factor at version ver and the
+// border planes border of the activeChol at border version bver.
+type blockBorder struct {
+	ver, bver   int
+	border      []int
+	kPR, zT, zz []float64
+}
+
+// borderPart brings the block's part of the border up to date.
+func (b *packedChol) borderPart(g [][]float64, border []int, bver int) {
+	d := &b.bd
+	if d.border != nil && d.ver == b.ver && d.bver == bver && slices.Equal(d.border, border) {
+		return
+	}
+	m, n := len(border), b.n()
+	d.ver, d.bver, d.border = b.ver, bver, append(d.border[:0], border...)
+	// K_PR from the planes' Gram rows (K is symmetric), rather than m
+	// scattered entries of each row's long Gram row.
+	d.kPR = resize(d.kPR, m*n)
+	for j, q := range border {
+		gq, kj := g[q], d.kPR[j*n:(j+1)*n]
+		for a, p := range b.ord {
+			kj[a] = gq[p]
+		}
+	}
+	d.zT = resize(d.zT, m*n)
+	for j := range m {
+		b.forward(d.zT[j*n:(j+1)*n], d.kPR[j*n:(j+1)*n])
+	}
+	d.zz = resize(d.zz, m*m)
+	clear(d.zz)
+	if n > 0 {
+		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: m, Cols: n, Stride: n, Data: d.zT},
+			0, blas64.Symmetric{Uplo: blas.Lower, N: m, Stride: m, Data: d.zz})
+	}
 }
 
 // resize returns a with length n, reusing its storage when it is large
@@ -279,8 +307,11 @@ func (c *activeChol) solve(x, b []float64) {
 		// y_P = L_P⁻¹·(b_P − Zᵀ·y_R), x_P = L_P⁻ᵀ·y_P, then y_R −= Z·x_P.
 		xp := x[nR:]
 		copy(xp, b[nR:])
-		for j := range m {
-			xp[j] -= floats.Dot(c.zT[j*nR:(j+1)*nR], x[:nR])
+		for bi, blk := range c.blocks {
+			o, n := c.off[bi], blk.n()
+			for j := range m {
+				xp[j] -= floats.Dot(blk.bd.zT[j*n:(j+1)*n], x[o:o+n])
+			}
 		}
 		l := c.lP
 		for j := range m {
@@ -292,8 +323,11 @@ func (c *activeChol) solve(x, b []float64) {
 				xp[k] -= l[j*m+k] * xp[j]
 			}
 		}
-		for j := range m {
-			floats.AddScaled(x[:nR], -xp[j], c.zT[j*nR:(j+1)*nR])
+		for bi, blk := range c.blocks {
+			o, n := c.off[bi], blk.n()
+			for j := range m {
+				floats.AddScaled(x[o:o+n], -xp[j], blk.bd.zT[j*n:(j+1)*n])
+			}
 		}
 	}
 	for bi, blk := range c.blocks {
@@ -314,9 +348,15 @@ func (c *activeChol) mulK(y, x []float64) {
 	}
 	xp, yp := x[nR:], y[nR:]
 	for j := range m {
-		kj := c.kPR[j*nR : (j+1)*nR]
-		yp[j] = floats.Dot(c.kPP[j*m:(j+1)*m], xp) + floats.Dot(kj, x[:nR])
-		floats.AddScaled(y[:nR], xp[j], kj)
+		yp[j] = floats.Dot(c.kPP[j*m:(j+1)*m], xp)
+	}
+	for bi, blk := range c.blocks {
+		o, n := c.off[bi], blk.n()
+		for j := range m {
+			kj := blk.bd.kPR[j*n : (j+1)*n]
+			yp[j] += floats.Dot(kj, x[o:o+n])
+			floats.AddScaled(y[o:o+n], xp[j], kj)
+		}
 	}
 }
 
@@ -354,6 +394,7 @@ func (c *activeChol) compact(drop []bool, keep []int) {
 	// rows without coordinates are keyed by their index (Solver.group),
 	// and key() moves those at the next sync.
 	c.layout(nil)
+	c.bver++
 	c.kLam, c.kStar = c.kLam[:0], c.kStar[:0]
 }
 
@@ -371,6 +412,10 @@ type packedChol struct {
 	// the residuals of the refinement rounds: contiguous, unlike the rows of
 	// the solver's Gram matrix, which span every plane and row of the QP.
 	k []float64
+	// ver counts the changes of the factor (appends, removals), which date
+	// bd, the block's part of the border.
+	ver int
+	bd  blockBorder
 }
 
 func (c *packedChol) n() int { return len(c.ord) }
@@ -389,6 +434,7 @@ func (c *packedChol) appendAll(s *Solver, eps float64, ps []int) bool {
 	if m == 0 {
 		return true
 	}
+	c.ver++
 	o0 := n0 * (n0 + 1) / 2
 	end := (n0 + m) * (n0 + m + 1) / 2
 	c.l = append(c.l[:o0], make([]float64, end-o0)...)
@@ -440,6 +486,10 @@ func (c *packedChol) appendAll(s *Solver, eps float64, ps []int) bool {
 // step can drop hundreds of rows in one round, and compacting per row
 // moved the whole trailing triangle each time).
 func (c *packedChol) removeSet(dead []bool) {
+	if !slices.Contains(dead, true) {
+		return
+	}
+	c.ver++
 	n := c.n()
 	// trail = buf[start:] holds the live positions after the current one,
 	// ascending (filled from the back as i goes down).
