@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
 // activeChol factors K_SS + εI, the Gram matrix of the planes and rows in
@@ -229,22 +230,10 @@ func (c *activeChol) factorBorder() bool {
 	for _, b := range c.blocks {
 		floats.Sub(c.lP, b.bd.zz)
 	}
-	// Dense Cholesky of the lower triangle, in place.
-	l := c.lP
-	for j := range m {
-		for k := 0; k <= j; k++ {
-			v := l[j*m+k] - floats.Dot(l[j*m:j*m+k], l[k*m:k*m+k])
-			if k < j {
-				l[j*m+k] = v / l[k*m+k]
-				continue
-			}
-			if !(v > 0) || math.IsInf(v, 0) {
-				return false
-			}
-			l[j*m+j] = math.Sqrt(v)
-		}
-	}
-	return true
+	// The lower triangle, factored in place (row-major lower storage is
+	// what solve reads as the rows of L_P).
+	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: m, Stride: m, Data: c.lP})
+	return ok
 }
 
 // blockBorder is one block's part of the border, row-major and transposed
