@@ -38,7 +38,9 @@ import (
 // is K_SS − E·Eᵀ, whose E changes with the bounds, and solveActive uses a
 // fresh LU.
 type activeChol struct {
-	s   *Solver // the Gram matrix is s.gram, read at each use
+	s *Solver // the Gram matrix is s.gram, read at each use
+	// eps is the proximal term relative to each vector's own squared norm:
+	// vector p adds eps·K_pp to its diagonal (see proxEps).
 	eps float64
 	// blocked: one block per group of rows and the planes in the border;
 	// otherwise a single block holds all of S. It turns on when the rows of
@@ -68,6 +70,17 @@ type activeChol struct {
 func newActiveChol(s *Solver, eps float64) *activeChol {
 	return &activeChol{s: s, eps: eps}
 }
+
+// proxEps is the proximal term of a vector of squared norm kpp: rel·kpp,
+// relative to the vector itself rather than to the largest one. Planes and
+// hard rows can differ in norm by 10⁵ and more (mitochondria: planes sum
+// ψ over 66 000 supervoxels, rows are one edge's features); a term relative
+// to the largest diagonal swamps the small rows, and the refinement that
+// undoes it then stalls, leaving rows violated that the polish believes
+// tight. Relative to each diagonal, K + ε·diag(K) = D^½(K̃ + εI)D^½ with K̃
+// the Gram matrix of the normalised vectors: the factor is as accurate as
+// if every vector had unit norm.
+func proxEps(rel, kpp float64) float64 { return rel * math.Max(kpp, 1e-300) }
 
 func (c *activeChol) n() int { return len(c.ord) }
 
@@ -224,8 +237,8 @@ func (c *activeChol) factorBorder() bool {
 		}
 	}
 	c.lP = append(resize(c.lP, 0), c.kPP...)
-	for j := range m {
-		c.lP[j*m+j] += c.eps
+	for j, p := range border {
+		c.lP[j*m+j] += proxEps(c.eps, g[p][p])
 	}
 	for _, b := range c.blocks {
 		floats.Sub(c.lP, b.bd.zz)
@@ -454,7 +467,7 @@ func (c *packedChol) appendAll(s *Solver, eps float64, ps []int) bool {
 			yu := ys[u]
 			y[n0+u] = (s.gram[p][ps[u]] - floats.Dot(y[:n0+u], yu[:n0+u])) / yu[n0+u]
 		}
-		d := s.gram[p][p] + eps - floats.Dot(y[:n0+t], y[:n0+t])
+		d := s.gram[p][p] + proxEps(eps, s.gram[p][p]) - floats.Dot(y[:n0+t], y[:n0+t])
 		if !(d > 0) || math.IsInf(d, 0) {
 			o := (n0 + t) * (n0 + t + 1) / 2
 			c.l, c.k = c.l[:o], c.k[:o]
@@ -626,12 +639,14 @@ func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []
 	t := make([]float64, n)
 	ones := make([]float64, n) // 1_planes
 	x := make([]float64, n)
+	inv := make([]float64, n) // 1/‖r_p‖: margins compared as distances
 	for a, p := range S {
 		t[a] = s.rhs[p]
 		x[a] = s.lam[p]
 		if s.isPlane[p] {
 			ones[a] = 1
 		}
+		inv[a] = 1 / math.Sqrt(math.Max(s.gram[p][p], 1e-300))
 	}
 	var v []float64 // (K+εI)⁻¹·1_planes
 	if xiFree {
@@ -641,7 +656,10 @@ func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []
 	r := make([]float64, n)
 	u := make([]float64, n)
 	kx, kxPrev := make([]float64, n), make([]float64, n)
-	tMax := floats.Norm(t, math.Inf(1))
+	tMax, tAbs := 0.0, floats.Norm(t, math.Inf(1))
+	for a := range t {
+		tMax = math.Max(tMax, math.Abs(t[a])*inv[a])
+	}
 	dxi := 0.0
 	for round := 0; ; round++ {
 		c.mulK(kx, x)
@@ -652,14 +670,16 @@ func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []
 		// margins K·x (w = Σ x_p r_p), so stop when the last correction
 		// moved them by rounding only; corrections along near-null
 		// directions of K_SS (dependent rows) change x without changing w,
-		// and waiting for them would always take the six rounds.
+		// and waiting for them would always take the six rounds. Margins
+		// are compared as distances, (K·x)_p/‖r_p‖, so that rows far
+		// shorter than the planes are refined as far as the planes.
 		if round > 0 {
-			moved := 0.0
+			moved, scale := 0.0, tMax
 			for a := range kx {
-				moved = math.Max(moved, math.Abs(kx[a]-kxPrev[a]))
+				moved = math.Max(moved, math.Abs(kx[a]-kxPrev[a])*inv[a])
+				scale = math.Max(scale, math.Abs(kx[a])*inv[a])
 			}
-			scale := math.Max(tMax, floats.Norm(kx, math.Inf(1)))
-			if moved <= 1e-13*scale && math.Abs(dxi) <= 1e-13*math.Max(scale, math.Abs(xi)) {
+			if moved <= 1e-13*scale && math.Abs(dxi) <= 1e-13*math.Max(math.Max(tAbs, floats.Norm(kx, math.Inf(1))), math.Abs(xi)) {
 				break
 			}
 		}

@@ -166,7 +166,7 @@ func checkActiveChol(t *testing.T, c *activeChol, in []bool, vs [][]float64, eps
 		for j, q := range c.ord {
 			a.Set(i, j, gram(p, q))
 		}
-		a.Set(i, i, a.At(i, i)+eps)
+		a.Set(i, i, a.At(i, i)*(1+eps)) // the proximal term is relative: ε·K_pp
 	}
 	b := make([]float64, n)
 	for i := range b {

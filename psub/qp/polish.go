@@ -20,6 +20,11 @@ const (
 	maxPolishChol = 5000
 )
 
+// proxRel is the polish's proximal term relative to each vector's squared
+// norm (proxEps): large enough to keep the factor of dependent vectors
+// positive definite, small enough that a few refinement rounds undo it.
+const proxRel = 1e-11
+
 // viol is a constraint whose multiplier should enter the free set: p ≥ 0 a
 // plane or row, p < 0 bound −1−p, and the size of its KKT violation.
 type viol struct {
@@ -84,13 +89,7 @@ func (w *work) polish(done func() bool) bool {
 		ok, cholRound := false, false
 		if useChol && !freeBounds {
 			if s.chol == nil {
-				// ε is fixed with the factor; vectors with larger norms
-				// added later only make it relatively smaller.
-				maxDiag := 0.0
-				for p := range s.vecs {
-					maxDiag = math.Max(maxDiag, s.gram[p][p])
-				}
-				s.chol = newActiveChol(s, 1e-11*math.Max(maxDiag, 1e-300))
+				s.chol = newActiveChol(s, proxRel)
 			}
 			a0Star, xi, ok = w.solveActiveChol(s.chol, inS, !slackIn, lamStar)
 			cholRound = ok
@@ -476,14 +475,12 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 			}
 		}
 	}
-	maxDiag := 0.0
-	for a := 0; a < ns; a++ {
-		maxDiag = math.Max(maxDiag, m[a*n+a])
-	}
 	m0 := append([]float64(nil), m...)
-	eps := 1e-11 * math.Max(maxDiag, 1e-300)
-	for a := 0; a < ns; a++ {
-		m[a*n+a] += eps
+	// The proximal term is relative to each vector's norm (proxEps), taken
+	// before the bounds' elimination, which can leave a dependent row with
+	// a zero diagonal.
+	for a, p := range S {
+		m[a*n+a] += proxEps(proxRel, s.gram[p][p])
 	}
 	var lu denseLU
 	if !lu.factorize(m, n) {
