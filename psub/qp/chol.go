@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
-// activeChol factors K_SS + εI, the Gram matrix of the planes and rows in
+// activeChol factors K_SS + εD (D = diag K_SS, see proxEps), the Gram matrix of the planes and rows in
 // the polish's free set S plus a tiny ridge, kept up to date as S changes
 // instead of refactored: the polish changes S by a few vectors per round,
 // and with hundreds of active hard rows (multi-label C4, C3) a fresh O(n³)
@@ -23,7 +23,7 @@ import (
 // per group and puts the planes of S last, as a border eliminated through
 // its Schur complement: with rows R and planes P,
 //
-//	L = [L_R 0; Zᵀ L_P],  Z = L_R⁻¹·K_RP,  L_P·L_Pᵀ = K_PP + εI − Zᵀ·Z,
+//	L = [L_R 0; Zᵀ L_P],  Z = L_R⁻¹·K_RP,  L_P·L_Pᵀ = K_PP + εD_P − Zᵀ·Z,
 //
 // which is the Cholesky factor of K_SS in that order, so its solves and
 // their rounding are those of the dense factor. A solve then costs Σ b_g²
@@ -213,7 +213,7 @@ func (c *activeChol) layout(border []int) {
 }
 
 // factorBorder forms Z = L_R⁻¹·K_RP block by block and factors the Schur
-// complement K_PP + εI − Σ_g Z_gᵀ·Z_g. A block's part is kept while the
+// complement K_PP + εD_P − Σ_g Z_gᵀ·Z_g. A block's part is kept while the
 // block and the border planes stay the same: most polish rounds change a
 // few blocks, and the planes of S seldom. It returns false when the Schur
 // complement is not positive definite within rounding (a plane in the span
@@ -298,7 +298,7 @@ func resize(a []float64, n int) []float64 {
 	return make([]float64, n)
 }
 
-// solve sets x = (K_SS + εI)⁻¹·b in position order (x and b may alias).
+// solve sets x = (K_SS + εD)⁻¹·b in position order (x and b may alias).
 func (c *activeChol) solve(x, b []float64) {
 	nR := c.nBlocks()
 	for bi, blk := range c.blocks {
@@ -400,7 +400,7 @@ func (c *activeChol) compact(drop []bool, keep []int) {
 	c.kLam, c.kStar = c.kLam[:0], c.kStar[:0]
 }
 
-// packedChol is one updatable Cholesky block: L·Lᵀ = K_TT + εI for a list
+// packedChol is one updatable Cholesky block: L·Lᵀ = K_TT + εD_T for a list
 // T of general indices (ord), entering a vector appends a row (O(|T|²)),
 // leaving deletes a row and column and repairs the trailing block by a
 // rank-one update (O(|T|²)).
@@ -609,10 +609,10 @@ func (c *packedChol) mulK(y, x []float64) {
 // solveActiveChol is solveActive for a free set without sign bounds, with
 // the factor c kept across calls: the bordered system
 //
-//	(K_SS + εI)·λ + ξ·1_planes = t,  1_planesᵀ·λ = C   (ξ free)
+//	(K_SS + εD)·λ + ξ·1_planes = t,  1_planesᵀ·λ = C   (ξ free, D = diag K_SS)
 //
-// is solved through K_SS + εI alone (ξ from the Schur complement
-// 1ᵀ(K+εI)⁻¹1), with the same proximal rounds on the unregularised system.
+// is solved through K_SS + εD alone (ξ from the Schur complement
+// 1ᵀ(K+εD)⁻¹1), with the same proximal rounds on the unregularised system.
 // ok is false when the factor cannot be updated or the rounds diverge.
 func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []float64) (a0, xi float64, ok bool) {
 	s := w.s
@@ -648,7 +648,7 @@ func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []
 		}
 		inv[a] = 1 / math.Sqrt(math.Max(s.gram[p][p], 1e-300))
 	}
-	var v []float64 // (K+εI)⁻¹·1_planes
+	var v []float64 // (K+εD)⁻¹·1_planes
 	if xiFree {
 		v = make([]float64, n)
 		c.solve(v, ones)

@@ -11,7 +11,7 @@ import (
 
 // TestActiveChol drives the updated factor through random entries and
 // exits of the free set (many exits at once every tenth round) and checks
-// every solve against a fresh dense solve of (K_SS + εI)·x = b in the
+// every solve against a fresh dense solve of (K_SS + εD)·x = b in the
 // factor's order. In the "dense" case every vector shares coordinates with
 // the others (one block over planes and rows); in the "groups" case the
 // rows are sparse over disjoint blocks of coordinates, as multi-label C4's

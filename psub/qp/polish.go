@@ -395,7 +395,8 @@ func (w *work) pathStep(inS []bool, lamStar []float64, slackIn bool, a0Star floa
 //
 // M is singular when the free vectors are linearly dependent; w is then
 // unique but λ is not, and the restricted dual may even be unbounded along a
-// null direction. A proximal term ε‖λ − λ_cur‖², iterated a few times,
+// null direction. A proximal term Σ_p ε_p(λ_p − λ_cur,p)² (ε_p = proxEps:
+// relative to K_pp), iterated a few times,
 // returns the solution nearest the current duals in the first case; in the
 // second the rounds diverge, and solveActive returns α_0, ξ and false (as
 // it does for non-finite values), leaving the duals to coordinate ascent.
@@ -490,8 +491,8 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 	for a, p := range S {
 		x[a] = s.lam[p]
 	}
-	// Residual form of the proximal iteration, x ← x + (M+εI)⁻¹(t − M x):
-	// algebraically the same as x ← (M+εI)⁻¹(t + εx), but it also refines
+	// Residual form of the proximal iteration, x ← x + (M+εD)⁻¹(t − M x):
+	// algebraically the same as x ← (M+εD)⁻¹(t + εD·x), but it also refines
 	// away the cancellation of the bordered system when C ≪ b_j.
 	r := make([]float64, n)
 	d := make([]float64, n)
