@@ -10,8 +10,9 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
-// activeChol factors K_SS + εD (D = diag K_SS, see proxEps), the Gram matrix of the planes and rows in
-// the polish's free set S plus a tiny ridge, kept up to date as S changes
+// activeChol factors K_SS + εD, the Gram matrix of the planes and rows in
+// the polish's free set S plus a tiny ridge relative to its diagonal
+// D = diag K_SS (proxEps), kept up to date as S changes
 // instead of refactored: the polish changes S by a few vectors per round,
 // and with hundreds of active hard rows (multi-label C4, C3) a fresh O(n³)
 // factorisation per round was nearly all of the training time.
@@ -656,9 +657,9 @@ func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []
 	r := make([]float64, n)
 	u := make([]float64, n)
 	kx, kxPrev := make([]float64, n), make([]float64, n)
-	tMax, tAbs := 0.0, floats.Norm(t, math.Inf(1))
+	tDist, tAbs := 0.0, floats.Norm(t, math.Inf(1)) // |t_p|/‖r_p‖ and |t_p|
 	for a := range t {
-		tMax = math.Max(tMax, math.Abs(t[a])*inv[a])
+		tDist = math.Max(tDist, math.Abs(t[a])*inv[a])
 	}
 	dxi := 0.0
 	for round := 0; ; round++ {
@@ -674,7 +675,7 @@ func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []
 		// are compared as distances, (K·x)_p/‖r_p‖, so that rows far
 		// shorter than the planes are refined as far as the planes.
 		if round > 0 {
-			moved, scale := 0.0, tMax
+			moved, scale := 0.0, tDist
 			for a := range kx {
 				moved = math.Max(moved, math.Abs(kx[a]-kxPrev[a])*inv[a])
 				scale = math.Max(scale, math.Abs(kx[a])*inv[a])
