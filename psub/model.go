@@ -134,13 +134,24 @@ func (l Layout) EdgeSubmodularity(w []float64, p []float64) float64 {
 }
 
 // dot is Σ_j a[j]·b[j] over len(b); a may be longer.
+// Four partial sums: one sum's chain of dependent additions, not the
+// multiplications, bounds a single-accumulator loop (the hard-constraint
+// margins of Algorithm 2 spend most of their time here).
 func dot(a, b []float64) float64 {
 	a = a[:len(b)]
-	s := 0.0
-	for j, v := range b {
-		s += a[j] * v
+	var s0, s1, s2, s3 float64
+	n := len(b) &^ 3
+	for j := 0; j < n; j += 4 {
+		x, y := a[j:j+4:j+4], b[j:j+4:j+4]
+		s0 += x[0] * y[0]
+		s1 += x[1] * y[1]
+		s2 += x[2] * y[2]
+		s3 += x[3] * y[3]
 	}
-	return s
+	for j := n; j < len(b); j++ {
+		s0 += a[j] * b[j]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // axpy does dst[j] += s·x[j] over len(x); dst may be longer.

@@ -293,3 +293,25 @@ func TestModelSaveLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestDot checks the unrolled dot product against the plain sum for every
+// length around the unrolling's multiple of four, with a longer first
+// argument as the callers pass it.
+func TestDot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n <= 19; n++ {
+		a := make([]float64, n+3)
+		b := make([]float64, n)
+		for i := range a {
+			a[i] = rng.NormFloat64()
+		}
+		want := 0.0
+		for i := range b {
+			b[i] = rng.NormFloat64()
+			want += a[i] * b[i]
+		}
+		if got := dot(a, b); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+			t.Errorf("n = %d: dot = %v, want %v", n, got, want)
+		}
+	}
+}
