@@ -1,0 +1,41 @@
+package data
+
+import (
+	"math"
+	"testing"
+)
+
+func TestConvergence(t *testing.T) {
+	row := func(set, tag string, it, conv, gap, sec float64) Result {
+		return Result{Job: Job{Set: set, Loss: "avg", Tag: tag},
+			Metrics: map[string]float64{"iterations": it, "converged": conv, "gap": gap}, Seconds: sec}
+	}
+	rs := []Result{
+		row("C4", "select", 1000, 0, 5e-4, 30),
+		row("C2", "select", 200, 1, 1e-5, 4),
+		row("C4", "select", 400, 1, 1e-5, 10),
+		row("C4", "select", 1000, 0, 7e-4, 31),
+		row("C4", "final", 900, 1, 1e-5, 60),
+		{Job: Job{Set: "C4", Loss: "avg", Tag: "select"}, Error: "boom", Seconds: 1},
+		{Job: Job{Set: "C4", Loss: "avg", Tag: "select"}, Metrics: map[string]float64{"acc": 1}, Seconds: 2},
+	}
+	got := Convergence(rs)
+	if len(got) != 3 {
+		t.Fatalf("%d groups, want 3: %+v", len(got), got)
+	}
+	c4 := got[0]
+	if c4.Set != "C4" || c4.Tag != "select" || c4.Fits != 3 || c4.Capped != 2 || c4.MaxIter != 1000 ||
+		math.Abs(c4.MeanIter-800) > 1e-12 || c4.MaxCappedGap != 7e-4 || c4.Seconds != 71 {
+		t.Errorf("C4 select: %+v", c4)
+	}
+	if c2 := got[1]; c2.Set != "C2" || c2.Capped != 0 || !math.IsNaN(c2.MaxCappedGap) || c2.MeanIter != 200 {
+		t.Errorf("C2 select: %+v", c2)
+	}
+	if f := got[2]; f.Tag != "final" || f.Fits != 1 || f.Capped != 0 {
+		t.Errorf("C4 final: %+v", f)
+	}
+	per, tags, total := TotalSeconds(rs)
+	if len(tags) != 2 || tags[0] != "final" || tags[1] != "select" || per["select"] != 78 || per["final"] != 60 || total != 138 {
+		t.Errorf("TotalSeconds: %v %v %v", per, tags, total)
+	}
+}
