@@ -1,7 +1,9 @@
 package data
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -70,4 +72,34 @@ func TotalSeconds(rs []Result) (perTag map[string]float64, tags []string, total 
 	}
 	sort.Strings(tags)
 	return perTag, tags, total
+}
+
+// ConvergenceTable lays out Convergence(rs) for display: set, loss (only
+// when the rows have more than one loss), stage, fits, fits stopped at the
+// cap, mean and maximum iterations, the largest gap at the cap ("–" when
+// none was capped) and the job time in seconds.
+func ConvergenceTable(rs []Result) (header []string, rows [][]string) {
+	groups := Convergence(rs)
+	losses := map[string]bool{}
+	for _, g := range groups {
+		losses[g.Loss] = true
+	}
+	withLoss := len(losses) > 1
+	header = []string{"set", "stage", "fits", "stopped at the cap", "mean iterations", "max iterations", "largest gap at the cap", "job time (s)"}
+	if withLoss {
+		header = slices.Insert(header, 1, "loss")
+	}
+	for _, g := range groups {
+		gap := "–"
+		if g.Capped > 0 {
+			gap = fmt.Sprintf("%.2g", g.MaxCappedGap)
+		}
+		row := []string{g.Set, g.Tag, fmt.Sprint(g.Fits), fmt.Sprint(g.Capped), fmt.Sprintf("%.0f", g.MeanIter),
+			fmt.Sprint(g.MaxIter), gap, fmt.Sprintf("%.0f", g.Seconds)}
+		if withLoss {
+			row = slices.Insert(row, 1, g.Loss)
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
 }

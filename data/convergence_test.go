@@ -38,4 +38,12 @@ func TestConvergence(t *testing.T) {
 	if len(tags) != 2 || tags[0] != "final" || tags[1] != "select" || per["select"] != 78 || per["final"] != 60 || total != 138 {
 		t.Errorf("TotalSeconds: %v %v %v", per, tags, total)
 	}
+	h, rows := ConvergenceTable(rs)
+	if len(h) != 8 || len(rows) != 3 || rows[0][0] != "C4" || rows[0][1] != "select" || rows[0][3] != "2" || rows[0][6] != "0.0007" || rows[1][6] != "–" {
+		t.Errorf("ConvergenceTable, one loss: %v %v", h, rows)
+	}
+	rs[1].Loss = "hamming"
+	if h, rows := ConvergenceTable(rs); len(h) != 9 || h[1] != "loss" || rows[1][1] != "hamming" || rows[0][1] != "avg" {
+		t.Errorf("ConvergenceTable, two losses: %v %v", h, rows)
+	}
 }
