@@ -18,6 +18,7 @@ func ShowHTML(h string) {
 		return
 	}
 	gonbui.DisplayHTML(h)
+	flush()
 }
 
 // ShowMarkdown displays markdown in the notebook (outside: prints it).
@@ -27,6 +28,7 @@ func ShowMarkdown(md string) {
 		return
 	}
 	gonbui.DisplayMarkdown(md)
+	flush()
 }
 
 // ShowPNG displays PNG bytes in the notebook (outside: prints a text note).
@@ -36,7 +38,14 @@ func ShowPNG(png []byte) {
 		return
 	}
 	gonbui.DisplayPNG(png)
+	flush()
 }
+
+// flush waits until GoNB has taken every display message sent so far. GoNB
+// stops reading the display pipe when the cell's program exits, so a table
+// shown just before the end of a cell could otherwise be lost (it was, once,
+// in a headless render of notebook 03).
+func flush() { gonbui.Sync() }
 
 // EchartsScript wraps the echarts library so that it always defines the
 // global echarts: pages that carry require.js (Jupyter's classic HTML

@@ -89,6 +89,7 @@ func (p *Progress) Done(summary string) {
 	if p.id != "" {
 		gonbui.UpdateHTML(p.id, "")
 		gonbui.DisplayHTML("<pre>" + html.EscapeString(line) + "</pre>")
+		flush()
 		return
 	}
 	fmt.Fprintf(p.out, "\r%s\033[K\n", line)
