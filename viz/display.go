@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
 )
@@ -44,8 +45,21 @@ func ShowPNG(png []byte) {
 // flush waits until GoNB has taken every display message sent so far. GoNB
 // stops reading the display pipe when the cell's program exits, so a table
 // shown just before the end of a cell could otherwise be lost (it was, once,
-// in a headless render of notebook 03).
-func flush() { gonbui.Sync() }
+// in a headless render of notebook 03). A kernel that never acknowledges
+// costs at most flushWait per display instead of a hung cell.
+func flush() {
+	done := make(chan struct{})
+	go func() {
+		gonbui.Sync()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(flushWait):
+	}
+}
+
+const flushWait = 10 * time.Second
 
 // EchartsScript wraps the echarts library so that it always defines the
 // global echarts: pages that carry require.js (Jupyter's classic HTML
