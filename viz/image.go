@@ -92,6 +92,36 @@ func Grid(images []image.Image, titles []string, cols int) (*image.NRGBA, error)
 	return out, nil
 }
 
+// Shrink returns img reduced by the smallest integer factor that makes it at
+// most maxWidth pixels wide, each output pixel the mean of its factor×factor
+// block (a partial block at the right or bottom edge averages what it covers).
+// An image already narrow enough is returned as a copy at full size. Whole
+// volume slices (1024 pixels wide) laid out five to a row make PNGs of several
+// megabytes that no screen shows at full size; notebooks shrink them first.
+func Shrink(img image.Image, maxWidth int) (*image.NRGBA, error) {
+	if maxWidth <= 0 {
+		return nil, fmt.Errorf("shrink: maximum width %d, want a positive number of pixels", maxWidth)
+	}
+	b := img.Bounds()
+	f := (b.Dx() + maxWidth - 1) / maxWidth
+	f = max(f, 1)
+	w, h := (b.Dx()+f-1)/f, (b.Dy()+f-1)/f
+	out := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			var r, g, bl, a, n uint32
+			for dy := 0; dy < f && y*f+dy < b.Dy(); dy++ {
+				for dx := 0; dx < f && x*f+dx < b.Dx(); dx++ {
+					c := color.NRGBAModel.Convert(img.At(b.Min.X+x*f+dx, b.Min.Y+y*f+dy)).(color.NRGBA)
+					r, g, bl, a, n = r+uint32(c.R), g+uint32(c.G), bl+uint32(c.B), a+uint32(c.A), n+1
+				}
+			}
+			out.SetNRGBA(x, y, color.NRGBA{uint8((r + n/2) / n), uint8((g + n/2) / n), uint8((bl + n/2) / n), uint8((a + n/2) / n)})
+		}
+	}
+	return out, nil
+}
+
 // EncodePNG encodes an image as PNG bytes.
 func EncodePNG(img image.Image) ([]byte, error) {
 	var buf bytes.Buffer

@@ -166,3 +166,39 @@ func TestScatterSkipsUndrawablePointsOnLogAxes(t *testing.T) {
 		t.Fatal("want length error")
 	}
 }
+
+// Shrink averages factor×factor blocks: checked against hand-computed means on
+// a 5×3 image shrunk by 2 (partial blocks at the right and bottom edges).
+func TestShrinkAveragesBlocks(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 5, 3))
+	for y := 0; y < 3; y++ {
+		for x := 0; x < 5; x++ {
+			img.SetGray(x, y, color.Gray{uint8(10*x + 100*y)})
+		}
+	}
+	out, err := Shrink(img, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := out.Bounds(); b.Dx() != 3 || b.Dy() != 2 {
+		t.Fatalf("shrunk to %v, want 3×2", b)
+	}
+	want := [2][3]uint8{{55, 75, 90}, {205, 225, 240}} // block means, rounded
+	for y := range 2 {
+		for x := range 3 {
+			if got := out.NRGBAAt(x, y).R; got != want[y][x] {
+				t.Errorf("pixel (%d,%d) = %d, want %d", x, y, got, want[y][x])
+			}
+		}
+	}
+	same, err := Shrink(img, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.Bounds().Dx() != 5 || same.NRGBAAt(4, 2).R != 240 {
+		t.Errorf("an image narrow enough changed: %v, pixel %v", same.Bounds(), same.NRGBAAt(4, 2))
+	}
+	if _, err := Shrink(img, 0); err == nil {
+		t.Error("maximum width 0 accepted")
+	}
+}
