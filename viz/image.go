@@ -94,7 +94,9 @@ func Grid(images []image.Image, titles []string, cols int) (*image.NRGBA, error)
 
 // Shrink returns img reduced by the smallest integer factor that makes it at
 // most maxWidth pixels wide, each output pixel the mean of its factor×factor
-// block (a partial block at the right or bottom edge averages what it covers).
+// block (a partial block at the right or bottom edge averages what it covers;
+// colours are averaged without weighting by alpha, which is exact for the
+// opaque images and overlays drawn here).
 // An image already narrow enough is returned as a copy at full size. Whole
 // volume slices (1024 pixels wide) laid out five to a row make PNGs of several
 // megabytes that no screen shows at full size; notebooks shrink them first.
