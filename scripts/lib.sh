@@ -5,6 +5,23 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export PATH="$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin:$PATH"
 # Debian's Jupyter lives in /usr/bin; a pyenv python3 first on PATH has none.
 if [ -x /usr/bin/jupyter ]; then JUPYTER=/usr/bin/jupyter; else JUPYTER=$(command -v jupyter || echo jupyter); fi
+# The Python that runs Jupyter (it has nbformat): the interpreter on the
+# jupyter script's first line.
+jupyter_py() {
+  local py; py=$(head -n 1 "$(command -v "$JUPYTER" 2>/dev/null || echo /nonexistent)" 2>/dev/null | sed -n 's/^#! *\([^ ]*\).*/\1/p')
+  if [ -n "$py" ] && [ -x "$py" ]; then echo "$py"; else echo /usr/bin/python3; fi
+}
+JUPYTER_PY=$(jupyter_py)
+
+# find_chromium prints the Chromium binary the browser tests use: $PSUB_CHROMIUM,
+# else chromium or chromium-browser on PATH.
+find_chromium() {
+  local c
+  for c in "${PSUB_CHROMIUM:-}" chromium chromium-browser /usr/bin/chromium; do
+    [ -n "$c" ] && command -v "$c" >/dev/null 2>&1 && { command -v "$c"; return 0; }
+  done
+  return 1
+}
 LOGDIR="$ROOT/out/logs"
 mkdir -p "$LOGDIR"
 T0=$(date +%s.%N)
