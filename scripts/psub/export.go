@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -51,7 +49,7 @@ type exporter struct {
 
 func exporters() map[string]exporter {
 	multi := func(load func(string) (*data.MultiLabelSet, *data.MultiLabelSet, error), name string) exporter {
-		return exporter{name + " multi-label (ARFF) as label graphs (TARGETS.md §5; large: |E|·40 pairwise dims per edge)",
+		return exporter{name + " multi-label (ARFF) as label graphs (notebooks/TARGETS.md §5; large: |E|·40 pairwise dims per edge)",
 			func(o exportOptions) (map[string][]psub.Instance, string, error) {
 				train, test, err := load(o.dataPath)
 				if err != nil {
@@ -129,8 +127,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("export", "psub export -dataset NAME -o DIR [-data PATH] [-seed 1] [-limit N] [-downscale F]", stdout)
 	dataset := fs.String("dataset", "", "data set: "+strings.Join(names, ", ")+"; required")
 	out := fs.String("o", "", "output directory (created); required")
 	dataPath := fs.String("data", "", "data folder (default: $PSUB_DATA, then ../shared/data from the module root)")
@@ -140,27 +137,27 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	noBias := fs.Bool("no-bias", false, "multi-label: no constant 1 in the unary features (the paper's exact map)")
 	quick := fs.Bool("quick", false, "mito: build the quick profile's crop instead of the whole volumes")
 	noCache := fs.Bool("no-cache", false, "image sets: do not read or write the on-disk superpixel cache")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: psub export -dataset NAME -o DIR [-data PATH] [-seed 1] [-limit N] [-downscale F]")
-		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "\ndata sets:")
+	fs.after = func(w io.Writer) {
+		fmt.Fprintln(w, "\ndata sets (written as JSON Lines graphs, format: data/FORMATS.md):")
 		for _, n := range names {
-			fmt.Fprintf(stderr, "  %-22s %s\n", n, ex[n].summary)
+			fmt.Fprintf(w, "  %-22s %s\n", n, ex[n].summary)
 		}
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q (every input is a flag)", fs.Args())
+	if err := fs.noArgs(); err != nil {
+		return err
 	}
 	if *dataset == "" || *out == "" {
-		fs.Usage()
-		return errors.New("-dataset and -o are required")
+		return fs.usageErr("-dataset and -o are required")
 	}
 	e, ok := ex[*dataset]
 	if !ok {
-		return fmt.Errorf("-dataset %q: unknown; known: %s", *dataset, strings.Join(names, ", "))
+		return fs.usageErr("-dataset %q: unknown; known: %s", *dataset, strings.Join(names, ", "))
+	}
+	if *limit < 0 || *downscale < 0 {
+		return fs.usageErr("-limit %d, -downscale %d: want >= 0", *limit, *downscale)
 	}
 	start := time.Now()
 	o := exportOptions{dataPath: *dataPath, seed: *seed, limit: *limit, downscale: *downscale, noBias: *noBias, quick: *quick}

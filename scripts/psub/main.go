@@ -40,9 +40,25 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 		usage(stdout, cmds)
 		return 0
+	}
+	if args[0] == "help" {
+		switch {
+		case len(args) == 1 || (len(args) == 2 && isHelpFlag(args[1])):
+			usage(stdout, cmds)
+			return 0
+		case len(args) == 2:
+			if _, ok := cmds[args[1]]; ok {
+				return run([]string{args[1], "-h"}, stdout, stderr)
+			}
+			fmt.Fprintf(stderr, "psub help: unknown command %q\n", args[1])
+		default:
+			fmt.Fprintf(stderr, "psub help: want at most one command, got %q\n", args[1:])
+		}
+		usage(stderr, cmds)
+		return 2
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
@@ -50,12 +66,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stderr, cmds)
 		return 2
 	}
-	if err := c.run(args[1:], stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "psub %s: %v\n", args[0], err)
-		return 1
-	}
-	return 0
+	return exitCode(args[0], c.run(args[1:], stdout, stderr), stderr)
 }
+
+func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 
 func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "psub: probably submodular CRF training and inference")
@@ -68,7 +82,9 @@ func usage(w io.Writer, cmds map[string]command) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
-	fmt.Fprintln(w, "  help       this message\n\nRun 'psub COMMAND -h' for the flags of a command.")
+	fmt.Fprintln(w, "  help       this message; 'psub help COMMAND' is 'psub COMMAND -h'")
+	fmt.Fprintln(w, "\nRun 'psub COMMAND -h' for the flags of a command. Exit status: 0 on success or")
+	fmt.Fprintln(w, "help, 1 when the work fails (missing file, invalid data), 2 for a bad command line.")
 }
 
 // writeJSON prints v as one JSON object followed by a newline.
@@ -77,8 +93,12 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 func runVersion(args []string, stdout, _ io.Writer) error {
-	if len(args) > 0 {
-		return fmt.Errorf("version takes no arguments, got %q", args)
+	fs := newFlags("version", "psub version", stdout)
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := fs.noArgs(); err != nil {
+		return err
 	}
 	return writeJSON(stdout, map[string]string{"version": version})
 }

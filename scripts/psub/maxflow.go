@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,25 +28,19 @@ type maxflowResult struct {
 // runMaxflow solves one DIMACS max-flow problem with Boykov–Kolmogorov.
 // Parsing is excluded from both timings.
 func runMaxflow(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("maxflow", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	repeat := fs.Int("repeat", 1, "build and solve this many times and report the fastest (for timing on a busy machine)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: psub maxflow [-repeat 1] FILE.max")
-		fs.PrintDefaults()
+	fs := newFlags("maxflow", "psub maxflow [-repeat 1] FILE.max", stdout)
+	fs.after = func(w io.Writer) {
+		fmt.Fprintln(w, "\nFILE.max is a DIMACS max-flow problem (format: psub/maxflow/FORMATS.md).")
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil // usage already printed
-		}
+	repeat := fs.Int("repeat", 1, "build and solve this many times and report the fastest (for timing on a busy machine)")
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("want one DIMACS file, got %d arguments", fs.NArg())
+		return fs.usageErr("want one DIMACS file, got %d arguments", fs.NArg())
 	}
 	if *repeat < 1 {
-		return fmt.Errorf("-repeat %d: want >= 1", *repeat)
+		return fs.usageErr("-repeat %d: want >= 1", *repeat)
 	}
 	name := fs.Arg(0)
 	f, err := os.Open(name)

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/probably-submodular/crf/data"
@@ -39,24 +36,18 @@ type predictionLine struct {
 }
 
 func runPredict(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("predict", "psub predict -model model.json -data B.jsonl [-o predictions.jsonl]", stdout)
 	modelPath := fs.String("model", "", "model written by psub train -o; required")
-	dataPath := fs.String("data", "", "graphs to label, JSON Lines (labels optional); required")
+	dataPath := fs.String("data", "", "graphs to label, JSON Lines (format: data/FORMATS.md; labels optional); required")
 	out := fs.String("o", "", "write one JSON line per instance: {name, labels, truncated_edges}")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: psub predict -model model.json -data B.jsonl [-o predictions.jsonl]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q (every input is a flag)", fs.Args())
+	if err := fs.noArgs(); err != nil {
+		return err
 	}
 	if *modelPath == "" || *dataPath == "" {
-		fs.Usage()
-		return errors.New("-model and -data are required")
+		return fs.usageErr("-model and -data are required")
 	}
 	model, err := psub.LoadFile(*modelPath)
 	if err != nil {
@@ -71,15 +62,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: feature dimensions %d/%d (unary/pairwise), the model %s expects %d/%d",
 			*dataPath, du, dp, *modelPath, model.UnaryDim, model.PairwiseDim)
 	}
-	var w *bufio.Writer
-	var f *os.File
-	if *out != "" {
-		if f, err = os.Create(*out); err != nil {
-			return err
-		}
-		defer f.Close() // on error paths; the success path closes and checks
-		w = bufio.NewWriter(f)
-	}
+	// The -o lines are kept in memory (a few bytes per node) and written
+	// at the end, atomically.
+	var lines bytes.Buffer
 	start := time.Now()
 	res := predictResult{Model: *modelPath, Data: *dataPath, Output: *out, Instances: len(set)}
 	conf := feature.NewConfusion(model.Labels)
@@ -99,9 +84,12 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("%s: instance %d (%s): %w", *dataPath, i, in.Name, err)
 			}
 		}
-		if w != nil {
-			b, _ := json.Marshal(predictionLine{Name: in.Name, Labels: y, Truncated: tr})
-			w.Write(append(b, '\n'))
+		if *out != "" {
+			b, err := json.Marshal(predictionLine{Name: in.Name, Labels: y, Truncated: tr})
+			if err != nil {
+				return fmt.Errorf("%s: instance %d (%s): %w", *dataPath, i, in.Name, err)
+			}
+			lines.Write(append(b, '\n'))
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
@@ -109,12 +97,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		acc, avg := conf.Accuracy(), conf.ClassAveraged()
 		res.Accuracy, res.ClassAvg = &acc, &avg
 	}
-	if w != nil {
-		if err := w.Flush(); err != nil {
-			return fmt.Errorf("%s: %w", *out, err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("%s: %w", *out, err)
+	if *out != "" {
+		if err := writeAtomic(*out, func(w io.Writer) error { _, err := w.Write(lines.Bytes()); return err }); err != nil {
+			return err
 		}
 	}
 	return writeJSON(stdout, res)

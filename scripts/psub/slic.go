@@ -2,14 +2,13 @@ package main
 
 import (
 	"bufio"
-	"errors"
-	"flag"
 	"fmt"
 	"image"
 	"image/color"
 	_ "image/jpeg" // registers JPEG for image.Decode
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -32,8 +31,7 @@ type slicResult struct {
 // runSlic segments one PNG/JPEG/BMP image and writes the labels as a 16-bit
 // greyscale PNG (pixel value = superpixel id).
 func runSlic(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("slic", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("slic", "psub slic [-n 500] [-m 10] [-sigma 0] [-iter 10] [-no-connectivity] [-radius 1] [-zero-init] IMAGE -o LABELS.png", stdout)
 	n := fs.Int("n", 500, "approximate number of superpixels (n_segments)")
 	m := fs.Float64("m", 10, "compactness m (higher: more regular superpixels)")
 	sigma := fs.Float64("sigma", 0, "Gaussian pre-smoothing σ in pixels (0: none)")
@@ -42,14 +40,10 @@ func runSlic(args []string, stdout, stderr io.Writer) error {
 	radius := fs.Float64("radius", 1, "search window half-width in grid steps (scikit-image: 2)")
 	zeroInit := fs.Bool("zero-init", false, "start centres at feature 0 as scikit-image does")
 	out := fs.String("o", "", "output label map (16-bit PNG); required")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: psub slic [-n 500] [-m 10] [-sigma 0] [-iter 10] [-no-connectivity] [-radius 1] [-zero-init] IMAGE -o LABELS.png")
-		fs.PrintDefaults()
-	}
 	// Accept flags before and after the image name.
 	var files []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.parse(args); err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {
@@ -59,12 +53,23 @@ func runSlic(args []string, stdout, stderr io.Writer) error {
 		args = fs.Args()[1:]
 	}
 	if len(files) != 1 {
-		fs.Usage()
-		return fmt.Errorf("expected one IMAGE, got %d", len(files))
+		return fs.usageErr("expected one IMAGE, got %d", len(files))
 	}
 	if *out == "" {
-		fs.Usage()
-		return errors.New("missing -o LABELS.png")
+		return fs.usageErr("missing -o LABELS.png")
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case *n < 1:
+		return fs.usageErr("-n %d: want at least 1 superpixel", *n)
+	case !(*m > 0) || !finite(*m):
+		return fs.usageErr("-m %v: want a finite compactness > 0", *m)
+	case !(*sigma >= 0) || !finite(*sigma):
+		return fs.usageErr("-sigma %v: want a finite σ >= 0", *sigma)
+	case *iters < 1:
+		return fs.usageErr("-iter %d: want at least 1 iteration", *iters)
+	case !(*radius > 0) || !finite(*radius):
+		return fs.usageErr("-radius %v: want a finite search radius > 0", *radius)
 	}
 	file := files[0]
 	v, err := decodeImage(file)
@@ -73,9 +78,6 @@ func runSlic(args []string, stdout, stderr io.Writer) error {
 	}
 	opt := slic.Options{Segments: *n, Compactness: *m, Sigma: *sigma, MaxIter: *iters,
 		DisableConnectivity: *noConn, Lab: v.Channels == 3, SearchRadius: *radius, ZeroInit: *zeroInit}
-	if *m == 0 || *iters == 0 || *radius == 0 {
-		return fmt.Errorf("%s: -m, -iter and -radius must be positive", file)
-	}
 	start := time.Now()
 	labels, count, err := slic.Segment(v, opt)
 	if err != nil {
@@ -136,13 +138,5 @@ func writeLabelPNG(file string, m *imageio.LabelMap, count int) error {
 	for i, l := range m.Labels[:m.Width*m.Height] {
 		img.Pix[2*i], img.Pix[2*i+1] = byte(l>>8), byte(l)
 	}
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	return f.Close()
+	return writeAtomic(file, func(w io.Writer) error { return png.Encode(w, img) })
 }

