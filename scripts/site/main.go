@@ -1,0 +1,121 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "site:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: site COMMAND [flags]
+  static -out DIR -npm DIR    copy MathJax 2 and require.js from the npm folder into DIR/static
+  nbconvert-flags             print the nbconvert options that point pages at DIR/static
+  record -out DIR -notebook NB -status ok|failed -seconds S -profile P [-run ID] [-errors TEXT]
+                              record one notebook's run in DIR/notebooks/NAME.run.json
+  index -out DIR              write DIR/index.html from DIR/notebooks (executed notebooks, records)
+  check -out DIR              fail when a page loads a script, style or image by file:// or network URL`
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("no command\n%s", usage)
+	}
+	cmd, args := args[0], args[1:]
+	fs := flag.NewFlagSet("site "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "out", "the site's folder (scripts/reproduce's out/)")
+	switch cmd {
+	case "static":
+		npm := fs.String("npm", ".cache/npm", "the npm prefix of scripts/assets (holds node_modules)")
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		st, err := SyncStatic(*npm, *out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "static: %d files, %.1f MB in %s (%d copied, %d removed)\n",
+			st.Files, float64(st.Bytes)/1e6, filepath.Join(*out, staticDir), st.Copied, st.Removed)
+		return nil
+	case "nbconvert-flags":
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		for _, f := range NbconvertFlags() {
+			fmt.Fprintln(stdout, f)
+		}
+		return nil
+	case "record":
+		var r Record
+		nb := fs.String("notebook", "", "the source notebook (notebooks/NN-name.ipynb)")
+		fs.StringVar(&r.Status, "status", "", "ok or failed")
+		fs.Float64Var(&r.Seconds, "seconds", 0, "wall time of the run")
+		fs.StringVar(&r.Profile, "profile", "", "profile asked for (quick or full)")
+		fs.StringVar(&r.Run, "run", "", "id shared by the notebooks of one scripts/reproduce run")
+		fs.StringVar(&r.Errors, "errors", "", "what failed, for a failed notebook")
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if *nb == "" {
+			return fmt.Errorf("record: -notebook is required")
+		}
+		r.Notebook = filepath.ToSlash(*nb)
+		r.Name = strings.TrimSuffix(filepath.Base(*nb), ".ipynb")
+		r.Finished = time.Now().UTC().Truncate(time.Second)
+		fillMachine(&r)
+		return WriteRecord(*out, r)
+	case "index":
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		s, err := LoadSite(*out)
+		if err != nil {
+			return err
+		}
+		for _, w := range s.Warnings {
+			fmt.Fprintln(stderr, "site index: warning:", w)
+		}
+		if err := WriteIndex(*out, s); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "index: %s, %d notebooks (%s)\n", filepath.Join(*out, "index.html"), len(s.Rows), s.Counts())
+		return nil
+	case "check":
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		pages, problems, err := CheckSite(*out)
+		if err != nil {
+			return err
+		}
+		if len(problems) > 0 {
+			for _, p := range problems {
+				fmt.Fprintln(stderr, "  "+p.String())
+			}
+			return fmt.Errorf("%d of the pages in %s would not work elsewhere (%d problems above): re-render them with scripts/reproduce (pages rendered before it copied MathJax and require.js into %s/static load them from this machine)", countPages(problems), *out, len(problems), *out)
+		}
+		fmt.Fprintf(stdout, "check: %d pages in %s load no file:// or network URL, and every local reference exists\n", pages, *out)
+		return nil
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+func countPages(ps []Problem) int {
+	seen := map[string]bool{}
+	for _, p := range ps {
+		seen[p.File] = true
+	}
+	return len(seen)
+}

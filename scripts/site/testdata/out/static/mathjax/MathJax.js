@@ -1,0 +1,1 @@
+/* stand-in for MathJax.js in the tests */

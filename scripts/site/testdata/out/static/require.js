@@ -1,0 +1,1 @@
+/* stand-in for require.js in the tests */
