@@ -2,7 +2,8 @@ package data
 
 import "github.com/probably-submodular/crf/psub/imageio"
 
-// Paper settings and README facts for the TU Darmstadt cows (TARGETS.md §1).
+// Paper settings and README facts for the TU Darmstadt cows
+// (notebooks/TARGETS.md §1).
 const (
 	CowsDir         = "tud_cows"
 	CowsImages      = 111 // README: 111 images, masks and annotations
@@ -11,8 +12,8 @@ const (
 	CowsSigma       = 2.0 // Gaussian pre-smoothing, px
 )
 
-// BuildCows builds the TU Darmstadt cows problem (TARGETS.md §1): each
-// 8-bit RGB image of tud_cows/images with its mask in tud_cows/masks
+// BuildCows builds the TU Darmstadt cows problem (notebooks/TARGETS.md §1):
+// each 8-bit RGB image of tud_cows/images with its mask in tud_cows/masks
 // (foreground where Y > 0), ~500 SLIC superpixels in CIELAB with m = 20 and
 // σ = 2 px, the 125-bin RGB histogram (5 bins per channel) as unary and
 // |φ_k − φ_l| as pairwise feature. The folder must hold the README's 111

@@ -21,13 +21,14 @@
 // # Graph interchange
 //
 // ReadJSONL and WriteJSONL read and write []psub.Instance in the JSON Lines
-// format of FORMATS.md (one graph per line: unary, edges, pairwise, labels,
-// name), so graphs built elsewhere can be trained on and ours compared with
-// other SSVM implementations. The reader checks every line and reports each
-// violation with its line number and field; it never returns a partial set.
-// The psub command's train, predict and export subcommands use it.
+// format described in FORMATS.md in this directory (data/FORMATS.md: one
+// graph per line with unary, edges, pairwise, labels, name), so graphs built
+// elsewhere can be trained on and ours compared with other SSVM
+// implementations. The reader checks every line and reports each violation
+// with its line number and field; it never returns a partial set. The psub
+// command's train, predict and export subcommands use it.
 //
-// # Multi-label classification (TARGETS.md §5)
+// # Multi-label classification (notebooks/TARGETS.md §5)
 //
 // ParseARFF reads dense and sparse ARFF; ARFF.MultiLabel splits features from
 // labels given by a LabelSpec (first or last N attributes, or names), or by

@@ -10,8 +10,8 @@ import (
 
 // EfficiencyConfig is one row of the paper's efficiency table ("Training
 // efficiency gains with/without delayed constraint generation and 2-stage
-// weights pretraining", TARGETS.md §1): a name and the learner settings that
-// differ between rows.
+// weights pretraining", notebooks/TARGETS.md §1): a name and the learner
+// settings that differ between rows.
 type EfficiencyConfig struct {
 	Name     string
 	Settings psub.Settings

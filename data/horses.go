@@ -3,7 +3,7 @@ package data
 import "github.com/probably-submodular/crf/psub/imageio"
 
 // Settings for the Weizmann horses, the stand-in for the paper's UCSB
-// retina experiment (TARGETS.md §2; data README, weizmann_horse).
+// retina experiment (notebooks/TARGETS.md §2; data README, weizmann_horse).
 const (
 	HorsesDir      = "weizmann_horse"
 	HorsesImages   = 328 // README: 328 grey images and 328 masks
@@ -15,13 +15,14 @@ const (
 )
 
 // BuildHorses builds the Weizmann horse problem, our substitute for the UCSB
-// retina set, with the retina's descriptor (TARGETS.md §2): each 8-bit grey
-// JPEG of weizmann_horse/gray with its JPEG mask in weizmann_horse/figure_ground
-// (horse where Y ≥ 128, as the README prescribes), ~600 SLIC superpixels,
-// unary = 10-bin intensity histogram + 8×8 GLCM (74 values), pairwise
-// |φ_k − φ_l|. The paper does not give m and σ for the retina set: we use
-// the cows' m = 20 and σ = 2 px. The folder must hold the README's 328
-// pairs; every image must be grey and the same size as its mask.
+// retina set, with the retina's descriptor (notebooks/TARGETS.md §2): each
+// 8-bit grey JPEG of weizmann_horse/gray with its JPEG mask in
+// weizmann_horse/figure_ground (horse where Y ≥ 128, as the README
+// prescribes), ~600 SLIC superpixels, unary = 10-bin intensity histogram +
+// 8×8 GLCM (74 values), pairwise |φ_k − φ_l|. The paper does not give m and σ
+// for the retina set: we use the cows' m = 20 and σ = 2 px. The folder must
+// hold the README's 328 pairs; every image must be grey and the same size as
+// its mask.
 func BuildHorses(opt ImageSetOptions) (*SegmentedSet, error) {
 	return buildImageSet(imageSet{
 		name: HorsesDir, title: "Weizmann horses",

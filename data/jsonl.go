@@ -28,10 +28,11 @@ type jsonInstance struct {
 	Labels   *[]int       `json:"labels,omitempty"`
 }
 
-// ReadJSONL reads a graph data set in the JSON Lines format of FORMATS.md:
-// one instance per line with fields "unary" (required), "edges" and
-// "pairwise" (required, may be []), "labels" and "name" (optional). Blank
-// lines are skipped; unknown fields are errors (they are usually typos).
+// ReadJSONL reads a graph data set in the JSON Lines format of
+// data/FORMATS.md: one instance per line with fields "unary" (required),
+// "edges" and "pairwise" (required, may be []), "labels" and "name"
+// (optional). Blank lines are skipped; unknown fields are errors (they are
+// usually typos).
 //
 // labels is L, the number of labels: every label must lie in [0, L). Pass 0
 // when L is not known yet (labels then only need to be ≥ 0; NumLabels gives
@@ -196,7 +197,7 @@ func decodeLine(b []byte, line int, v *violations) (psub.Instance, bool) {
 }
 
 // NumLabels returns 1 + the largest label in the set (0 if unlabelled): L as
-// FORMATS.md defines it when the user does not give it.
+// data/FORMATS.md defines it when the user does not give it.
 func NumLabels(set []psub.Instance) int {
 	l := 0
 	for i := range set {

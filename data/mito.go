@@ -13,7 +13,7 @@ import (
 )
 
 // Paper settings and README facts for the EPFL mitochondria volumes
-// (TARGETS.md §4).
+// (notebooks/TARGETS.md §4).
 const (
 	MitoDir         = "epfl_mito"
 	MitoWidth       = 1024
@@ -84,10 +84,10 @@ type MitoOptions struct {
 	Progress func(done, total int)
 }
 
-// BuildMito builds one EPFL mitochondria volume (TARGETS.md §4) as a single
-// instance: the grey PNG slices of epfl_mito/<volume>/images stacked in name
-// order, the derived masks of masks_derived (mitochondrion where Y > 0),
-// ~130K SLIC supervoxels with m = 20 and σ = 5 voxels, unary = 40-bin
+// BuildMito builds one EPFL mitochondria volume (notebooks/TARGETS.md §4) as
+// a single instance: the grey PNG slices of epfl_mito/<volume>/images stacked
+// in name order, the derived masks of masks_derived (mitochondrion where
+// Y > 0), ~130K SLIC supervoxels with m = 20 and σ = 5 voxels, unary = 40-bin
 // intensity histogram + 8×8 GLCM along x, y and z + bias 1 (105 values),
 // pairwise |φ_k − φ_l|. The folder must hold the README's 165 image/mask
 // pairs of 1024×768 grey slices; only the slices of the crop are read.

@@ -7,7 +7,7 @@ import (
 
 // TestMitoFullOracle builds a whole EM volume (minutes, GBs; opt in with
 // PSUB_BENCH_FULL=1) into the default cache and logs the oracle beside the
-// paper's (TARGETS.md §4: Oracle VOC 90.05%).
+// paper's (notebooks/TARGETS.md §4: Oracle VOC 90.05%).
 func TestMitoFullOracle(t *testing.T) {
 	if os.Getenv("PSUB_BENCH_FULL") != "1" {
 		t.Skip("set PSUB_BENCH_FULL=1 to build a whole EM volume")

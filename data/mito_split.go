@@ -7,8 +7,8 @@ import (
 
 // MitoHalves splits a crop (the zero value: the whole volume) into its two
 // halves along x, the paper's split of the training volume for choosing C
-// (TARGETS.md §4). For the whole volume they are MitoHalf(0) and MitoHalf(1).
-// An odd width gives the extra column to the second half.
+// (notebooks/TARGETS.md §4). For the whole volume they are MitoHalf(0) and
+// MitoHalf(1). An odd width gives the extra column to the second half.
 func MitoHalves(b MitoBox) ([2]MitoBox, error) {
 	r, err := b.resolve()
 	if err != nil {
@@ -27,16 +27,16 @@ func MitoHalves(b MitoBox) ([2]MitoBox, error) {
 }
 
 // BuildMitoSplit builds the data of the paper's mitochondria protocol
-// (TARGETS.md §4) for a crop (opt.Crop; zero: the whole volumes): three
-// items, the two x-halves of the training crop (MitoHalves) and the same
-// crop of the testing volume, and one fold {Train: [0 1], Test: [2]}.
+// (notebooks/TARGETS.md §4) for a crop (opt.Crop; zero: the whole volumes):
+// three items, the two x-halves of the training crop (MitoHalves) and the
+// same crop of the testing volume, and one fold {Train: [0 1], Test: [2]}.
 // SegmentationExperiment with HoldOut 0.5 then chooses C by training on one
 // half and validating on the other, and trains the final model on both
-// halves; the only departure from one training instance is that no edge
-// joins supervoxels across the cut at the middle of x. opt.Volume must be
-// "" (both volumes are built); opt.Segments, when set, is the count for the
-// whole crop and is halved for each half. KeepImage applies to the test
-// item only (for figures). Progress counts the three builds.
+// halves; the only departure from one training instance is that no edge joins
+// supervoxels across the cut at the middle of x. opt.Volume must be "" (both
+// volumes are built); opt.Segments, when set, is the count for the whole crop
+// and is halved for each half. KeepImage applies to the test item only (for
+// figures). Progress counts the three builds.
 func BuildMitoSplit(opt MitoOptions) (*SegmentedSet, []Fold, error) {
 	if opt.Volume != "" {
 		return nil, nil, fmt.Errorf("%s: split: Volume %q given; the split builds both volumes", MitoDir, opt.Volume)

@@ -1,10 +1,10 @@
 package data
 
-// Experiment runner of notebook 05 (multi-label classification, TARGETS.md
-// §5): every column of the paper's table (C0, C2, C4, TGC, QPBO, TRW-S) is
-// trained on the graphs of BuildMultiLabel and scored by Hamming accuracy
-// 1 − Δ on the training and the test examples, with the standard error of
-// the per-example Hamming accuracy across examples.
+// Experiment runner of notebook 05 (multi-label classification,
+// notebooks/TARGETS.md §5): every column of the paper's table (C0, C2, C4,
+// TGC, QPBO, TRW-S) is trained on the graphs of BuildMultiLabel and scored by
+// Hamming accuracy 1 − Δ on the training and the test examples, with the
+// standard error of the per-example Hamming accuracy across examples.
 
 import (
 	"context"

@@ -142,8 +142,8 @@ type MultiLabelProblem struct {
 }
 
 // BuildMultiLabel turns every example into one graph over the |C| labels
-// (TARGETS.md §5): binary nodes (1 = label present), fully connected with
-// edges (k,l), k < l, in lexicographic order;
+// (notebooks/TARGETS.md §5): binary nodes (1 = label present), fully
+// connected with edges (k,l), k < l, in lexicographic order;
 //
 //	unary of node k     φ_u(k)   = 1(k) ⊗ x̂         (dimension |C|·d̂)
 //	pairwise of edge e  φ_p(e)   = 1(e) ⊗ R(x)      (dimension |E|·2·Components)

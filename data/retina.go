@@ -5,8 +5,9 @@ import (
 	"math/rand/v2"
 )
 
-// RetinaImages is the size of the paper's UCSB retina set (TARGETS.md §2):
-// 50 images, 40 random folds of 40 train / 10 test.
+// RetinaImages is the size of the paper's UCSB retina set
+// (notebooks/TARGETS.md §2): 50 images, 40 random folds of 40 train / 10
+// test.
 const (
 	RetinaImages = 50
 	RetinaFolds  = 40
@@ -24,12 +25,12 @@ func SampleIndices(n, k int, seed uint64) ([]int, error) {
 	return sortedCopy(perm[:min(k, n)]), nil
 }
 
-// BuildHorsesSample builds k of the 328 Weizmann horses drawn with seed (k
-// ≤ 0 or ≥ 328: all of them), with BuildHorses' settings: the substitute for
-// the paper's 50-image retina set (TARGETS.md §2), where a seeded draw rather
-// than the first k in name order keeps the sample unbiased. opt.Limit must
-// be 0 (the sample replaces it); the other options act as in BuildHorses.
-// Items keep name order.
+// BuildHorsesSample builds k of the 328 Weizmann horses drawn with seed
+// (k ≤ 0 or ≥ 328: all of them), with BuildHorses' settings: the substitute
+// for the paper's 50-image retina set (notebooks/TARGETS.md §2), where a
+// seeded draw rather than the first k in name order keeps the sample
+// unbiased. opt.Limit must be 0 (the sample replaces it); the other options
+// act as in BuildHorses. Items keep name order.
 func BuildHorsesSample(opt ImageSetOptions, k int, seed uint64) (*SegmentedSet, error) {
 	if k <= 0 || k > HorsesImages {
 		k = HorsesImages

@@ -1,4 +1,4 @@
-// # Segmentation problems (TARGETS.md §1, §2, §4)
+// # Segmentation problems (notebooks/TARGETS.md §1, §2, §4)
 //
 // (This part of the package comment covers segment*.go, cows.go, horses.go,
 // mito.go and cache.go.) A binary segmentation data set becomes CRF instances in five steps, the
@@ -20,11 +20,11 @@
 // a prediction, from which IoU and VOC are read.
 //
 // The paper's three data sets have their own entry points with the settings
-// of TARGETS.md and options for reduced builds: BuildCows (TU Darmstadt
-// cows), BuildHorses (Weizmann horses, the stand-in for the UCSB retina set)
-// and BuildMito (EPFL mitochondria). A reduced build (fewer images, a
-// downscale, a crop) says so in SegmentedSet.Description, which notebooks
-// print so that every result states which data it ran on.
+// of notebooks/TARGETS.md and options for reduced builds: BuildCows (TU
+// Darmstadt cows), BuildHorses (Weizmann horses, the stand-in for the UCSB
+// retina set) and BuildMito (EPFL mitochondria). A reduced build (fewer
+// images, a downscale, a crop) says so in SegmentedSet.Description, which
+// notebooks print so that every result states which data it ran on.
 //
 // SegmentCache keys an entry by the sha256 of the input files' bytes and of
 // every builder parameter, under out/cache/segment by default

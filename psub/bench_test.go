@@ -17,11 +17,11 @@ func cpuSeconds() float64 {
 }
 
 // synthCows is a synthetic problem of the size of one fold of the cows
-// protocol (paper TARGETS §1): images of a 20×25 superpixel grid (500 nodes)
-// with 4-neighbour, one diagonal and some anti-diagonal edges (~1500 edges),
-// an elliptic foreground object, 125-bin colour-histogram unaries drawn
-// from per-image foreground/background palettes that overlap, and pairwise
-// features |φ_k − φ_l|.
+// protocol (notebooks/TARGETS.md §1): images of a 20×25 superpixel grid (500
+// nodes) with 4-neighbour, one diagonal and some anti-diagonal edges (~1500
+// edges), an elliptic foreground object, 125-bin colour-histogram unaries
+// drawn from per-image foreground/background palettes that overlap, and
+// pairwise features |φ_k − φ_l|.
 func synthCows(seed uint64, images int) []Instance {
 	const rows, cols, bins, pixels = 20, 25, 125, 40
 	rng := rand.New(rand.NewPCG(seed, 0xc0e5))

@@ -7,7 +7,7 @@ import (
 	"github.com/probably-submodular/crf/psub/imageio"
 )
 
-// Paper settings for the descriptors (TARGETS.md §1, §2, §4).
+// Paper settings for the descriptors (notebooks/TARGETS.md §1, §2, §4).
 const (
 	ColorBins  = 5  // per channel: 5×5×5 = 125-bin joint RGB histogram (cows)
 	RetinaBins = 10 // intensity histogram bins (retina; horses stand in)

@@ -64,5 +64,7 @@
 //
 // Read and Write handle the DIMACS max-flow format (Problem); terminal
 // capacities are written as arcs from s and to t. Problem.Build makes a
-// Graph from a parsed problem.
+// Graph from a parsed problem. FORMATS.md in this directory
+// (psub/maxflow/FORMATS.md) describes the format and what Read accepts and
+// rejects.
 package maxflow

@@ -197,7 +197,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	model, trace, err := psub.Train(train, L, settings)
 	if err != nil {
-		return err
+		return fmt.Errorf("training on %s: %w", *trainPath, err)
 	}
 	secs := time.Since(start).Seconds()
 	final := trace.Final()
