@@ -16,8 +16,9 @@ import (
 )
 
 // segmentCacheVersion is part of every key and every file header: bump it
-// whenever the file format or anything the builders compute changes
-// (SLIC, descriptors, majority vote), so old entries are never read back.
+// whenever the file format changes, so old entries are never read back.
+// Changes of what the builders compute (SLIC, descriptors, loaders) need no
+// bump: the hash of their source is part of the key (BuilderSource).
 const segmentCacheVersion = 1
 
 const segmentCacheMagic = "PSUBSEG\x00"
@@ -25,13 +26,17 @@ const segmentCacheMagic = "PSUBSEG\x00"
 // SegmentCache stores built SegmentedImages on disk so that re-running a
 // notebook does not recompute superpixels.
 //
-// Key. An entry's key is the sha256 of: the format version, the source's
-// Name and Transform, every SLIC option (except Workers, which does not
-// change the result), the descriptor's Name, the class count, and the
-// sha256 of the bytes of every input file. Hashing the bytes (not the size
-// and modification time) costs a read of the inputs on every run (about
-// 13 MB for the cows, 100 MB for an EM volume) but can neither miss a
-// changed file nor be fooled by a copy or a touch.
+// Key. An entry's key is the sha256 of: the format version, the hash of the
+// builders' source (BuilderSource: psub/imageio, psub/slic, psub/feature and
+// the loaders and builders of data/, so that an entry built by other code
+// is never read back; other changes of psub or data leave the cache
+// valid), the source's Name and Transform, every SLIC option (except
+// Workers, which does not change the result), the descriptor's Name, the
+// class count, and the sha256 of the bytes of every input file. Hashing the
+// bytes (not the size and modification time) costs a read of the inputs on
+// every run (about 13 MB for the cows, 100 MB for an EM volume) but can
+// neither miss a changed file nor be fooled by a copy or a touch. Entries
+// of older code stay on disk until the folder is deleted.
 //
 // Content. An entry holds the region map, the class mask, the edges and the
 // unary features (sparse rows, exact float64 bits). The pairwise features,
@@ -43,6 +48,9 @@ const segmentCacheMagic = "PSUBSEG\x00"
 // cannot be decoded is treated as a miss and rewritten.
 type SegmentCache struct {
 	Dir string
+	// Source, when set, replaces BuilderSource() in keys (tests simulate a
+	// change of the builders' code with it).
+	Source string
 }
 
 // DefaultSegmentCache is the cache under out/cache/segment of the module
@@ -52,13 +60,22 @@ func DefaultSegmentCache() *SegmentCache {
 }
 
 // Key returns the cache key of src built with b (see SegmentCache). It reads
-// every file of src.Files.
+// every file of src.Files. The key is "" when the builders' source is not
+// found (a binary run away from the module's source): such an entry cannot
+// be told from one of other code, so Get misses and Put stores nothing.
 func (c *SegmentCache) Key(src SegmentSource, b SegmentBuilder) (string, error) {
+	code := c.Source
+	if code == "" {
+		var err error
+		if code, err = BuilderSource(); err != nil {
+			return "", nil
+		}
+	}
 	h := sha256.New()
 	opt := b.SLIC
 	opt.Workers = 0
-	fmt.Fprintf(h, "psub segment cache v%d\nname %q\ntransform %q\nslic %+v\ndescriptor %q\nclasses %d\n",
-		segmentCacheVersion, src.Name, src.Transform, opt, b.Descriptor.Name, b.classes())
+	fmt.Fprintf(h, "psub segment cache v%d\nbuilder source %s\nname %q\ntransform %q\nslic %+v\ndescriptor %q\nclasses %d\n",
+		segmentCacheVersion, code, src.Name, src.Transform, opt, b.Descriptor.Name, b.classes())
 	if len(src.Files) == 0 {
 		return "", fmt.Errorf("%s: no input files to key the cache on", src.Name)
 	}
@@ -77,6 +94,9 @@ func (c *SegmentCache) path(key string) string { return filepath.Join(c.Dir, key
 // Get returns the entry of key rebuilt with b, or nil (and no error) when
 // there is none or it cannot be decoded.
 func (c *SegmentCache) Get(key string, b SegmentBuilder) (*SegmentedImage, error) {
+	if key == "" {
+		return nil, nil
+	}
 	f, err := os.Open(c.path(key))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -97,8 +117,11 @@ func (c *SegmentCache) Get(key string, b SegmentBuilder) (*SegmentedImage, error
 	return s, nil
 }
 
-// Put stores s under key, atomically.
+// Put stores s under key, atomically ("" stores nothing, see Key).
 func (c *SegmentCache) Put(key string, s *SegmentedImage) error {
+	if key == "" {
+		return nil
+	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return fmt.Errorf("segment cache: %w", err)
 	}

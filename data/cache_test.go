@@ -239,3 +239,40 @@ func TestCowsCache(t *testing.T) {
 		t.Errorf("%d cache entries, expected 4 (2 images × 2 settings)", len(ents))
 	}
 }
+
+// TestSegmentCacheBuilderSource: an entry built by other builder code (a
+// change of SLIC, a descriptor, a loader) is a miss, not a stale hit.
+func TestSegmentCacheBuilderSource(t *testing.T) {
+	var loads atomic.Int64
+	src := cacheSources(t, 1, &loads)
+	dir := filepath.Join(t.TempDir(), "cache")
+	b := testBuilder(12)
+	build := func(source string) {
+		t.Helper()
+		if _, err := BuildSegmented(src, b, BuildOptions{Cache: &SegmentCache{Dir: dir, Source: source}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build("code-a")
+	build("code-a")
+	if loads.Load() != 1 {
+		t.Fatalf("same builder source: %d loads, want 1 (a hit)", loads.Load())
+	}
+	build("code-b")
+	if loads.Load() != 2 {
+		t.Fatalf("other builder source: %d loads, want 2 (a miss)", loads.Load())
+	}
+	build("code-a")
+	if loads.Load() != 2 {
+		t.Fatal("the first builder's entry was lost")
+	}
+	// Without an override the key carries the hash of this checkout's
+	// builder source.
+	if _, err := BuilderSource(); err != nil {
+		t.Fatalf("builder source of the checkout: %v", err)
+	}
+	k, err := (&SegmentCache{Dir: dir}).Key(src[0], b)
+	if err != nil || k == "" {
+		t.Fatalf("key %q, %v", k, err)
+	}
+}

@@ -43,8 +43,11 @@ type Result struct {
 	Metrics map[string]float64 `json:"metrics"`
 	Seconds float64            `json:"seconds"`
 	Error   string             `json:"error,omitempty"`
-	// Params is GridOptions.Params of the grid that ran the job.
+	// Params is ParamsKey(GridOptions.Params) of the grid that ran the job.
 	Params string `json:"params,omitempty"`
+	// Code is the version of the code that ran the job (zero in rows
+	// written before versions were recorded: they count as stale).
+	Code CodeVersion `json:"code,omitzero"`
 }
 
 // JobFunc runs one job and returns its metrics. It is called from several
@@ -65,17 +68,29 @@ type Progress struct {
 type GridOptions struct {
 	// Workers is how many jobs run at once (0 means GOMAXPROCS).
 	Workers int
-	// Results is a JSON Lines file of Result rows. Jobs whose key already
-	// has a successful row are skipped (resume); each finished job is
-	// appended at once, so an interrupted grid loses at most the jobs that
-	// were running. "" means no file. See ResultsPath for the default place.
+	// Results is a JSON Lines file of Result rows. A job whose key has a
+	// successful row of the running code and the same Params is not run
+	// again (resume); each finished job is appended at once, so an
+	// interrupted grid loses at most the jobs that were running. Rows of
+	// other code or Params are stale: the job runs again and its new row is
+	// appended (the file keeps the history; ReadResults takes the newest
+	// row of each key). "" means no file. See ResultsPath for the default
+	// place.
 	Results string
-	// Params describes what the jobs depend on besides their key
-	// (tolerance, iteration limit, data options). Every row is written with
-	// it, and a results file holding a row of one of the grid's jobs written
-	// with other Params is an error: changed parameters never silently reuse
-	// old results.
-	Params string
+	// Params is what the jobs depend on besides their key (tolerance,
+	// iteration limit, data options): a settings struct, or the part of one
+	// that matters, written into every row as its ParamsKey. nil means none.
+	Params any
+	// Reuse says which rows are reused: the zero value reads PSUB_REUSE
+	// (ReuseEnv), which reuses only current rows unless it is "stale".
+	Reuse ReusePolicy
+	// Code, when set, replaces CurrentCode() as the running code's version
+	// (tests simulate a code change with it).
+	Code *CodeVersion
+	// Report, when set, is called once before the first job runs with what
+	// was reused from the results file and why (print it). When nil, a
+	// warning about reused stale rows goes to stderr.
+	Report func(GridReport)
 	// Progress, when set, is called after every job, from one goroutine at
 	// a time.
 	Progress func(Progress)
@@ -105,10 +120,10 @@ func ResultsPath(name string) string { return filepath.Join(OutDir(), name) }
 
 // RunGrid runs fn on every job, Workers at a time, and returns one result
 // per job in the order of jobs (rows loaded from the results file for
-// skipped jobs). A failing job is recorded with its error and does not stop
+// reused jobs). A failing job is recorded with its error and does not stop
 // the grid; failed rows are re-run on resume. RunGrid itself fails on
-// duplicate jobs, an unreadable results file, or a cancelled context (after
-// the running jobs return).
+// duplicate jobs, bad Params, a bad PSUB_REUSE, an unreadable results file,
+// or a cancelled context (after the running jobs return).
 func RunGrid(ctx context.Context, jobs []Job, fn JobFunc, opt GridOptions) ([]Result, error) {
 	index := make(map[string]int, len(jobs))
 	for i, j := range jobs {
@@ -117,30 +132,27 @@ func RunGrid(ctx context.Context, jobs []Job, fn JobFunc, opt GridOptions) ([]Re
 		}
 		index[j.Key()] = i
 	}
+	policy, err := opt.Reuse.resolve()
+	if err != nil {
+		return nil, fmt.Errorf("grid: %w", err)
+	}
+	params := ""
+	if opt.Params != nil {
+		if params, err = ParamsKey(opt.Params); err != nil {
+			return nil, fmt.Errorf("grid: %w", err)
+		}
+	}
+	code := runningCode(opt.Code)
+	rep := GridReport{File: opt.Results, Jobs: len(jobs), Code: code, Policy: policy}
 	results := make([]Result, len(jobs))
 	done := make([]bool, len(jobs))
 	var out *os.File
-	skipped := 0
 	if opt.Results != "" {
 		prev, err := openResults(opt.Results)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range prev {
-			i, ok := index[r.Key()]
-			if ok && r.Params != opt.Params {
-				return nil, fmt.Errorf("grid: %s: job %s was run with parameters %q, this grid has %q: delete the file to retrain, or use another results file",
-					opt.Results, r.Key(), r.Params, opt.Params)
-			}
-			if ok && r.Error == "" {
-				results[i], done[i] = r, true
-			}
-		}
-		for _, d := range done {
-			if d {
-				skipped++
-			}
-		}
+		plan := planReuse(prev, index, code, params, policy)
 		if err := os.MkdirAll(filepath.Dir(opt.Results), 0o755); err != nil {
 			return nil, err
 		}
@@ -148,6 +160,26 @@ func RunGrid(ctx context.Context, jobs []Job, fn JobFunc, opt GridOptions) ([]Re
 			return nil, err
 		}
 		defer out.Close()
+		for i, r := range plan.rows {
+			if plan.use[i] {
+				results[i], done[i] = r, true
+			}
+		}
+		// A reused row that is not its key's newest in the file is appended
+		// again, so that ReadResults gives the rows this grid used.
+		for _, r := range plan.reappend {
+			if err := appendResult(out, r); err != nil {
+				return nil, fmt.Errorf("grid: writing %s: %w", opt.Results, err)
+			}
+		}
+		rep.Reused, rep.StaleReused, rep.StaleIgnored, rep.Stale = plan.reused, plan.staleReused, plan.staleIgnored, plan.stale
+	}
+	skipped := rep.Reused + rep.StaleReused
+	rep.ToRun = len(jobs) - skipped
+	if opt.Report != nil {
+		opt.Report(rep)
+	} else if rep.StaleReused > 0 {
+		fmt.Fprintln(os.Stderr, rep)
 	}
 	workers := opt.Workers
 	if workers <= 0 {
@@ -165,7 +197,7 @@ func RunGrid(ctx context.Context, jobs []Job, fn JobFunc, opt GridOptions) ([]Re
 			for i := range todo {
 				start := time.Now()
 				m, err := fn(ctx, jobs[i])
-				r := Result{Job: jobs[i], Metrics: m, Seconds: time.Since(start).Seconds(), Params: opt.Params}
+				r := Result{Job: jobs[i], Metrics: m, Seconds: time.Since(start).Seconds(), Params: params, Code: code}
 				if err != nil {
 					r.Error = err.Error()
 				}
@@ -281,8 +313,10 @@ func openResults(path string) ([]Result, error) {
 }
 
 // ReadResults reads a JSON Lines results file written by RunGrid. A job
-// that failed and was re-run on resume has several rows; the last one wins
-// (in the place of the first).
+// that was run again (it had failed, or its row was stale) has several
+// rows; the last one wins (in the place of the first). It does not judge
+// staleness: after RunGrid the newest row of each of its jobs is the one it
+// returned.
 func ReadResults(path string) ([]Result, error) {
 	f, err := os.Open(path)
 	if err != nil {

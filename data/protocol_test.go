@@ -269,29 +269,3 @@ func TestSaveResultsUnderOut(t *testing.T) {
 		t.Fatalf("csv %q: %v", b, err)
 	}
 }
-
-// TestRunGridParams: rows written with other parameters are not reused,
-// and say so, naming the file and the job.
-func TestRunGridParams(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "grid.jsonl")
-	jobs := Grid([]string{"a"}, []string{"C4"}, []string{"hamming"}, []float64{1}, 2)
-	var calls atomic.Int64
-	fn := func(_ context.Context, j Job) (map[string]float64, error) {
-		calls.Add(1)
-		return map[string]float64{"acc": 1}, nil
-	}
-	if _, err := RunGrid(context.Background(), jobs, fn, GridOptions{Results: path, Params: "tol=0.01"}); err != nil {
-		t.Fatal(err)
-	}
-	rs, err := RunGrid(context.Background(), jobs, fn, GridOptions{Results: path, Params: "tol=0.01"})
-	if err != nil || calls.Load() != 2 || rs[0].Params != "tol=0.01" {
-		t.Fatalf("same parameters: %d calls (want 2: the rerun resumes), params %q, %v", calls.Load(), rs[0].Params, err)
-	}
-	_, err = RunGrid(context.Background(), jobs, fn, GridOptions{Results: path, Params: "tol=0.001"})
-	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), jobs[0].Key()) || !strings.Contains(err.Error(), "tol=0.01") {
-		t.Fatalf("other parameters: got %v, want an error naming the file, the job and both parameters", err)
-	}
-	if calls.Load() != 2 {
-		t.Fatalf("other parameters ran %d more jobs", calls.Load()-2)
-	}
-}

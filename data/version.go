@@ -1,0 +1,266 @@
+// # Stale results
+//
+// (This part of the package comment covers version.go, params.go,
+// stored.go and gridreuse.go.) Every stored result says what computed it,
+// so that none is reused silently after the code or the settings changed:
+//
+//   - CurrentCode is the running code's version: a hash of the library
+//     source (psub/..., data/, go.mod, go.sum) read from the module at run
+//     time, which decides staleness, and the git commit ("+dirty" when that
+//     source has uncommitted changes), which is for people.
+//   - ParamsKey turns a settings struct into canonical text (sorted-key
+//     JSON), so notebooks pass their settings instead of typing strings;
+//     SegmentationExperiment.Params and MultiLabelExperiment.Params give
+//     the experiments' part, with a digest of their data (InstancesDigest).
+//   - RunGrid writes both into every row and reuses a row only when both
+//     match; Stored (LoadOrRun, LoadStored, Store) does the same for a
+//     notebook's single JSON result. Stale results are computed again —
+//     unless ReuseStale (PSUB_REUSE=stale) asks to reuse them, which a
+//     warning then says, naming how many and which code and params they
+//     came from. GridReport and StoredReport say what happened; notebooks
+//     print them.
+//   - The segment cache keys its entries on the hash of the builders'
+//     source (BuilderSource), a narrower part than CurrentCode's, so that a
+//     change of the learner keeps the built graphs.
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// modulePath is the module whose source results depend on.
+const modulePath = "github.com/probably-submodular/crf"
+
+// CodeVersion says which code computed a stored result. Source decides
+// whether the result is stale; Commit is for people.
+type CodeVersion struct {
+	// Commit is the git commit of the checkout ("unknown" outside one),
+	// with "+dirty" when the source below differs from it.
+	Commit string `json:"commit"`
+	// Source is the first 16 hex digits of the sha256 of the module's
+	// library source (see CurrentCode); "" when it could not be read.
+	Source string `json:"source"`
+}
+
+// IsZero reports whether v records nothing (rows written before code
+// versions were recorded).
+func (v CodeVersion) IsZero() bool { return v == CodeVersion{} }
+
+// Known reports whether v names a source, so that it can be compared.
+func (v CodeVersion) Known() bool { return v.Source != "" }
+
+// Same reports whether results of v and w come from the same source. An
+// unknown source is never the same as anything.
+func (v CodeVersion) Same(w CodeVersion) bool { return v.Known() && v.Source == w.Source }
+
+func (v CodeVersion) String() string {
+	switch {
+	case v.IsZero():
+		return "no code version (written before versions were recorded)"
+	case !v.Known():
+		return "commit " + v.Commit + ", source unknown"
+	}
+	return "commit " + v.Commit + ", source " + v.Source
+}
+
+// sourceDirs are the library packages whose non-test .go files (with go.mod
+// and go.sum) make up the source of CurrentCode: what a result can depend
+// on. viz/ draws and scripts/ only call them.
+var sourceDirs = []string{"psub", "data"}
+
+// builderSource lists what the segment cache's entries depend on (see
+// SegmentCache): the packages that decode, segment and describe images,
+// and the files of data/ that load and build them. A new file of data/
+// that builds segmentation sources belongs here (a test checks).
+var builderSource = []string{"psub/imageio", "psub/slic", "psub/feature",
+	"data/segment.go", "data/segment_folder.go", "data/cows.go", "data/horses.go", "data/mito.go", "data/cache.go"}
+
+var (
+	codeOnce sync.Once
+	codeVal  CodeVersion
+	codeErr  error
+)
+
+// CurrentCode returns the version of the code running: the sha256 of every
+// non-test .go file under psub/ and data/ (testdata excluded) and of go.mod
+// and go.sum, read from the module's source, and the git commit of that
+// checkout. It is computed once per process.
+//
+// The source is found from this file's compile-time path (a go run, go test
+// or GoNB cell compiles the source it then runs, so the files on disk are
+// the ones running), else from the module root above the working
+// directory. When neither holds the module, the error says so and the
+// version has an empty Source, which matches nothing: results are then
+// never reused (unless stale reuse is asked for).
+func CurrentCode() (CodeVersion, error) {
+	codeOnce.Do(func() {
+		root, err := sourceRoot()
+		if err != nil {
+			codeVal, codeErr = CodeVersion{Commit: "unknown"}, err
+			return
+		}
+		h, err := hashSource(root, sourceDirs)
+		if err != nil {
+			codeVal, codeErr = CodeVersion{Commit: "unknown"}, err
+			return
+		}
+		codeVal = CodeVersion{Commit: gitCommit(root, append(sourceDirs, "go.mod", "go.sum")), Source: h}
+	})
+	return codeVal, codeErr
+}
+
+var (
+	builderOnce sync.Once
+	builderVal  string
+	builderErr  error
+)
+
+// BuilderSource is the hash of the source the segment cache's entries
+// depend on (builderSource), computed once per process; "" with an error
+// when the module's source is not found.
+func BuilderSource() (string, error) {
+	builderOnce.Do(func() {
+		root, err := sourceRoot()
+		if err == nil {
+			builderVal, err = hashSource(root, builderSource)
+		}
+		builderErr = err
+	})
+	return builderVal, builderErr
+}
+
+// sourceRoot is the root of this module's source.
+func sourceRoot() (string, error) {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		root := filepath.Dir(filepath.Dir(file))
+		if isModuleRoot(root) {
+			return root, nil
+		}
+	}
+	root, err := Locator{}.ModuleRoot()
+	if err != nil {
+		return "", fmt.Errorf("code version: the source of %s is not found: %w", modulePath, err)
+	}
+	if !isModuleRoot(root) {
+		return "", fmt.Errorf("code version: %s/go.mod is not the module %s", root, modulePath)
+	}
+	return root, nil
+}
+
+// isModuleRoot reports whether dir holds the go.mod of modulePath.
+func isModuleRoot(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if fields := strings.Fields(sc.Text()); len(fields) == 2 && fields[0] == "module" {
+			return strings.Trim(fields[1], `"`) == modulePath
+		}
+	}
+	return false
+}
+
+// hashSource hashes the files named by paths under root: a directory
+// stands for its non-test .go files, recursively (testdata and hidden
+// folders excluded), a file for itself; go.mod and go.sum are always
+// included. Each file enters as its slash path, its length and its bytes,
+// in path order, so a renamed, moved or edited file changes the hash.
+func hashSource(root string, paths []string) (string, error) {
+	files := map[string]bool{"go.mod": true}
+	if _, err := os.Stat(filepath.Join(root, "go.sum")); err == nil {
+		files["go.sum"] = true
+	}
+	for _, p := range paths {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		st, err := os.Stat(full)
+		if err != nil {
+			return "", fmt.Errorf("code version: %w", err)
+		}
+		if !st.IsDir() {
+			files[p] = true
+			continue
+		}
+		err = filepath.WalkDir(full, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			name := d.Name()
+			if d.IsDir() {
+				if path != full && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") && d.Type().IsRegular() {
+				rel, err := filepath.Rel(root, path)
+				if err != nil {
+					return err
+				}
+				files[filepath.ToSlash(rel)] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("code version: %w", err)
+		}
+	}
+	names := make([]string, 0, len(files))
+	for f := range files {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+		if err != nil {
+			return "", fmt.Errorf("code version: %w", err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// gitCommit returns the short commit of the checkout at root, with "+dirty"
+// when any of paths has uncommitted changes (untracked files included), or
+// "unknown" when root is not a git checkout or git is missing. It takes no
+// lock on the index (other people commit in the same tree).
+func gitCommit(root string, paths []string) string {
+	run := func(args ...string) ([]byte, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-C", root}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+		return cmd.Output()
+	}
+	out, err := run("rev-parse", "--short=12", "HEAD")
+	if err != nil {
+		return "unknown"
+	}
+	commit := string(bytes.TrimSpace(out))
+	status, err := run(append([]string{"status", "--porcelain", "--"}, paths...)...)
+	if err != nil {
+		return commit + "+unknown"
+	}
+	if len(bytes.TrimSpace(status)) > 0 {
+		commit += "+dirty"
+	}
+	return commit
+}
