@@ -236,13 +236,13 @@ func TestRunGridOldRows(t *testing.T) {
 		t.Fatalf("old file: %d rows, %v", len(rs), err)
 	}
 	_, rep, ran := g.run(codeV1, gridSettings{Tol: 0.01}, ReuseCurrent)
-	if ran != 6 || rep.StaleIgnored != 6 || !strings.Contains(rep.Stale[0].Why, "no code version") {
+	if ran != 6 || rep.StaleIgnored != 6 || !strings.Contains(rep.Stale[0].Why, "written before code versions were recorded") {
 		t.Fatalf("old rows: %d jobs ran, report %+v", ran, rep)
 	}
 	// Under the stale policy they are reused (with a warning naming them).
 	writeFile(t, g.path, old.String())
 	rs, rep, ran := g.run(codeV1, gridSettings{Tol: 0.01}, ReuseStale)
-	if ran != 0 || rep.StaleReused != 6 || rs[0].Metrics["code"] != 9 || !strings.Contains(rep.String(), "no code version") {
+	if ran != 0 || rep.StaleReused != 6 || rs[0].Metrics["code"] != 9 || !strings.Contains(rep.String(), "without a code version") {
 		t.Fatalf("old rows, stale policy: %d jobs ran, report %v", ran, rep)
 	}
 }

@@ -29,7 +29,7 @@ type GridReport struct {
 type StaleRows struct {
 	Code   CodeVersion
 	Params string // their ParamsKey
-	Why    string // "other code", "other params (differ in Tol)", "no code version", …
+	Why    string // "other code", "other params (differ in Tol)", …
 	Rows   int
 }
 
@@ -58,7 +58,11 @@ func (r GridReport) String() string {
 			fmt.Fprintf(&b, "and %d more groups", len(r.Stale)-i)
 			break
 		}
-		fmt.Fprintf(&b, "%d from %s (%s)", s.Rows, s.Code, s.Why)
+		if s.Code.IsZero() {
+			fmt.Fprintf(&b, "%d without a code version (%s)", s.Rows, s.Why)
+		} else {
+			fmt.Fprintf(&b, "%d from %s (%s)", s.Rows, s.Code, s.Why)
+		}
 	}
 	fmt.Fprintf(&b, "; running %s; %d jobs to run", r.Code, r.ToRun)
 	return b.String()

@@ -73,7 +73,7 @@ func staleness(stored CodeVersion, params string, cur CodeVersion, want string) 
 	var why []string
 	switch {
 	case stored.IsZero():
-		why = append(why, "no code version")
+		why = append(why, "written before code versions were recorded")
 	case !cur.Known():
 		why = append(why, "the running code's source is unknown")
 	case !stored.Same(cur):
@@ -133,7 +133,7 @@ type StoredReport struct {
 	Code    CodeVersion // the code of the file's result (zero when none or unrecorded)
 	Saved   time.Time   // when the file's result was saved (zero when unknown)
 	// Why says why the file's result is stale ("other code", "other params
-	// (differ in Tol)", "no code version", "unreadable: …"); "" when current.
+	// (differ in Tol)", "unreadable: …"); "" when current.
 	Why string
 	// Before is, for StoredComputed, what the file held before: StoredMissing
 	// or StoredStale.
@@ -146,25 +146,28 @@ func (r StoredReport) Loaded() bool {
 }
 
 func (r StoredReport) String() string {
-	saved := ""
+	from := "stored by " + r.Code.String()
+	if r.Code.IsZero() {
+		from = "stored without a code version"
+	}
 	if !r.Saved.IsZero() {
-		saved = ", saved " + r.Saved.Local().Format("2006-01-02 15:04")
+		from += ", saved " + r.Saved.Local().Format("2006-01-02 15:04")
 	}
 	switch r.Status {
 	case StoredMissing:
 		return fmt.Sprintf("%s: no stored result", r.Path)
 	case StoredCurrent:
-		return fmt.Sprintf("reused the stored result %s (%s%s; same code and params)", r.Path, r.Code, saved)
+		return fmt.Sprintf("reused the stored result %s (%s; same code and params)", r.Path, from)
 	case StoredStale:
-		return fmt.Sprintf("%s: the stored result is stale (%s: stored by %s%s; running %s), not reused (%s=stale would reuse it)",
-			r.Path, r.Why, r.Code, saved, r.Running, ReuseEnv)
+		return fmt.Sprintf("%s: the stored result is stale (%s; %s; running %s), not reused (%s=stale would reuse it)",
+			r.Path, r.Why, from, r.Running, ReuseEnv)
 	case StoredStaleReused:
-		return fmt.Sprintf("WARNING: reused a STALE stored result %s (%s=stale): %s: stored by %s%s; running %s",
-			r.Path, ReuseEnv, r.Why, r.Code, saved, r.Running)
+		return fmt.Sprintf("WARNING: reused a STALE stored result %s (%s=stale): %s; %s; running %s",
+			r.Path, ReuseEnv, r.Why, from, r.Running)
 	case StoredComputed:
-		why := "no stored result before"
+		why := "there was no stored result"
 		if r.Before == StoredStale {
-			why = fmt.Sprintf("the stored one was stale: %s, stored by %s", r.Why, r.Code)
+			why = fmt.Sprintf("the stored one was stale: %s; %s", r.Why, from)
 		}
 		return fmt.Sprintf("computed and stored %s (%s; %s)", r.Path, r.Running, why)
 	}
@@ -207,7 +210,7 @@ func (s Stored) Load(v any) (StoredReport, error) {
 		rep.Status, rep.Why = StoredStale, "unreadable: not JSON"
 		return rep, fmt.Errorf("%s: %w: the file is not JSON", s.Path, ErrNoStored)
 	} else {
-		rep.Why = "no code version (written before versions were recorded)"
+		rep.Why = "written before code versions were recorded"
 	}
 	if rep.Why != "" && policy != ReuseStale {
 		rep.Status = StoredStale

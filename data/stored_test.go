@@ -116,11 +116,11 @@ func TestStoredOldFile(t *testing.T) {
 	writeFile(t, path, `{"Rows":[1,2],"Name":"old"}`)
 	var v storedValue
 	rep, err := storedAt(t, path, codeV1, storedSettings{}, ReuseCurrent).Load(&v)
-	if !errors.Is(err, ErrNoStored) || !strings.Contains(rep.Why, "no code version") {
+	if !errors.Is(err, ErrNoStored) || !strings.Contains(rep.Why, "written before code versions were recorded") {
 		t.Fatalf("old file: report %+v, %v", rep, err)
 	}
 	rep, err = storedAt(t, path, codeV1, storedSettings{}, ReuseStale).Load(&v)
-	if err != nil || v.Name != "old" || rep.Status != StoredStaleReused || !strings.Contains(rep.String(), "no code version") {
+	if err != nil || v.Name != "old" || rep.Status != StoredStaleReused || !strings.Contains(rep.String(), "stored without a code version") {
 		t.Fatalf("old file, stale policy: report %v, value %+v, %v", rep, v, err)
 	}
 	// Not JSON: never reused, and LoadOrRun replaces it.

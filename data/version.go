@@ -70,7 +70,7 @@ func (v CodeVersion) Same(w CodeVersion) bool { return v.Known() && v.Source == 
 func (v CodeVersion) String() string {
 	switch {
 	case v.IsZero():
-		return "no code version (written before versions were recorded)"
+		return "no code version"
 	case !v.Known():
 		return "commit " + v.Commit + ", source unknown"
 	}
