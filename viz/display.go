@@ -76,14 +76,39 @@ type HeaderInfo struct {
 	Data       string // which data it ran on, said plainly
 }
 
-// HeaderMarkdown renders the notebook header: title, what it reproduces, the
-// data, the profile, the commit and the machine.
+// HeaderMarkdown renders the notebook header: title, what it reproduces, a
+// line saying which profile produced this page and how to read its prose,
+// then the data, the profile, the commit, the date and the machine.
+//
+// Notebook prose is written once and shown beside the outputs of either
+// profile, so it never claims which profile the page shows; the header does.
+// In the quick profile it says plainly that the tables are from a reduced
+// run and that prose quoting numbers describes the full run it names.
 func HeaderMarkdown(h HeaderInfo) string {
+	return headerMarkdown(h, Profile(), Commit(), time.Now(), Machine())
+}
+
+// ProfileNote is the line the header shows for profile ("quick" or "full").
+func ProfileNote(profile string) string {
+	if profile == "full" {
+		return "> **Full profile:** the notebook's full settings, the paper's protocol where it " +
+			"reproduces an experiment of the paper (its text says where it departs). The tables and " +
+			"figures on this page come from this run (commit and date below); prose sections that " +
+			"quote numbers name the run they describe."
+	}
+	return "> **Quick profile: a reduced run, not the paper's protocol.** Fewer images, folds, " +
+		"values of C or iterations than the full profile (the parameters cell says which), so that " +
+		"the notebook runs in minutes; the tables and figures on this page come from this reduced " +
+		"run. Prose sections that quote numbers describe the full run they name, not the tables " +
+		"on this page. `scripts/reproduce --full` renders the full profile."
+}
+
+func headerMarkdown(h HeaderInfo, profile, commit string, now time.Time, machine string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s\n\n%s\n\n", h.Title, h.Reproduces)
+	fmt.Fprintf(&b, "## %s\n\n%s\n\n%s\n\n", h.Title, h.Reproduces, ProfileNote(profile))
 	cell := strings.NewReplacer("|", "\\|", "\n", " ").Replace
-	fmt.Fprintf(&b, "| | |\n|---|---|\n| data | %s |\n| profile | `%s` (set by `scripts/reproduce --quick/--full`, env `PSUB_PROFILE`) |\n| commit | `%s` |\n| machine | %s |\n",
-		cell(h.Data), Profile(), Commit(), cell(Machine()))
+	fmt.Fprintf(&b, "| | |\n|---|---|\n| data | %s |\n| profile | `%s` (set by `scripts/reproduce --quick/--full`, env `PSUB_PROFILE`) |\n| commit | `%s` |\n| date | %s |\n| machine | %s |\n",
+		cell(h.Data), profile, commit, now.UTC().Format("2006-01-02 15:04 UTC"), cell(machine))
 	return b.String()
 }
 
