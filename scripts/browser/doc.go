@@ -1,0 +1,27 @@
+// Package browser holds the project's browser tests: headless Chromium,
+// driven from Go with github.com/chromedp/chromedp, looks at what a reader
+// sees.
+//
+//   - TestLiveNotebook starts a Jupyter Notebook server on 127.0.0.1, opens
+//     notebooks/00-quickstart.ipynb (a copy: the committed notebook is never
+//     served, so Jupyter cannot save over it), runs every cell through the
+//     notebook UI and checks that no cell failed, that every echarts chart drew
+//     and that every PNG image loaded.
+//   - TestSitePages copies the rendered site in out/ (the HTML pages and the
+//     asset folders they reference) to a fresh folder, serves it with net/http
+//     on 127.0.0.1 and opens every page with the network blocked: nothing may
+//     fail to load, no script may throw, charts must draw, images must load,
+//     MathJax must typeset the pages that carry TeX, and no page may point at
+//     file:// or http(s):// for its scripts, styles or images.
+//
+// Both need a browser (and the first Jupyter with the gonb kernel), so they
+// run only when PSUB_BROWSER=1:
+//
+//	PSUB_BROWSER=1 go test -count=1 -run 'TestLiveNotebook|TestSitePages' -v ./scripts/browser/
+//
+// The browser is $PSUB_CHROMIUM, else chromium or chromium-browser on PATH,
+// else /usr/bin/chromium (Debian: apt-get install chromium). Screenshots go to
+// out/browser/. The pure checks (URL references in HTML, TeX detection, blank
+// canvases, error text in cell output) have ordinary unit tests that always
+// run.
+package browser

@@ -1,0 +1,258 @@
+package browser
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// liveNotebook is the notebook TestLiveNotebook runs: it has both echarts
+// charts and PNG images.
+const liveNotebook = "notebooks/00-quickstart.ipynb"
+
+// runTimeout bounds the whole Run All: a cold GoNB build takes 10–30 s per
+// cell on the shared 2-core machine.
+const runTimeout = 10 * time.Minute
+
+// TestLiveNotebook runs a notebook in Jupyter's own UI, in a browser, as a
+// reader would, and checks what it shows.
+//
+// The committed notebook is never served: Jupyter autosaves, and a save
+// would replace its committed outputs. The server's root is a temporary
+// folder holding a copy of the notebook in notebooks/ beside symbolic links
+// to the module's go.mod, go.sum and folders, so the notebook's first cell
+// (go work use "${GONB_DIR}/..") still finds the module one level up.
+func TestLiveNotebook(t *testing.T) {
+	chromium := needBrowser(t)
+	t0 := time.Now()
+	root, out := moduleRoot(t)
+	jupyter, err := FindJupyter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dataDir, err := exec.Command(jupyter, "--data-dir").Output()
+	if err != nil {
+		t.Fatalf("%s --data-dir: %v", jupyter, err)
+	}
+	if k := filepath.Join(strings.TrimSpace(string(dataDir)), "kernels/gonb/kernel.json"); !exists(k) {
+		t.Fatalf("the gonb kernel is not registered (no %s): run scripts/setup", k)
+	}
+	gopath, err := exec.Command("go", "env", "GOPATH").Output()
+	if err != nil {
+		t.Fatalf("go env GOPATH: %v", err)
+	}
+	gobin := filepath.Join(strings.TrimSpace(string(gopath)), "bin")
+
+	committed := filepath.Join(root, liveNotebook)
+	before, err := os.ReadFile(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := t.TempDir()
+	if err := mirrorModule(root, serve, liveNotebook); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		after, err := os.ReadFile(committed)
+		if err != nil {
+			t.Errorf("reading %s after the test: %v", liveNotebook, err)
+		} else if !bytes.Equal(before, after) {
+			t.Errorf("%s changed while the test ran (sha256 %x -> %x); this test never serves it, so check who else edited it",
+				liveNotebook, sha256.Sum256(before), sha256.Sum256(after))
+		}
+	})
+
+	name := strings.TrimSuffix(filepath.Base(liveNotebook), ".ipynb")
+	shotDir := filepath.Join(out, "browser")
+	j, err := StartJupyter(jupyter, serve, filepath.Join(shotDir, "live-"+name+"-jupyter.log"), []string{
+		// GoNB needs goimports and gopls.
+		"PATH=" + gobin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"PSUB_PROFILE=quick",
+	})
+	t.Cleanup(j.Stop) // registered even when the start failed: Stop ends whatever started
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("jupyter at %s serving %s (log %s), up after %.1fs", j.URL, serve, j.Log, time.Since(t0).Seconds())
+
+	b := startBrowser(t, chromium, true)
+	p, err := b.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// The token in the URL logs the browser in and sets the cookie that
+	// GoNB's websocket accepts.
+	if err := p.Navigate(j.URL+"/notebooks/"+liveNotebook+"?token="+j.Token, time.Minute); err != nil {
+		t.Fatalf("opening the notebook: %v", err)
+	}
+	if err := p.WaitFor("the notebook and a connected gonb kernel",
+		`window.Jupyter && Jupyter.notebook && Jupyter.notebook._fully_loaded && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected()
+		 && document.querySelector('#kernel_indicator_icon.kernel_idle_icon')`, 2*time.Minute, 500*time.Millisecond); err != nil {
+		t.Fatalf("%v; page problems: %v; jupyter log:\n%s", err, p.Problems(), tail(j.Log, 20))
+	}
+	// Fresh outputs only: committed outputs must not pass for the run's.
+	if _, err := Eval[bool](p, `(Jupyter.notebook.clear_all_output(), true)`, 30*time.Second); err != nil {
+		t.Fatalf("clearing the outputs: %v", err)
+	}
+	// Cell > Run All, through the menu item's own handler.
+	started, err := Eval[int](p, `(() => {
+		document.querySelector('#run_all_cells > a').click();
+		return document.querySelectorAll('.code_cell.running').length;
+	})()`, 30*time.Second)
+	if err != nil || started == 0 {
+		t.Fatalf("Cell > Run All started no cell (running: %d, err %v)", started, err)
+	}
+	tRun := time.Now()
+	t.Logf("Run All: %d code cells queued", started)
+
+	if err := waitRun(t, p, runTimeout); err != nil {
+		shoot(t, p, filepath.Join(shotDir, "live-"+name+".png"), "#site")
+		t.Fatalf("%v; jupyter log:\n%s", err, tail(j.Log, 30))
+	}
+	runSecs := time.Since(tRun).Seconds()
+	p.WaitCharts(30 * time.Second)
+	p.WaitImages("#notebook .output_area img", 30*time.Second)
+
+	cells, err := Eval[[]liveCell](p, cellsJS, time.Minute)
+	if err != nil {
+		t.Fatalf("reading the cells: %v", err)
+	}
+	code := 0
+	for _, c := range cells {
+		if c.Type != "code" {
+			continue
+		}
+		code++
+		where := fmt.Sprintf("cell %d (%.60q)", c.Index, c.Source)
+		if c.Prompt == nil {
+			t.Errorf("%s did not run (no execution count: aborted after an earlier error?)", where)
+		}
+		for _, e := range c.Errors {
+			t.Errorf("%s shows an error: %s", where, clip(e, 600))
+		}
+		for _, s := range c.Stderr {
+			if line := StreamError(s); line != "" {
+				t.Errorf("%s failed: %q in its stderr:\n%s", where, line, clip(s, 600))
+			}
+		}
+	}
+	charts := checkCharts(t, p, name)
+	imgs, pngs := checkImages(t, p, name, "#notebook .output_area img")
+	t.Logf("%s: %d cells (%d code), %d echarts charts, %d images (%d PNG); Run All took %.1fs", name, len(cells), code, charts, imgs, pngs, runSecs)
+	if charts == 0 {
+		t.Errorf("%s: no echarts chart found after the run (the notebook has two)", name)
+	}
+	if pngs == 0 {
+		t.Errorf("%s: no PNG image found after the run (the notebook has several)", name)
+	}
+	// Debian's notebook UI loads cleanly on its own, so anything reported
+	// came from the notebook's outputs (a chart script that threw, an image
+	// that is not there).
+	for _, pr := range p.Problems() {
+		t.Errorf("%s: %v", name, pr)
+	}
+	shoot(t, p, filepath.Join(shotDir, "live-"+name+".png"), "#site")
+	t.Logf("TestLiveNotebook took %.1fs", time.Since(t0).Seconds())
+}
+
+// liveCell is one cell of the notebook UI after the run.
+type liveCell struct {
+	Index  int
+	Type   string
+	Source string
+	Prompt *int // execution count; nil when the cell did not run
+	Errors []string
+	Stderr []string
+}
+
+const cellsJS = `Jupyter.notebook.get_cells().map((c, i) => {
+  const el = c.element[0];
+  const n = c.input_prompt_number;
+  return {index: i, type: c.cell_type, source: c.get_text().slice(0, 200),
+    prompt: typeof n === 'number' ? n : null,
+    errors: [...el.querySelectorAll('.output_error, .js-error')].map(e => e.innerText),
+    stderr: [...el.querySelectorAll('.output_stderr')].map(e => e.innerText)};
+})`
+
+// waitRun waits until no cell is queued or running and the kernel is idle,
+// logging progress every half minute.
+func waitRun(t *testing.T, p *Page, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	lastLog := time.Now()
+	type state struct{ Running, Done, Code int }
+	for {
+		s, err := Eval[state](p, `(() => {
+			const code = Jupyter.notebook.get_cells().filter(c => c.cell_type === 'code');
+			const idle = document.querySelector('#kernel_indicator_icon.kernel_idle_icon') !== null;
+			return {running: document.querySelectorAll('.code_cell.running').length + (idle ? 0 : 1),
+			        done: code.filter(c => typeof c.input_prompt_number === 'number').length, code: code.length};
+		})()`, 30*time.Second)
+		if err == nil && s.Running == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cells still running after %v (%d of %d code cells done, err %v)", timeout, s.Done, s.Code, err)
+		}
+		if time.Since(lastLog) > 30*time.Second {
+			t.Logf("running: %d of %d code cells done", s.Done, s.Code)
+			lastLog = time.Now()
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// mirrorModule fills dir with symbolic links to every top-level entry of the
+// module root except notebooks/, out/ and .git, and a copy of the notebook
+// at the same relative path.
+func mirrorModule(root, dir, notebook string) error {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		switch e.Name() {
+		case "notebooks", "out", ".git":
+			continue
+		}
+		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(root, notebook))
+	if err != nil {
+		return err
+	}
+	dst := filepath.Join(dir, notebook)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o644)
+}
+
+// shoot saves the page's screenshots and logs their paths.
+func shoot(t *testing.T, p *Page, path, scrollEl string) {
+	t.Helper()
+	files, err := p.Screenshot(path, scrollEl)
+	if err != nil {
+		t.Errorf("screenshot: %v", err)
+	}
+	for _, f := range files {
+		t.Logf("screenshot: %s", f)
+	}
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
