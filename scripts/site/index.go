@@ -106,7 +106,8 @@ func (s *Site) row(outDir, name string, rec *Record) Row {
 	case os.IsNotExist(err) && rec != nil:
 		// Never written (the run stopped early): take only the title from
 		// the source notebook (its committed outputs are another run's).
-		src, _ := ReadSummary(filepath.FromSlash(rec.Notebook))
+		// rec.Notebook is relative to the project root, out/'s parent.
+		src, _ := ReadSummary(filepath.Join(filepath.Dir(filepath.Clean(outDir)), filepath.FromSlash(rec.Notebook)))
 		sum = Summary{Title: src.Title}
 	default:
 		s.Warnings = append(s.Warnings, err.Error())
@@ -177,6 +178,7 @@ var indexTemplate = template.Must(template.New("index").Funcs(template.FuncMap{
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>psub: the paper's experiments, reproduced</title>
+<link rel="icon" href="data:,">
 <style>
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: #1d2329; margin: 2em auto; max-width: 1200px; padding: 0 1em; }
 h1 { font-size: 1.5em; margin-bottom: .2em; }
@@ -184,14 +186,15 @@ p.run { color: #4a5560; margin-top: 0; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; vertical-align: top; padding: .45em .6em; border-bottom: 1px solid #dde2e6; }
 th { background: #f3f5f7; font-weight: 600; white-space: nowrap; }
-td.num, td.status, td.profile { white-space: nowrap; }
+td.num, td.profile { white-space: nowrap; }
+td.status { min-width: 5em; max-width: 16em; }
 td.num { text-align: right; }
 td.data { font-size: .88em; color: #4a5560; max-width: 22em; }
-td.headline { max-width: 34em; }
+td.headline { min-width: 16em; max-width: 34em; }
 td .name { display: block; font-size: .82em; color: #6a747e; }
 .ok { color: #1a7f37; font-weight: 600; }
 .failed { color: #c62828; font-weight: 600; }
-.note { display: block; font-size: .82em; color: #6a747e; font-weight: normal; }
+.note { display: block; font-size: .82em; color: #6a747e; font-weight: normal; overflow-wrap: anywhere; }
 code { font-size: .92em; background: #f3f5f7; padding: 0 .2em; border-radius: 3px; }
 a { color: #0b5cad; }
 footer { margin-top: 1.5em; font-size: .85em; color: #6a747e; }

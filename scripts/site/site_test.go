@@ -16,10 +16,10 @@ import (
 
 const demoHeadline = "C4 94.0 % vs paper 93.9 % (Δ +0.1); C4 > C1 at p < 1e-5"
 
-// copyTree copies testdata/out into a temporary folder the test may change.
+// copyTree copies testdata/out into TMP/out, which the test may change.
 func copyTree(t *testing.T, from string) string {
 	t.Helper()
-	to := t.TempDir()
+	to := filepath.Join(t.TempDir(), "out")
 	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -66,8 +66,13 @@ func TestSummaryOfExecutedNotebook(t *testing.T) {
 // failed before nbconvert wrote it and one without a headline.
 func TestIndexRows(t *testing.T) {
 	out := copyTree(t, "testdata/out")
-	// 01: failed, never written; its record names a source notebook that
-	// does not exist either.
+	// 01: failed, never written; the title comes from its source notebook,
+	// whose path in the record is relative to out/'s parent.
+	os.MkdirAll(filepath.Join(out, "..", "notebooks"), 0o755)
+	writeNotebook(t, filepath.Join(out, "..", "notebooks", "01-broken.ipynb"), map[string]string{
+		"text/markdown": "## 01 · Broken\n\n| data | committed run's data |\n| profile | `full` |\n",
+		"text/html":     viz.HeadlineHTML("a committed run's headline"),
+	})
 	fail := Record{Name: "01-broken", Notebook: "notebooks/01-broken.ipynb", Status: "failed", Seconds: 3600,
 		Profile: "quick", Run: "20261125T020000Z", Finished: time.Date(2026, 11, 25, 3, 1, 23, 0, time.UTC),
 		Commit: "abc1234", Machine: "Test CPU", Errors: "cell 4: timeout after 3600 s"}
@@ -105,7 +110,7 @@ func TestIndexRows(t *testing.T) {
 	want := []Row{
 		{Name: "00-demo", Title: "00 · Demo", Page: "00-demo.html", Profile: "quick", Data: "embedded synthetic data (seed 1, `20` graphs) | no real data",
 			Seconds: 83.4, Status: "ok", Headline: demoHeadline},
-		{Name: "01-broken", Title: "01-broken", Log: "logs/nb-01-broken.log", Profile: "quick", Seconds: 3600, Status: "failed",
+		{Name: "01-broken", Title: "01 · Broken", Log: "logs/nb-01-broken.log", Profile: "quick", Seconds: 3600, Status: "failed",
 			Errors: "cell 4: timeout after 3600 s"},
 		{Name: "02-plain", Title: "02 · Plain", Profile: "full", Data: "from the marker", Seconds: 12, Status: "ok",
 			Earlier: "earlier run: 2026-11-20 09:00 UTC, commit abc1234"},
