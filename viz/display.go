@@ -116,7 +116,9 @@ func headerMarkdown(h HeaderInfo, profile, commit string, now time.Time, machine
 // for the interactive charts of this notebook (a note says so when it is
 // missing).
 func Header(h HeaderInfo) {
-	ShowMarkdown(HeaderMarkdown(h))
+	// The marker (an HTML comment) lets the rendered site's index read the
+	// title, data and profile without parsing the table's wording.
+	ShowMarkdown(HeaderMarkdown(h) + HeaderMarker(h))
 	if js, err := EchartsLibrary(); err == nil {
 		ShowHTML(EchartsScript(js))
 	} else {
