@@ -90,8 +90,8 @@ func TestRunGridReusesSameCodeAndParams(t *testing.T) {
 	g := newGridRun(t)
 	p := gridSettings{Tol: 0.01, MaxIter: 200, Sets: []string{"C0", "C4"}}
 	rs, rep, ran := g.run(codeV1, p, ReuseCurrent)
-	if ran != 6 || rep.Reused != 0 || rep.ToRun != 6 || len(rep.Stale) != 0 {
-		t.Fatalf("first run: %d jobs ran, report %+v", ran, rep)
+	if ran != 6 || rep.Reused != 0 || rep.ToRun != 6 || len(rep.Stale) != 0 || !strings.Contains(rep.String(), "no earlier rows of these 6 jobs") {
+		t.Fatalf("first run: %d jobs ran, report %v", ran, rep)
 	}
 	want, _ := ParamsKey(p)
 	for _, r := range rs {

@@ -41,7 +41,11 @@ func (r GridReport) String() string {
 	if r.StaleReused > 0 {
 		b.WriteString("WARNING: ")
 	}
-	fmt.Fprintf(&b, "%s: reused %d of %d results (same code and params)", r.File, r.Reused, r.Jobs)
+	if r.Reused == 0 && len(r.Stale) == 0 {
+		fmt.Fprintf(&b, "%s: no earlier rows of these %d jobs", r.File, r.Jobs)
+	} else {
+		fmt.Fprintf(&b, "%s: reused %d of %d results (rows of this code and params)", r.File, r.Reused, r.Jobs)
+	}
 	if r.StaleReused > 0 {
 		fmt.Fprintf(&b, "; reused %d STALE results (%s=stale)", r.StaleReused, ReuseEnv)
 	}
