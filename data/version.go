@@ -239,7 +239,8 @@ func hashSource(root string, paths []string) (string, error) {
 }
 
 // gitCommit returns the short commit of the checkout at root, with "+dirty"
-// when any of paths has uncommitted changes (untracked files included), or
+// when a file of the hashed source under paths (a non-test .go file outside
+// testdata, go.mod, go.sum) has uncommitted changes or is untracked, or
 // "unknown" when root is not a git checkout or git is missing. It takes no
 // lock on the index (other people commit in the same tree).
 func gitCommit(root string, paths []string) string {
@@ -255,12 +256,30 @@ func gitCommit(root string, paths []string) string {
 		return "unknown"
 	}
 	commit := string(bytes.TrimSpace(out))
-	status, err := run(append([]string{"status", "--porcelain", "--"}, paths...)...)
+	status, err := run(append([]string{"status", "--porcelain", "--untracked-files=all", "--"}, paths...)...)
 	if err != nil {
 		return commit + "+unknown"
 	}
-	if len(bytes.TrimSpace(status)) > 0 {
-		commit += "+dirty"
+	for _, line := range strings.Split(string(status), "\n") {
+		if len(line) < 4 {
+			continue
+		}
+		// "XY path", or "XY old -> new" for a rename: either side counts.
+		for _, p := range strings.Split(line[3:], " -> ") {
+			if hashedFile(strings.Trim(p, `"`)) {
+				return commit + "+dirty"
+			}
+		}
 	}
 	return commit
+}
+
+// hashedFile reports whether the slash path p (relative to the module root)
+// is of the kind hashSource reads from a directory, or go.mod or go.sum.
+func hashedFile(p string) bool {
+	if p == "go.mod" || p == "go.sum" {
+		return true
+	}
+	return strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") &&
+		!strings.HasPrefix(p, "testdata/") && !strings.Contains(p, "/testdata/")
 }

@@ -132,9 +132,19 @@ func TestGitCommit(t *testing.T) {
 		t.Fatalf("clean checkout: %q, want %q", c, head)
 	}
 	writeFile(t, filepath.Join(root, "README.md"), "changed\n")
+	writeFile(t, filepath.Join(root, "psub", "new_test.go"), "package psub\n")
+	writeFile(t, filepath.Join(root, "psub", "testdata", "x.go"), "package x\n")
+	writeFile(t, filepath.Join(root, "psub", "NOTES.md"), "x\n")
 	if c := gitCommit(root, []string{"psub", "go.mod"}); c != head {
-		t.Fatalf("a change outside the source: %q, want %q", c, head)
+		t.Fatalf("changes outside the hashed source: %q, want %q", c, head)
 	}
+	writeFile(t, filepath.Join(root, "psub", "a.go"), "package psub // edited\n")
+	if c := gitCommit(root, []string{"psub", "go.mod"}); c != head+"+dirty" {
+		t.Fatalf("an edited source file: %q, want %q", c, head+"+dirty")
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "y")
+	head = git("rev-parse", "--short=12", "HEAD")
 	writeFile(t, filepath.Join(root, "psub", "new.go"), "package psub\n")
 	if c := gitCommit(root, []string{"psub", "go.mod"}); c != head+"+dirty" {
 		t.Fatalf("an untracked source file: %q, want %q", c, head+"+dirty")
