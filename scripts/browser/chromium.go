@@ -276,7 +276,7 @@ const maxShot = 8000
 // written: path itself, or path-1.png, path-2.png, … when the page is taller
 // than maxShot CSS pixels. scrollEl, when not empty, is a CSS selector of
 // the element that scrolls instead of the document (Jupyter's #site): the
-// viewport is made tall enough to show all of it first.
+// viewport is made tall enough to show all of it first, and restored after.
 func (p *Page) Screenshot(path, scrollEl string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(p.ctx, 2*time.Minute)
 	defer cancel()
@@ -300,6 +300,13 @@ func (p *Page) Screenshot(path, scrollEl string) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
+			// Back to the window's size afterwards: the page lives on (the
+			// live test goes on running cells after its first screenshot).
+			defer func() {
+				if _, err := cdp.Call(ctx, chromedp.FromContext(ctx).Target, emulation.ClearDeviceMetricsOverride, cdp.Empty{}); err == nil {
+					chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.dispatchEvent(new Event('resize'))`))
+				}
+			}()
 			// Let the page lay itself out for the new size.
 			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.dispatchEvent(new Event('resize'))`), chromedp.Sleep(time.Second)); err != nil {
 				return nil, err

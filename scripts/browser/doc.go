@@ -2,11 +2,20 @@
 // driven from Go with github.com/chromedp/chromedp, looks at what a reader
 // sees.
 //
-//   - TestLiveNotebook starts a Jupyter Notebook server on 127.0.0.1, opens
-//     notebooks/00-quickstart.ipynb (a copy: the committed notebook is never
-//     served, so Jupyter cannot save over it), runs every cell through the
-//     notebook UI and checks that no cell failed, that every echarts chart drew
-//     and that every PNG image loaded.
+//   - TestLiveNotebook starts Jupyter the way the README tells users to,
+//     through scripts/notebook (--no-setup, a folder of its own, 127.0.0.1),
+//     and checks that the URL it prints answers. It opens
+//     notebooks/00-quickstart.ipynb (a byte-identical copy: the committed
+//     notebook is never served, so Jupyter cannot save over it) and checks
+//     what a reader sees before running anything: Jupyter trusts it (the
+//     signature scripts/setup stored covers the copy; nbformat's notary,
+//     asked directly, is the oracle), its saved echarts charts drew, its
+//     saved PNGs loaded and the header's markdown table shows. Its subtest
+//     "unsigned" opens a copy with one markdown cell changed and checks that
+//     the same check fails there: not trusted, charts not drawn, no table.
+//     Then it clears the outputs, runs every cell through the notebook UI and
+//     checks that no cell failed, that every echarts chart drew and that
+//     every PNG image loaded.
 //   - TestSitePages copies the rendered site in out/ (the HTML pages and the
 //     asset folders they reference) to a fresh folder, serves it with net/http
 //     on 127.0.0.1 and opens every page with the network blocked: nothing may

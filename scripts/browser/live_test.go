@@ -2,7 +2,9 @@ package browser
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,11 +25,21 @@ const runTimeout = 10 * time.Minute
 // TestLiveNotebook runs a notebook in Jupyter's own UI, in a browser, as a
 // reader would, and checks what it shows.
 //
-// The committed notebook is never served: Jupyter autosaves, and a save
-// would replace its committed outputs. The server's root is a temporary
-// folder holding a copy of the notebook in notebooks/ beside symbolic links
-// to the module's go.mod, go.sum and folders, so the notebook's first cell
-// (go work use "${GONB_DIR}/..") still finds the module one level up.
+// The server is started the way the README tells users to, through
+// scripts/notebook (with --no-setup: the test checks what scripts/setup
+// provides instead of running it). The committed notebook is never served:
+// Jupyter autosaves, and a save would replace its committed outputs. The
+// server's root is a temporary folder holding a copy of the notebook in
+// notebooks/ beside symbolic links to the module's go.mod, go.sum and
+// folders, so the notebook's first cell (go work use "${GONB_DIR}/..") still
+// finds the module one level up. The copy is byte-identical, so the
+// signature scripts/setup stored for the committed notebook covers it.
+//
+// Before running anything the test checks what a reader sees on opening the
+// notebook: Jupyter trusts it, and its saved charts, images and header table
+// show. The subtest "unsigned" shows that this check can fail: a copy with
+// one markdown cell changed (so no signature covers it) opens untrusted,
+// without its charts and its markdown table.
 func TestLiveNotebook(t *testing.T) {
 	chromium := needBrowser(t)
 	t0 := time.Now()
@@ -43,11 +55,6 @@ func TestLiveNotebook(t *testing.T) {
 	if k := filepath.Join(strings.TrimSpace(string(dataDir)), "kernels/gonb/kernel.json"); !exists(k) {
 		t.Fatalf("the gonb kernel is not registered (no %s): run scripts/setup", k)
 	}
-	gopath, err := exec.Command("go", "env", "GOPATH").Output()
-	if err != nil {
-		t.Fatalf("go env GOPATH: %v", err)
-	}
-	gobin := filepath.Join(strings.TrimSpace(string(gopath)), "bin")
 
 	committed := filepath.Join(root, liveNotebook)
 	before, err := os.ReadFile(committed)
@@ -56,6 +63,10 @@ func TestLiveNotebook(t *testing.T) {
 	}
 	serve := t.TempDir()
 	if err := mirrorModule(root, serve, liveNotebook); err != nil {
+		t.Fatal(err)
+	}
+	unsigned := strings.TrimSuffix(liveNotebook, ".ipynb") + "-unsigned.ipynb"
+	if err := writeUnsigned(filepath.Join(serve, liveNotebook), filepath.Join(serve, unsigned)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -67,21 +78,76 @@ func TestLiveNotebook(t *testing.T) {
 				liveNotebook, sha256.Sum256(before), sha256.Sum256(after))
 		}
 	})
+	// The oracle for the trust the UI reports: nbformat's notary, asked
+	// directly.
+	signed, err := Signed(JupyterPython(jupyter), filepath.Join(serve, liveNotebook), filepath.Join(serve, unsigned))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !signed[0] {
+		t.Fatalf("nbformat's notary holds no signature for %s (the served copy is byte-identical): run scripts/setup, which signs the committed notebooks (scripts/notebook runs it unless --no-setup)", liveNotebook)
+	}
+	if signed[1] {
+		t.Fatalf("nbformat's notary says the changed copy %s is signed: the change did not change what is signed", unsigned)
+	}
 
 	name := strings.TrimSuffix(filepath.Base(liveNotebook), ".ipynb")
 	shotDir := filepath.Join(out, "browser")
-	j, err := StartJupyter(jupyter, serve, filepath.Join(shotDir, "live-"+name+"-jupyter.log"), []string{
-		// GoNB needs goimports and gopls.
-		"PATH=" + gobin + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"PSUB_PROFILE=quick",
-	})
+	tStart := time.Now()
+	j, err := StartNotebook(filepath.Join(root, "scripts/notebook"), serve, filepath.Join(shotDir, "live-"+name+"-jupyter.log"),
+		[]string{"PSUB_PROFILE=quick"})
 	t.Cleanup(j.Stop) // registered even when the start failed: Stop ends whatever started
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("jupyter at %s serving %s (log %s), up after %.1fs", j.URL, serve, j.Log, time.Since(t0).Seconds())
+	t.Logf("scripts/notebook printed %s/tree?token=…, which answered after %.1fs (serving %s, log %s)", j.URL, time.Since(tStart).Seconds(), serve, j.Log)
 
 	b := startBrowser(t, chromium, true)
+
+	t.Run("unsigned", func(t *testing.T) {
+		tu := time.Now()
+		p, err := b.NewPage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		if err := p.Navigate(j.URL+"/notebooks/"+unsigned+"?token="+j.Token, time.Minute); err != nil {
+			t.Fatalf("opening the notebook: %v", err)
+		}
+		if err := p.WaitFor("the notebook", `window.Jupyter && Jupyter.notebook && Jupyter.notebook._fully_loaded`, time.Minute, 200*time.Millisecond); err != nil {
+			t.Fatalf("%v; page problems: %v", err, p.Problems())
+		}
+		// A short wait for the charts: nothing can draw them later, since
+		// the sanitiser removed their scripts.
+		o, err := p.ReadOpened(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probs := o.Problems()
+		for _, pr := range probs {
+			t.Logf("%s: %s", unsigned, pr)
+		}
+		all := strings.Join(probs, "\n")
+		for _, want := range []string{"not trusted (Jupyter.notebook.trusted false, toolbar says \"Not Trusted\")", "not drawn", "no markdown table shows"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("%s opened without the problem %q; it showed: %q", unsigned, want, probs)
+			}
+		}
+		if len(o.Charts) == 0 {
+			t.Errorf("%s: no chart declared in its saved outputs, so the check of charts proves nothing", unsigned)
+		}
+		// PNG outputs are safe: they show even here, so the page did render
+		// the saved outputs.
+		for _, pr := range probs {
+			if strings.Contains(pr, "image") {
+				t.Errorf("%s: %s (PNG outputs show in untrusted notebooks too)", unsigned, pr)
+			}
+		}
+		t.Logf("%s: %d charts, %d images; checked in %.1fs", unsigned, len(o.Charts), len(o.Images), time.Since(tu).Seconds())
+	})
+	// Only the unsigned notebook's kernel is running; it is not needed.
+	j.shutdownKernels()
+
 	p, err := b.NewPage()
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +163,21 @@ func TestLiveNotebook(t *testing.T) {
 		 && document.querySelector('#kernel_indicator_icon.kernel_idle_icon')`, 2*time.Minute, 500*time.Millisecond); err != nil {
 		t.Fatalf("%v; page problems: %v; jupyter log:\n%s", err, p.Problems(), tail(j.Log, 20))
 	}
+	// What a reader sees on opening the committed notebook.
+	o, err := p.ReadOpened(30 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range o.Problems() {
+		t.Errorf("%s as opened: %s", name, pr)
+	}
+	for _, c := range o.Charts {
+		t.Logf("%s as opened: saved chart #%s drew on %d canvas(es), %.1f%% of pixels inked", name, c.ID, c.Canvases, 100*c.Ink)
+	}
+	t.Logf("%s as opened: trusted %v (toolbar %q), %d saved charts, %d images, %d markdown tables; %.1fs since the start",
+		name, o.Trusted, o.Indicator, len(o.Charts), len(o.Images), o.Tables, time.Since(t0).Seconds())
+	shoot(t, p, filepath.Join(shotDir, "live-"+name+"-opened.png"), "#site")
+
 	// Fresh outputs only: committed outputs must not pass for the run's.
 	if _, err := Eval[bool](p, `(Jupyter.notebook.clear_all_output(), true)`, 30*time.Second); err != nil {
 		t.Fatalf("clearing the outputs: %v", err)
@@ -118,7 +199,7 @@ func TestLiveNotebook(t *testing.T) {
 	}
 	runSecs := time.Since(tRun).Seconds()
 	p.WaitCharts(30 * time.Second)
-	p.WaitImages("#notebook .output_area img", 30*time.Second)
+	p.WaitImages(outputImages, 30*time.Second)
 
 	cells, err := Eval[[]liveCell](p, cellsJS, time.Minute)
 	if err != nil {
@@ -144,7 +225,7 @@ func TestLiveNotebook(t *testing.T) {
 		}
 	}
 	charts := checkCharts(t, p, name)
-	imgs, pngs := checkImages(t, p, name, "#notebook .output_area img")
+	imgs, pngs := checkImages(t, p, name, outputImages)
 	t.Logf("%s: %d cells (%d code), %d echarts charts, %d images (%d PNG); Run All took %.1fs", name, len(cells), code, charts, imgs, pngs, runSecs)
 	if charts == 0 {
 		t.Errorf("%s: no echarts chart found after the run (the notebook has two)", name)
@@ -234,6 +315,51 @@ func mirrorModule(root, dir, notebook string) error {
 		return err
 	}
 	return os.WriteFile(dst, b, 0o644)
+}
+
+// writeUnsigned writes to dst the notebook at src with a random HTML
+// comment appended to its first markdown cell: invisible, but a change of
+// content that no signature can cover. The rest is re-encoded unchanged.
+func writeUnsigned(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber() // numbers come back as written
+	var doc map[string]any
+	if err := d.Decode(&doc); err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	nonce := make([]byte, 8)
+	if _, err := rand.Read(nonce); err != nil {
+		return err
+	}
+	mark := fmt.Sprintf("\n\n<!-- unsigned copy for the browser test %x -->", nonce)
+	cells, _ := doc["cells"].([]any)
+	for _, c := range cells {
+		cell, _ := c.(map[string]any)
+		if cell == nil || cell["cell_type"] != "markdown" {
+			continue
+		}
+		switch s := cell["source"].(type) {
+		case string:
+			cell["source"] = s + mark
+		case []any:
+			cell["source"] = append(s, mark)
+		default:
+			return fmt.Errorf("%s: a markdown cell's source is neither a string nor a list", src)
+		}
+		var out bytes.Buffer
+		e := json.NewEncoder(&out)
+		e.SetEscapeHTML(false)
+		e.SetIndent("", " ")
+		if err := e.Encode(doc); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, out.Bytes(), 0o644)
+	}
+	return fmt.Errorf("%s: no markdown cell to change", src)
 }
 
 // shoot saves the page's screenshots and logs their paths.
