@@ -2,6 +2,7 @@ package viz
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,10 @@ func EchartsLibrary() (string, error) {
 
 // EChartHTML renders a go-echarts chart as an HTML fragment that draws
 // itself once the echarts library (loaded by Header) is present. No CDN is
-// referenced.
+// referenced. Every y-axis name is aligned to start at its axis and run
+// right, over the space reserved above the plot: echarts centres it on the
+// axis line by default, which cuts a long name at the chart's left edge
+// (go-echarts has no field for the name's alignment).
 func EChartHTML(c render.Renderer) string {
 	s := c.RenderSnippet()
 	id := between(s.Element, `id="`, `"`)
@@ -46,7 +50,11 @@ func EChartHTML(c render.Renderer) string {
   function draw(){
     if (!window.echarts) { setTimeout(draw, 100); return; }
     var c = echarts.init(document.getElementById(%q), null, {renderer: "canvas"});
-    c.setOption(%s);
+    var o = %s;
+    [].concat(o.yAxis || []).forEach(function(a){
+      if (a && a.name) { a.nameTextStyle = Object.assign({align: "left"}, a.nameTextStyle || {}); }
+    });
+    c.setOption(o);
   }
   draw();
 })();
@@ -68,56 +76,147 @@ func between(s, open, close string) string {
 	return s
 }
 
+// Layout of the interactive charts, in CSS pixels: the title on the first
+// line, the legend on as many lines as its entries need below it, the
+// y-axis name above the plot, and under the plot the x-axis labels, the
+// x-axis name and (line charts) the zoom slider, each in a band of its own.
+// echarts places the legend and the slider on top of the plot or of each
+// other unless told where they go.
+const (
+	echartWidth     = 760
+	echartPlot      = 240 // height of the plot itself
+	echartTitleH    = 34  // title band
+	echartLegendRow = 22  // one line of legend entries
+	echartYNameH    = 28  // band for the y-axis name above the plot
+	echartXAxisH    = 52  // x-axis labels and name below the plot
+	echartSliderH   = 48  // echarts draws the slider 30 px high, 7+7 px from the bottom
+	echartSide      = 16
+)
+
+// legendRows estimates how many lines echarts' legend needs at the chart's
+// width: entries are a 25 px symbol, a 5 px gap, the name (at most 7.5 px a
+// character at 12 px sans-serif, wider than echarts' measure) and a 10 px gap.
+func legendRows(names []string) int {
+	avail := float64(echartWidth - 2*echartSide)
+	rows, x := 1, 0.0
+	for _, n := range names {
+		w := 25 + 5 + 7.5*float64(len([]rune(n))) + 10
+		if x > 0 && x+w > avail {
+			rows, x = rows+1, 0
+		}
+		x += w
+	}
+	return rows
+}
+
+// echartFrame sets what line and bar charts share: size, palette, title,
+// legend, grid and tooltip.
+func echartFrame(title string, names []string, slider bool) []charts.GlobalOpts {
+	rows := legendRows(names)
+	top := echartTitleH + rows*echartLegendRow + echartYNameH
+	bottom := echartXAxisH
+	if slider {
+		bottom += echartSliderH
+	}
+	return []charts.GlobalOpts{
+		charts.WithInitializationOpts(opts.Initialization{Width: fmt.Sprintf("%dpx", echartWidth), Height: fmt.Sprintf("%dpx", top+echartPlot+bottom)}),
+		charts.WithColorsOpts(opts.Colors(seriesHex())),
+		charts.WithTitleOpts(opts.Title{Title: title, Left: fmt.Sprint(echartSide), Top: "4", TitleStyle: &opts.TextStyle{FontSize: 15}}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "plain", Top: fmt.Sprint(echartTitleH), Left: fmt.Sprint(echartSide), Right: fmt.Sprint(echartSide), Padding: 0}),
+		charts.WithGridOpts(opts.Grid{Top: fmt.Sprint(top), Bottom: fmt.Sprint(bottom), Left: "80", Right: "40"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+	}
+}
+
 // EChartLines builds an interactive line chart with a zoom slider and hover
-// tooltips. All series must share the x values of the first one.
+// tooltips; series are drawn against their own x values on a numeric axis,
+// a log axis when the x values grow geometrically (see geometric). logY uses
+// a log y axis; a y label with "%" marks a percent axis, which ends at 100
+// when the data reach past 50.
 func EChartLines(title, xLabel, yLabel string, series []Series, logY bool) *charts.Line {
 	l := charts.NewLine()
-	yAxis := opts.YAxis{Name: yLabel}
+	var names []string
+	top := math.Inf(-1)
+	for _, s := range series {
+		names = append(names, s.Name)
+		for _, y := range s.Y {
+			top = math.Max(top, y)
+		}
+	}
+	yAxis := opts.YAxis{Name: yLabel, Scale: opts.Bool(true)}
 	if logY {
 		yAxis.Type = "log"
+	} else if m, ok := percentMax(top); ok && isPercent(yLabel) {
+		yAxis.Max = m
 	}
-	l.SetGlobalOptions(
-		charts.WithInitializationOpts(opts.Initialization{Width: "760px", Height: "380px"}),
-		charts.WithTitleOpts(opts.Title{Title: title}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}),
+	xAxis := opts.XAxis{Type: "value", Name: xLabel, NameLocation: "middle", NameGap: 28, Scale: opts.Bool(true)}
+	if geometric(series) {
+		xAxis.Type = "log"
+	}
+	l.SetGlobalOptions(append(echartFrame(title, names, true),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider"}, opts.DataZoom{Type: "inside"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: xLabel}),
+		charts.WithXAxisOpts(xAxis),
 		charts.WithYAxisOpts(yAxis),
-	)
-	if len(series) == 0 {
-		return l
-	}
-	xs := make([]string, len(series[0].X))
-	for i, x := range series[0].X {
-		xs[i] = fmt.Sprint(x)
-	}
-	l.SetXAxis(xs)
+	)...)
 	for _, s := range series {
-		items := make([]opts.LineData, len(s.Y))
+		items := make([]opts.LineData, 0, len(s.Y))
 		for i, y := range s.Y {
-			items[i] = opts.LineData{Value: y}
+			if i < len(s.X) && !math.IsNaN(y) && !(logY && y <= 0) {
+				items = append(items, opts.LineData{Value: []float64{s.X[i], y}})
+			}
 		}
-		l.AddSeries(s.Name, items)
+		l.AddSeries(s.Name, items, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(items) <= 30)}))
 	}
 	return l
 }
 
+// geometric reports whether every series' x values grow by a factor of at
+// least 1.5 from one to the next and span two decades or more together
+// (training-set sizes 10, 30, 100, …): on a linear axis all but the last few
+// points of such a grid crowd into its left edge.
+func geometric(series []Series) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for i, x := range s.X {
+			if !(x > 0) || (i > 0 && x < 1.5*s.X[i-1]) {
+				return false
+			}
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	return hi >= 100*lo
+}
+
 // EChartBars builds an interactive grouped bar chart: one bar per series
-// within each category.
+// within each category. The value axis starts at zero, since bars are read
+// by their length (a percent axis ends at 100 when the data reach past 50);
+// hovering shows the values.
 func EChartBars(title, yLabel string, categories []string, series []BarSeries) *charts.Bar {
 	b := charts.NewBar()
-	b.SetGlobalOptions(
-		charts.WithInitializationOpts(opts.Initialization{Width: "760px", Height: "380px"}),
-		charts.WithTitleOpts(opts.Title{Title: title}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: yLabel, Scale: opts.Bool(true)}),
-	)
+	var names []string
+	top := math.Inf(-1)
+	for _, s := range series {
+		names = append(names, s.Name)
+		for _, v := range s.Values {
+			top = math.Max(top, v)
+		}
+	}
+	yAxis := opts.YAxis{Name: yLabel, Min: 0}
+	if m, ok := percentMax(top); ok && isPercent(yLabel) {
+		yAxis.Max = m
+	}
+	b.SetGlobalOptions(append(echartFrame(title, names, false),
+		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Interval: "0", HideOverlap: opts.Bool(false)}}),
+		charts.WithYAxisOpts(yAxis),
+	)...)
 	b.SetXAxis(categories)
 	for _, s := range series {
 		items := make([]opts.BarData, len(s.Values))
 		for i, v := range s.Values {
+			if math.IsNaN(v) {
+				items[i] = opts.BarData{Value: "-"} // echarts' mark for a missing value
+				continue
+			}
 			items[i] = opts.BarData{Value: v}
 		}
 		b.AddSeries(s.Name, items)

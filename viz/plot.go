@@ -1,7 +1,6 @@
 package viz
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -34,17 +33,15 @@ const (
 	Height = 9 * vg.Centimeter
 )
 
-// PNG renders a plot as PNG bytes of the given size.
+// PNG renders a plot as PNG bytes of the given size. Whoever built the
+// plot, viz lays out its title, axis labels and legend (see renderPlot): titles
+// and labels wrap or shrink to fit, the legend goes where it covers no data.
 func PNG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
-	wt, err := p.WriterTo(w, h, "png")
+	img, _, err := renderPlot(p, w, h)
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return EncodePNG(img)
 }
 
 // ShowPlot displays a plot inline as PNG at the default size.
@@ -58,20 +55,21 @@ func ShowPlot(p *plot.Plot) error {
 }
 
 // Lines draws curves with optional shaded ranges; logY uses a log scale
-// (values must then be positive).
+// (values must then be positive). A y label with "%" marks a percent axis,
+// which ends at 100 when the data reach past 50.
 func Lines(title, xLabel, yLabel string, series []Series, logY bool) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xLabel, yLabel
 	p.Legend.Top = true
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{}
 	}
 	for i, s := range series {
 		if len(s.X) != len(s.Y) {
 			return nil, fmt.Errorf("series %q: %d x values, %d y values", s.Name, len(s.X), len(s.Y))
 		}
-		c := plotutil.Color(i)
+		c := SeriesColor(i)
 		if s.Lo != nil && s.Hi != nil {
 			if len(s.Lo) != len(s.X) || len(s.Hi) != len(s.X) {
 				return nil, fmt.Errorf("series %q: range has %d/%d values for %d points", s.Name, len(s.Lo), len(s.Hi), len(s.X))
@@ -87,8 +85,7 @@ func Lines(title, xLabel, yLabel string, series []Series, logY bool) (*plot.Plot
 			if err != nil {
 				return nil, err
 			}
-			r, g, b, _ := c.RGBA()
-			poly.Color = color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 60}
+			poly.Color = color.NRGBA{c.R, c.G, c.B, 60}
 			poly.LineStyle.Width = 0
 			p.Add(poly)
 		}
@@ -110,73 +107,140 @@ func Lines(title, xLabel, yLabel string, series []Series, logY bool) (*plot.Plot
 		p.Add(line)
 		p.Legend.Add(s.Name, line)
 	}
+	percentAxis(p, yLabel, logY)
 	return p, nil
 }
 
+// percentAxis ends a percent axis at 100 when the data reach past half of
+// it (see percentMax).
+func percentAxis(p *plot.Plot, yLabel string, logY bool) {
+	if isPercent(yLabel) && !logY {
+		if top, ok := percentMax(p.Y.Max); ok {
+			p.Y.Max = top
+		}
+	}
+}
+
 // Bars draws grouped bars, one group per category and one bar per series,
-// with error bars where given.
+// with error bars where given (NaN values leave their bar out). The groups
+// fill 80 % of each category's slot, so a gap separates them and each group
+// sits centred on its label whatever the number of bars and the width of
+// the figure. The value axis starts at zero; a caller who raises p.Y.Min
+// gets the axis label marked "axis starts at …". A y label with "%" marks a
+// percent axis, which ends at 100 when the data reach past 50.
 func Bars(title, yLabel string, categories []string, series []BarSeries) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text, p.Y.Label.Text = title, yLabel
 	p.Legend.Top = true
-	n := len(series)
-	w := vg.Points(math.Max(4, 60/float64(max(n, 1))))
-	for i, s := range series {
+	for _, s := range series {
 		if len(s.Values) != len(categories) {
 			return nil, fmt.Errorf("bar series %q: %d values for %d categories", s.Name, len(s.Values), len(categories))
 		}
-		bars, err := plotter.NewBarChart(plotter.Values(s.Values), w)
-		if err != nil {
-			return nil, fmt.Errorf("bar series %q: %w", s.Name, err)
-		}
-		bars.Color = plotutil.Color(i)
-		bars.LineStyle.Width = 0
-		bars.Offset = vg.Length(float64(i)-float64(n-1)/2) * w
-		p.Add(bars)
-		p.Legend.Add(s.Name, bars)
-		if s.Errors != nil {
-			if len(s.Errors) != len(s.Values) {
-				return nil, fmt.Errorf("bar series %q: %d errors for %d values", s.Name, len(s.Errors), len(s.Values))
-			}
-			eb := errorBars{values: s.Values, errs: s.Errors}
-			ep, err := plotter.NewYErrorBars(eb)
-			if err != nil {
-				return nil, err
-			}
-			ep.XYs = nil
-			ep.XYs = make(plotter.XYs, len(s.Values))
-			for j := range s.Values {
-				ep.XYs[j] = plotter.XY{X: float64(j), Y: s.Values[j]}
-			}
-			off := bars.Offset
-			p.Add(shifted{ep, off})
+		if s.Errors != nil && len(s.Errors) != len(s.Values) {
+			return nil, fmt.Errorf("bar series %q: %d errors for %d values", s.Name, len(s.Errors), len(s.Values))
 		}
 	}
+	if len(categories) == 0 {
+		return nil, fmt.Errorf("bar chart %q: no categories", title)
+	}
+	g := &groupedBars{series: series, fill: 0.8}
+	p.Add(g)
+	for i, s := range series {
+		p.Legend.Add(s.Name, barThumb{SeriesColor(i)})
+	}
 	p.NominalX(categories...)
-	// Headroom so the legend does not cover the tallest bars.
-	p.Legend.Left = true
-	p.Y.Max += 0.25 * (p.Y.Max - math.Min(p.Y.Min, 0))
+	p.Y.Tick.Marker = barAxisTicks{}
+	percentAxis(p, yLabel, false)
 	return p, nil
 }
 
-type errorBars struct{ values, errs []float64 }
-
-func (e errorBars) Len() int                    { return len(e.values) }
-func (e errorBars) XY(i int) (float64, float64) { return float64(i), e.values[i] }
-func (e errorBars) YError(i int) (float64, float64) {
-	return e.errs[i], e.errs[i]
+// groupedBars draws the bars of Bars: category j at x = j, its group of
+// bars fill·(slot width) wide, bar i of the group in SeriesColor(i).
+type groupedBars struct {
+	series []BarSeries
+	fill   float64
 }
 
-// shifted draws error bars offset horizontally to sit on their bar.
-type shifted struct {
-	*plotter.YErrorBars
-	off vg.Length
+// DataRange spans every slot [j−½, j+½] and every bar from zero, error bars
+// included.
+func (g *groupedBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	ymin, ymax = 0, 0
+	n := 0
+	for _, s := range g.series {
+		n = max(n, len(s.Values))
+		for j, v := range s.Values {
+			if math.IsNaN(v) {
+				continue
+			}
+			e := 0.0
+			if s.Errors != nil && !math.IsNaN(s.Errors[j]) {
+				e = math.Abs(s.Errors[j])
+			}
+			ymin, ymax = math.Min(ymin, v-e), math.Max(ymax, v+e)
+		}
+	}
+	return -0.5, float64(n) - 0.5, ymin, ymax
 }
 
-func (s shifted) Plot(c draw.Canvas, p *plot.Plot) {
-	c.Rectangle.Min.X += s.off
-	c.Rectangle.Max.X += s.off
-	s.YErrorBars.Plot(c, p)
+// barRect is one bar as drawn: series i, category j, in canvas points.
+type barRect struct {
+	series, category int
+	rect             vg.Rectangle
+}
+
+// rects places every bar on the data canvas c; values are clamped to the
+// y range, so a bar below the axis start is not drawn past it.
+func (g *groupedBars) rects(c draw.Canvas, p *plot.Plot) []barRect {
+	trX, trY := p.Transforms(&c)
+	clamp := func(v float64) float64 { return math.Max(p.Y.Min, math.Min(p.Y.Max, v)) }
+	base := clamp(0)
+	if _, log := p.Y.Scale.(plot.LogScale); log {
+		base = p.Y.Min
+	}
+	slot := trX(1) - trX(0)
+	n := len(g.series)
+	w := slot * vg.Length(g.fill) / vg.Length(max(n, 1))
+	var out []barRect
+	for i, s := range g.series {
+		for j, v := range s.Values {
+			if math.IsNaN(v) {
+				continue
+			}
+			x0 := trX(float64(j)) - slot*vg.Length(g.fill)/2 + vg.Length(i)*w
+			y0, y1 := trY(base), trY(clamp(v))
+			out = append(out, barRect{i, j, vg.Rectangle{Min: vg.Point{X: x0, Y: min(y0, y1)}, Max: vg.Point{X: x0 + w, Y: max(y0, y1)}}})
+		}
+	}
+	return out
+}
+
+func (g *groupedBars) Plot(c draw.Canvas, p *plot.Plot) {
+	_, trY := p.Transforms(&c)
+	clamp := func(v float64) float64 { return math.Max(p.Y.Min, math.Min(p.Y.Max, v)) }
+	errSty := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
+	for _, b := range g.rects(c, p) {
+		r := b.rect
+		c.FillPolygon(SeriesColor(b.series), []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}})
+		s := g.series[b.series]
+		if s.Errors == nil || math.IsNaN(s.Errors[b.category]) {
+			continue
+		}
+		v, e := s.Values[b.category], math.Abs(s.Errors[b.category])
+		x := (r.Min.X + r.Max.X) / 2
+		lo, hi := trY(clamp(v-e)), trY(clamp(v+e))
+		c.StrokeLine2(errSty, x, lo, x, hi)
+		cap := min(r.Size().X*0.3, vg.Points(3))
+		c.StrokeLine2(errSty, x-cap, lo, x+cap, lo)
+		c.StrokeLine2(errSty, x-cap, hi, x+cap, hi)
+	}
+}
+
+// barThumb is a bar series' legend entry: a filled box in its colour.
+type barThumb struct{ c color.Color }
+
+func (t barThumb) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	c.FillPolygon(t.c, []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}})
 }
 
 // Scatter draws point clouds, one colour per series (Lo/Hi are ignored);
@@ -187,11 +251,11 @@ func Scatter(title, xLabel, yLabel string, series []Series, logX, logY bool) (*p
 	p.Legend.Top = true
 	if logX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = logTicks{}
 	}
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{}
 	}
 	for i, s := range series {
 		if len(s.X) != len(s.Y) {
@@ -208,11 +272,12 @@ func Scatter(title, xLabel, yLabel string, series []Series, logX, logY bool) (*p
 		if err != nil {
 			return nil, fmt.Errorf("series %q: %w", s.Name, err)
 		}
-		sc.GlyphStyle.Color = plotutil.Color(i)
+		sc.GlyphStyle.Color = SeriesColor(i)
 		sc.GlyphStyle.Shape = plotutil.Shape(i)
 		sc.GlyphStyle.Radius = vg.Points(2.5)
 		p.Add(sc)
 		p.Legend.Add(s.Name, sc)
 	}
+	percentAxis(p, yLabel, logY)
 	return p, nil
 }

@@ -4,15 +4,19 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"regexp"
 	"strings"
 )
 
-// TableHTML renders a plain HTML table; cells are escaped.
+// TableHTML renders a plain HTML table. Cells are escaped text, except for
+// the two inline markdown forms of the tables recorded in the repository's
+// markdown files, which are rendered rather than shown raw: **bold** and
+// `code`. A lone asterisk ("C2*") stays as it is.
 func TableHTML(headers []string, rows [][]string) string {
 	var b strings.Builder
 	b.WriteString(`<table style="border-collapse:collapse;font-family:monospace">` + "\n<tr>")
 	for _, h := range headers {
-		fmt.Fprintf(&b, `<th style="border-bottom:1px solid #888;padding:2px 8px;text-align:right">%s</th>`, html.EscapeString(h))
+		fmt.Fprintf(&b, `<th style="border-bottom:1px solid #888;padding:2px 8px;text-align:right">%s</th>`, cellHTML(h))
 	}
 	b.WriteString("</tr>\n")
 	for _, r := range rows {
@@ -22,12 +26,24 @@ func TableHTML(headers []string, rows [][]string) string {
 			if j == 0 {
 				align = "left"
 			}
-			fmt.Fprintf(&b, `<td style="padding:2px 8px;text-align:%s">%s</td>`, align, html.EscapeString(c))
+			fmt.Fprintf(&b, `<td style="padding:2px 8px;text-align:%s">%s</td>`, align, cellHTML(c))
 		}
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</table>")
 	return b.String()
+}
+
+var (
+	mdCode   = regexp.MustCompile("`([^`]+)`")
+	mdStrong = regexp.MustCompile(`\*\*([^*\s](?:[^*]*[^*\s])?)\*\*`)
+)
+
+// cellHTML escapes a table cell and renders its **bold** and `code`.
+func cellHTML(s string) string {
+	s = html.EscapeString(s)
+	s = mdCode.ReplaceAllString(s, "<code>$1</code>")
+	return mdStrong.ReplaceAllString(s, "<b>$1</b>")
 }
 
 // TableMarkdown renders a markdown table (for README use).
