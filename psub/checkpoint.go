@@ -4,7 +4,7 @@ package psub
 // cutting-plane iteration Train saves what the 1-slack cutting-plane method
 // cannot recompute cheaply (the working set of cutting planes and hard
 // constraints with their duals, the stage and iteration, the best primal
-// bound, the trace) and a later Train on the same problem and settings
+// bound and its weights, the trace) and a later Train on the same problem and settings
 // continues from there. The file name is derived from a fingerprint of the
 // problem and of every setting that shapes the iterates, so a changed
 // setting starts afresh instead of resuming something else.
@@ -22,17 +22,20 @@ import (
 	"path/filepath"
 )
 
-// checkpointVersion changes whenever the saved state changes meaning.
+// checkpointVersion changes whenever the saved state changes meaning (it
+// is part of the fingerprint, hence of the file name). Adding a field gob
+// can leave empty does not change it: BestW was added that way.
 const checkpointVersion = 1
 
 // checkpoint is the saved state of a trainer between two iterations.
 type checkpoint struct {
 	Version     int
 	Fingerprint string
-	Stage       int     // stage being run
-	StageIter   int     // iterations done in that stage
-	Iter        int     // iterations done in all stages
-	Best        float64 // the stage's best primal bound
+	Stage       int       // stage being run
+	StageIter   int       // iterations done in that stage
+	Iter        int       // iterations done in all stages
+	Best        float64   // the stage's best primal bound
+	BestW       []float64 // the iterate that reached it (nil in files written before BestW)
 	PlaneA      [][]float64
 	PlaneB      []float64
 	Alpha       []float64
@@ -172,7 +175,7 @@ func (t *trainer) checkpointPath() string {
 func (t *trainer) saveCheckpoint(it int, best float64) error {
 	c := checkpoint{
 		Version: checkpointVersion, Fingerprint: t.fp,
-		Stage: t.stage, StageIter: it, Iter: t.iter, Best: best,
+		Stage: t.stage, StageIter: it, Iter: t.iter, Best: best, BestW: t.bestW,
 		Inactive: t.inactive, Rows: t.rowPool, RowInactive: t.rowInactive,
 		HardAdded: t.hardAdded, Computed: t.marginsSoFar(), Trace: *t.trace,
 	}
@@ -228,6 +231,8 @@ func (t *trainer) loadCheckpoint() (*checkpoint, error) {
 	switch {
 	case c.Version != checkpointVersion:
 		return nil, fmt.Errorf("checkpoint %s: version %d, want %d; remove it to train from scratch", path, c.Version, checkpointVersion)
+	case c.BestW != nil && len(c.BestW) != t.layout.Dim():
+		return nil, fmt.Errorf("checkpoint %s: best weights of length %d, want %d; remove it to train from scratch", path, len(c.BestW), t.layout.Dim())
 	case c.Fingerprint != t.fp:
 		return nil, fmt.Errorf("checkpoint %s: written for another problem or settings (fingerprint %.16s…, want %.16s…); remove it to train from scratch", path, c.Fingerprint, t.fp)
 	case len(c.PlaneA) != len(c.PlaneB) || len(c.Alpha) != len(c.PlaneB) || len(c.Inactive) != len(c.PlaneB),

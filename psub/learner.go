@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -102,17 +103,17 @@ type Settings struct {
 	// CheckpointDir, when set, makes the training resumable: after every
 	// cutting-plane iteration Train saves its working set (cutting planes,
 	// hard constraints and their duals), iteration counters, best primal
-	// bound and trace to train-<fingerprint>.ckpt in this directory, and a
-	// Train on the same instances and settings continues from that file
-	// (Trace.Resumed records where). The fingerprint covers the instances,
-	// the constraint set, the loss and every setting that changes the
-	// iterates except MaxIter and Tol, so a run can go on with more
-	// iterations or a tighter tolerance, and any other change trains
+	// bound with its weights, and trace to train-<fingerprint>.ckpt in this
+	// directory, and a Train on the same instances and settings continues
+	// from that file (Trace.Resumed records where). The fingerprint covers
+	// the instances, the constraint set, the loss and every setting that
+	// changes the iterates except MaxIter and Tol, so a run can go on with
+	// more iterations or a tighter tolerance, and any other change trains
 	// afresh. The file is written atomically and removed once the last
-	// stage has converged; it stays when MaxIter stopped training. A resumed
-	// run reaches the same optimum within Tol but not bit for bit: the QP is
-	// rebuilt from the saved duals and inference restarts without its
-	// dynamic state.
+	// stage has converged; it stays when MaxIter stopped training. A
+	// resumed run reaches the same optimum within Tol but not bit for bit:
+	// the QP is rebuilt from the saved duals and inference restarts without
+	// its dynamic state.
 	CheckpointDir string
 }
 
@@ -187,11 +188,16 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 // until no hard constraint is violated. Training stops when the relative
 // gap (best primal − dual)/best primal ≤ Tol, or when the loss-augmented
 // labelling no longer violates the working set, or after MaxIter
-// iterations (then Trace.Converged is false; the model is still returned).
+// iterations (Trace.Stop says which; Trace.Converged is false only for
+// MaxIter, and the model is still returned).
 //
-// The primal bound is certified when training-time inference is exact
-// (binary labels and a set that guarantees submodularity); with inexact
-// inference it is what that inference found.
+// The returned weights are the iterate of the last stage with the best
+// primal bound, the one Trace.Final().Primal reports, so the gap of the
+// trace holds for the returned model (the iterates are not monotone: the
+// last one's primal can be above the best's by more than Tol). The primal
+// bound is certified when training-time inference is exact (binary labels
+// and a set that guarantees submodularity); with inexact inference it is
+// what that inference found.
 func Train(train []Instance, labels int, settings Settings) (*Model, *Trace, error) {
 	start := time.Now()
 	s, err := settings.withDefaults(labels)
@@ -269,7 +275,7 @@ func Train(train []Instance, labels int, settings Settings) (*Model, *Trace, err
 		}
 	}
 	m := &Model{
-		Layout: layout, W: t.w, Set: s.Set.Name(), C: s.C, Loss: s.Loss.Name(),
+		Layout: layout, W: t.bestW, Set: s.Set.Name(), C: s.C, Loss: s.Loss.Name(),
 		Description: s.Description,
 	}
 	return m, t.trace, nil
@@ -286,6 +292,10 @@ type trainer struct {
 	w      []float64
 	sol    qp.Solution
 	trace  *Trace
+	// bestW is the iterate of the current stage whose primal is the stage's
+	// best bound (what Train returns); nil before the stage's first
+	// inference.
+	bestW []float64
 
 	feats []instFeatures
 	cache [][]cached // per instance, when Settings.Cache > 0
@@ -373,12 +383,19 @@ func (t *trainer) run() error {
 	stages := t.stages()
 	for st, rows := range stages {
 		startIt, best := 0, math.Inf(1)
+		t.bestW = nil
 		if c := t.resume; c != nil {
 			if st < c.Stage {
 				continue
 			}
 			if st == c.Stage {
-				startIt, best = c.StageIter, c.Best
+				startIt = c.StageIter
+				// A checkpoint written before BestW existed has the bound
+				// but not its weights: drop the bound, the best is then
+				// taken over the iterations that follow.
+				if c.BestW != nil {
+					best, t.bestW = c.Best, append([]float64(nil), c.BestW...)
+				}
 			}
 		}
 		t.stage = st
@@ -391,19 +408,31 @@ func (t *trainer) run() error {
 		if exact {
 			method = t.s.Exact
 		}
-		conv, err := t.runStage(method, startIt, best)
+		stop, err := t.runStage(method, startIt, best)
 		if err != nil {
 			return err
 		}
-		t.trace.Converged = conv
+		t.trace.Stop, t.trace.Converged = stop, stop.Converged()
 	}
 	t.trace.Iters = t.iter
 	t.trace.HardIntroduced = t.hardAdded
 	t.trace.ActiveHard = len(t.qp.ActiveRows(activeEps))
 	t.trace.ActivePlanes = len(t.qp.ActivePlanes(activeEps))
+	if t.bestW == nil {
+		// Only a run resumed from a checkpoint without BestW and with no
+		// iteration left has no best iterate: return the last one.
+		t.bestW = append([]float64(nil), t.w...)
+	}
 	if q := t.spec.pool; q != nil {
 		t.trace.Margins = q.computed
-		_, t.trace.MinMargin = q.violated(1, t.s.HardTol*norm(t.w))
+		if !slices.Equal(t.bestW, t.w) && q.active > 0 {
+			// The pool's margins are the last iterate's: recompute them for
+			// the returned weights (not counted in Margins, which counts
+			// the algorithm's work).
+			q.computeFull(t.bestW)
+			q.computed = t.trace.Margins
+		}
+		_, t.trace.MinMargin = q.violated(1, t.s.HardTol*norm(t.bestW))
 	}
 	return nil
 }
@@ -488,8 +517,9 @@ const activeEps = 1e-9
 
 // runStage runs cutting-plane iterations until the gap closes, starting
 // after iteration startIt of the stage with the best primal bound best (0
-// and +Inf unless resuming from a checkpoint).
-func (t *trainer) runStage(method inference.Method, startIt int, best float64) (bool, error) {
+// and +Inf unless resuming from a checkpoint), and says why it stopped. It
+// keeps t.bestW, the iterate whose primal is best.
+func (t *trainer) runStage(method inference.Method, startIt int, best float64) (StopReason, error) {
 	for _, wk := range t.works {
 		if wk.method != method {
 			wk.method = method
@@ -498,7 +528,7 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 	}
 	// Make w feasible for this stage's hard constraints before inference.
 	if err := t.wUpdate(); err != nil {
-		return false, err
+		return StopNone, err
 	}
 	for it := startIt; it < t.s.MaxIter; it++ {
 		t.iter++
@@ -518,7 +548,7 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 		if !rec.CacheHit {
 			var err error
 			if a, b, rec.Truncated, err = t.lossAugmented(); err != nil {
-				return false, err
+				return StopNone, err
 			}
 		}
 		rec.InferenceSeconds = time.Since(t0).Seconds()
@@ -526,21 +556,32 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 		xiNew := math.Max(0, b-dot(a, t.w))
 		if !rec.CacheHit {
 			// Only real inference gives the most violated labelling, hence
-			// an upper bound.
-			best = math.Min(best, 0.5*dot(t.w, t.w)+t.s.C*xiNew)
+			// an upper bound: the primal of this w.
+			if p := 0.5*dot(t.w, t.w) + t.s.C*xiNew; p < best || t.bestW == nil {
+				best = p
+				t.bestW = append(t.bestW[:0], t.w...)
+			}
 		}
 		rec.Primal, rec.Dual = best, t.sol.Dual
 		rec.Gap = relGap(best, t.sol.Dual)
 		rec.Violation = xiNew - t.sol.Xi
-		done := !rec.CacheHit && (rec.Gap <= t.s.Tol || rec.Violation <= 1e-12*math.Max(1, b))
+		var stop StopReason
+		switch {
+		case rec.CacheHit:
+		case rec.Gap <= t.s.Tol:
+			stop = StopGap
+		case rec.Violation <= 1e-12*math.Max(1, b):
+			stop = StopNoViolation
+		}
+		done := stop != StopNone
 		if !done {
 			if t.qp.AddPlane(a, b) < 0 {
-				return false, t.qp.Err()
+				return StopNone, t.qp.Err()
 			}
 			t.inactive = append(t.inactive, 0)
 			n0, m0, q0 := len(t.trace.QPCalls), t.marginsSoFar(), t.qp.Rows()
 			if err := t.wUpdate(); err != nil {
-				return false, err
+				return StopNone, err
 			}
 			for _, c := range t.trace.QPCalls[n0:] {
 				rec.QPSeconds += c.QPSeconds
@@ -556,16 +597,16 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 			t.s.Progress(rec)
 		}
 		if done {
-			return true, nil
+			return stop, nil
 		}
 		if t.s.CheckpointDir != "" {
 			t.trace.Seconds = t.seconds()
 			if err := t.saveCheckpoint(it+1, best); err != nil {
-				return false, err
+				return StopNone, err
 			}
 		}
 	}
-	return false, nil
+	return StopMaxIter, nil
 }
 
 func (t *trainer) marginsSoFar() int64 {

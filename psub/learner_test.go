@@ -289,20 +289,99 @@ func TestTrainErrors(t *testing.T) {
 }
 
 // Unconstrained baselines run with any inference and report truncations.
+// Their inference is inexact, so the reported primal is what it found: never
+// above the primal of the returned weights recomputed by enumeration
+// (refPrimal), which the QP's dual bound never exceeds. TGC's truncation
+// count at the iteration that produced the returned weights is the number
+// of non-submodular training edges under them, counted here from w.
 func TestUnconstrainedBaselines(t *testing.T) {
-	rng := rand.New(rand.NewPCG(10, 10))
-	train := smoothSet(rng, 5, 10, 3, 2)
+	train := alternatingSet(rand.New(rand.NewPCG(10, 10)), 5, 10)
+	const c = 10.0
 	for _, method := range []inference.Method{inference.TruncatedGraphCut{}, inference.QPBO{}, inference.TRWS{MaxIter: 50}} {
 		t.Run(method.Name(), func(t *testing.T) {
-			m, tr, err := Train(train, 2, Settings{C: 1, Set: Unconstrained{}, Inference: method, MaxIter: 200})
+			m, tr, err := Train(train, 2, Settings{C: c, Set: Unconstrained{}, Inference: method, MaxIter: 200})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tr.Iters == 0 || len(m.W) != m.Dim() {
-				t.Fatalf("no training happened: %d iterations", tr.Iters)
+			if !tr.Converged || len(m.W) != m.Dim() {
+				t.Fatalf("stopped by %v after %d iterations, %d weights", tr.Stop, tr.Iters, len(m.W))
+			}
+			fin := tr.Final()
+			p := refPrimal(m.W, c, 2, train, false)
+			if fin.Primal > p*(1+1e-9) {
+				t.Errorf("reported primal %.9g above the returned weights' exact primal %.9g: inference cannot find more than the most violated labelling", fin.Primal, p)
+			}
+			if fin.Dual > p*(1+1e-9) {
+				t.Errorf("dual bound %.9g above the exact primal %.9g of the returned weights", fin.Dual, p)
+			}
+			// The returned weights are the iterate of the last primal
+			// improvement (the first iteration sets the bound).
+			at := 0
+			for k, it := range tr.Iterations {
+				if it.Primal < tr.Iterations[at].Primal {
+					at = k
+				}
+			}
+			nonsub := 0
+			for i := range train {
+				for _, pe := range train[i].Pairwise {
+					if refExcess(m.W, 3, pe) > 0 {
+						nonsub++
+					}
+				}
+			}
+			t.Logf("%d iterations (%v), primal %.6f (exact %.6f), dual %.6f; %d non-submodular training edges, %d truncated at iteration %d",
+				tr.Iters, tr.Stop, fin.Primal, p, fin.Dual, nonsub, tr.Iterations[at].Truncated, at+1)
+			if _, ok := method.(inference.TruncatedGraphCut); ok {
+				if nonsub == 0 {
+					t.Fatal("no non-submodular training edge: the test does not exercise truncation")
+				}
+				if tr.Iterations[at].Truncated != nonsub {
+					t.Errorf("TGC truncated %d edges at the returned weights' iteration, %d are non-submodular", tr.Iterations[at].Truncated, nonsub)
+				}
 			}
 		})
 	}
+}
+
+// alternatingSet is n random graphs of the given size (a path with chords)
+// whose labels mostly alternate along the path, with weak unaries (3
+// features, a little label signal in noise) and pairwise features (1, 1)
+// on path edges and (1, 0) on chords: a model fits it best with repulsive,
+// non-submodular path edges.
+func alternatingSet(rng *rand.Rand, n, nodes int) []Instance {
+	var set []Instance
+	for i := 0; i < n; i++ {
+		in := randomInstance(rng, nodes, nodes/2, 3, 2, 2)
+		for k := range in.Labels {
+			in.Labels[k] = k % 2
+			if rng.Float64() < 0.1 {
+				in.Labels[k] = 1 - in.Labels[k]
+			}
+			for j := range in.Unary[k] {
+				in.Unary[k][j] = rng.NormFloat64() + 0.3*boolf(j%2 == in.Labels[k])
+			}
+		}
+		for e, ed := range in.Edges {
+			in.Pairwise[e][0], in.Pairwise[e][1] = 1, boolf(ed[1] == ed[0]+1 || ed[0] == ed[1]+1)
+		}
+		set = append(set, in)
+	}
+	return set
+}
+
+// refExcess is θ00 + θ11 − θ01 − θ10 of an edge with binary labels and
+// features p (energy θ = −score, untied layout, unary dimension du): the
+// edge is non-submodular when it is positive.
+func refExcess(w []float64, du int, p []float64) float64 {
+	score := func(a, b int) float64 {
+		s := 0.0
+		for j, v := range p {
+			s += w[2*du+(a*2+b)*len(p)+j] * v
+		}
+		return s
+	}
+	return -score(0, 0) - score(1, 1) + score(0, 1) + score(1, 0)
 }
 
 // Three labels, tied weights: training and prediction run with αβ-swap and

@@ -1,5 +1,7 @@
 package psub
 
+import "fmt"
+
 // Iteration records one cutting-plane iteration of Train: one round of
 // loss-augmented inference, one new cutting plane, and the w-update
 // (QP solves and hard-constraint generation) that follows it.
@@ -41,12 +43,52 @@ type QPCall struct {
 	ConstraintSeconds float64
 }
 
+// StopReason says why a stage of Train stopped.
+type StopReason int
+
+const (
+	// StopNone: the stage has not stopped (no training, or an error).
+	StopNone StopReason = iota
+	// StopGap: the relative gap (best primal − dual)/best primal reached Tol.
+	StopGap
+	// StopNoViolation: the loss-augmented labellings did not violate the
+	// working set (by more than round-off), so no plane could be added.
+	// With exact inference the working set's optimum is then the optimum;
+	// with inexact inference it is the end of what that inference finds.
+	StopNoViolation
+	// StopMaxIter: MaxIter iterations ran without either of the above.
+	StopMaxIter
+)
+
+// Converged reports whether the stopping rule ended the stage (StopGap or
+// StopNoViolation), not the iteration cap.
+func (r StopReason) Converged() bool { return r == StopGap || r == StopNoViolation }
+
+// String is a short phrase for tables: "gap ≤ Tol", "no violated
+// labelling", "iteration cap" or "not stopped".
+func (r StopReason) String() string {
+	switch r {
+	case StopGap:
+		return "gap ≤ Tol"
+	case StopNoViolation:
+		return "no violated labelling"
+	case StopMaxIter:
+		return "iteration cap"
+	case StopNone:
+		return "not stopped"
+	}
+	return fmt.Sprintf("StopReason(%d)", int(r))
+}
+
 // Trace is what Train records: curves to plot and totals for tables.
 type Trace struct {
 	Iterations []Iteration
 	QPCalls    []QPCall
 
-	Converged      bool    // the last stage closed the gap before MaxIter
+	// Stop is why the last stage stopped: the gap closed, inference found
+	// no violated labelling, or MaxIter. Converged is Stop.Converged().
+	Stop           StopReason
+	Converged      bool    // the last stage stopped by its rule, not by MaxIter
 	Iters          int     // cutting-plane iterations, all stages
 	HardIntroduced int     // hard constraints added to the QP (re-additions after removal count again)
 	ActiveHard     int     // hard constraints with a positive dual at the end
