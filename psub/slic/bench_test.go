@@ -105,13 +105,13 @@ func benchSegment(b *testing.B, v *imageio.Volume, opt Options) {
 // w×h at the origin (8-bit grey PNG slices, read with image/png here).
 func loadEMCrop(tb testing.TB, w, h, d int) *imageio.Volume {
 	tb.Helper()
-	dir := "/work/shared/data/epfl_mito/training/images"
+	dir := needData(tb, "epfl_mito/training/images")
 	v := imageio.NewVolume(w, h, d, 1)
 	for z := range d {
 		file := filepath.Join(dir, fmt.Sprintf("train_%03d.png", z+1))
 		f, err := os.Open(file)
 		if err != nil {
-			tb.Skipf("EM volume not available: %v", err)
+			tb.Fatalf("EM volume in %s incomplete: %v", dir, err)
 		}
 		img, err := png.Decode(f)
 		f.Close()

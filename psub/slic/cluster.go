@@ -108,11 +108,17 @@ func (c *clusterer) perturbSeeds() {
 }
 
 // run alternates assignment and update at most maxIter times, stopping
-// early once an assignment changes no label.
+// early once an assignment changes no label. The first assignment always
+// leads to an update: the labels it is compared with are the starting
+// nearest-grid-cell labels, not an assignment to the centres, so an
+// unchanged first assignment does not mean the centres are the means of
+// their voxels (with ZeroInit and an odd grid step the purely spatial first
+// assignment reproduces the starting labels exactly, and stopping there
+// returned the seed grid unclustered). From the second round on, an
+// unchanged assignment means the update would return the same centres.
 func (c *clusterer) run(maxIter int) {
-	for range maxIter {
-		changed := c.assign()
-		if !changed {
+	for it := range maxIter {
+		if changed := c.assign(); !changed && it > 0 {
 			return
 		}
 		c.update()

@@ -114,10 +114,10 @@ func checkLabels(t *testing.T, m *imageio.LabelMap, n int, connected bool) {
 
 func loadCow(t testing.TB) *imageio.Volume {
 	t.Helper()
-	dir := "/work/shared/data/tud_cows/images"
+	dir := needData(t, "tud_cows/images")
 	names, _ := filepath.Glob(filepath.Join(dir, "*.png"))
 	if len(names) == 0 {
-		t.Skipf("no cow images in %s", dir)
+		t.Fatalf("no cow images (*.png) in %s", dir)
 	}
 	f, err := os.Open(names[0])
 	if err != nil {
