@@ -5,15 +5,80 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/probably-submodular/crf/psub"
 )
 
+// StopOf reads why a fit stopped from its metrics: "stop" (a
+// psub.StopReason, recorded by every experiment runner), or, for rows
+// written before it, "converged" (0 is the iteration cap; 1 the stopping
+// rule, without saying which, reported as psub.StopNone with ok true).
+// ok is false when the row records neither.
+func StopOf(m map[string]float64) (stop psub.StopReason, converged, ok bool) {
+	if v, has := m["stop"]; has {
+		r := psub.StopReason(v)
+		return r, r.Converged(), true
+	}
+	if v, has := m["converged"]; has {
+		if v == 0 {
+			return psub.StopMaxIter, false, true
+		}
+		return psub.StopNone, true, true
+	}
+	return psub.StopNone, false, false
+}
+
+// StopLabel says in words how a fit stopped, with its gap when recorded,
+// for a table's "converged" column: "yes: gap 0.0085 ≤ Tol", "yes: no
+// violated labelling (gap 0.0031)", "no: iteration cap (gap 0.013)";
+// "yes (gap …)" for rows that record only "converged", "not recorded" for
+// rows with neither.
+func StopLabel(m map[string]float64) string {
+	stop, conv, ok := StopOf(m)
+	if !ok {
+		return "not recorded"
+	}
+	gap, hasGap := m["gap"]
+	switch {
+	case stop == psub.StopGap && hasGap:
+		return "yes: gap " + fmtGap(gap) + " ≤ Tol"
+	case stop == psub.StopGap:
+		return "yes: gap ≤ Tol"
+	}
+	var s string
+	switch {
+	case stop == psub.StopNoViolation:
+		s = "yes: no violated labelling"
+	case stop == psub.StopMaxIter:
+		s = "no: iteration cap"
+	case conv:
+		s = "yes"
+	default:
+		s = "no: " + stop.String()
+	}
+	if hasGap {
+		s += " (gap " + fmtGap(gap) + ")"
+	}
+	return s
+}
+
+// fmtGap writes a relative gap with three digits, and round-off (below
+// 1e-9, either sign: a primal that met the dual) as 0.
+func fmtGap(g float64) string {
+	if math.Abs(g) < 1e-9 {
+		return "0"
+	}
+	return fmt.Sprintf("%.3g", g)
+}
+
 // ConvergenceRow summarises how the fits of one (set, loss, tag) group of a
-// results file ended: how many reached the tolerance and how many stopped
-// at the iteration cap (metric "converged" 0), their iterations, the
-// largest relative gap left by a capped fit, and the summed job time.
+// results file ended: how many stopped at the iteration cap (StopOf), how
+// many record no stop reason, their iterations, the largest relative gap
+// left by a capped fit, and the summed job time.
 type ConvergenceRow struct {
 	Set, Loss, Tag string
 	Fits, Capped   int
+	Unknown        int // fits whose rows record neither "stop" nor "converged"
 	MeanIter       float64
 	MaxIter        int
 	// MaxCappedGap is the largest gap (metric "gap") among the capped fits;
@@ -24,7 +89,8 @@ type ConvergenceRow struct {
 
 // Convergence groups the successful rows with an "iterations" metric by
 // set, loss and tag (in order of first appearance) and summarises each
-// group. Rows without "converged" count as converged.
+// group. Whether a fit was capped comes from its stop reason (StopOf),
+// never from its iteration count.
 func Convergence(rs []Result) []ConvergenceRow {
 	type key struct{ s, l, t string }
 	at := map[key]int{}
@@ -46,7 +112,11 @@ func Convergence(rs []Result) []ConvergenceRow {
 		g.MeanIter += it
 		g.MaxIter = max(g.MaxIter, int(it))
 		g.Seconds += r.Seconds
-		if c, ok := r.Metrics["converged"]; ok && c == 0 {
+		stop, _, ok := StopOf(r.Metrics)
+		if !ok {
+			g.Unknown++
+		}
+		if stop == psub.StopMaxIter {
 			g.Capped++
 			if gap, ok := r.Metrics["gap"]; ok && !(gap <= g.MaxCappedGap) {
 				g.MaxCappedGap = gap
@@ -76,16 +146,22 @@ func TotalSeconds(rs []Result) (perTag map[string]float64, tags []string, total 
 
 // ConvergenceTable lays out Convergence(rs) for display: set, loss (only
 // when the rows have more than one loss), stage, fits, fits stopped at the
-// cap, mean and maximum iterations, the largest gap at the cap ("–" when
-// none was capped) and the job time in seconds.
+// cap, fits without a recorded stop reason (only when there are some), mean
+// and maximum iterations, the largest gap at the cap ("–" when none was
+// capped) and the job time in seconds.
 func ConvergenceTable(rs []Result) (header []string, rows [][]string) {
 	groups := Convergence(rs)
 	losses := map[string]bool{}
+	unknown := false
 	for _, g := range groups {
 		losses[g.Loss] = true
+		unknown = unknown || g.Unknown > 0
 	}
 	withLoss := len(losses) > 1
 	header = []string{"set", "stage", "fits", "stopped at the cap", "mean iterations", "max iterations", "largest gap at the cap", "job time (s)"}
+	if unknown {
+		header = slices.Insert(header, 4, "stop not recorded")
+	}
 	if withLoss {
 		header = slices.Insert(header, 1, "loss")
 	}
@@ -96,6 +172,9 @@ func ConvergenceTable(rs []Result) (header []string, rows [][]string) {
 		}
 		row := []string{g.Set, g.Tag, fmt.Sprint(g.Fits), fmt.Sprint(g.Capped), fmt.Sprintf("%.0f", g.MeanIter),
 			fmt.Sprint(g.MaxIter), gap, fmt.Sprintf("%.0f", g.Seconds)}
+		if unknown {
+			row = slices.Insert(row, 4, fmt.Sprint(g.Unknown))
+		}
 		if withLoss {
 			row = slices.Insert(row, 1, g.Loss)
 		}

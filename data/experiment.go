@@ -136,8 +136,9 @@ func (e *SegmentationExperiment) pick(idx []int) []psub.Instance {
 // class-averaged accuracy), test_iou and test_voc (mean per-image pixel IoU
 // of the foreground and VOC score), nonsub_test (fraction of non-submodular
 // test edges), truncated_test, iterations, hard_active, hard_introduced,
-// margins, primal, converged, train_seconds, and c_psub (the C psub trained
-// at: job.C, or its conversion with PyStructC).
+// margins, primal, gap, stop and converged (see trainJob), train_seconds,
+// and c_psub (the C psub trained at: job.C, or its conversion with
+// PyStructC).
 func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]float64, error) {
 	if job.Fold < 0 || job.Fold >= len(e.Folds) {
 		return nil, fmt.Errorf("fold %d of %d", job.Fold, len(e.Folds))
@@ -239,8 +240,10 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]f
 // trainJob trains the column job.Set with job's loss and C over the base
 // settings (test: the instances C̄4 also constrains) and returns the model,
 // the column's Method and the training metrics every experiment records:
-// iterations, converged, primal, gap, hard_active, hard_introduced, margins
-// and train_seconds.
+// iterations, stop (why training stopped: the psub.StopReason as a number,
+// see StopOf), converged (1 when the stopping rule ended it, 0 at the
+// iteration cap; Stop.Converged, kept for older readers), primal, gap,
+// hard_active, hard_introduced, margins, train_seconds and resumed.
 func trainJob(ctx context.Context, job Job, train, test []psub.Instance, base psub.Settings) (*psub.Model, Method, map[string]float64, error) {
 	method, err := MethodByName(job.Set, test)
 	if err != nil {
@@ -262,7 +265,7 @@ func trainJob(ctx context.Context, job Job, train, test []psub.Instance, base ps
 	}
 	fin := trace.Final()
 	return model, method, map[string]float64{
-		"iterations": float64(trace.Iters), "converged": b2f(trace.Converged),
+		"iterations": float64(trace.Iters), "stop": float64(trace.Stop), "converged": b2f(trace.Stop.Converged()),
 		"primal": fin.Primal, "gap": fin.Gap,
 		"hard_active": float64(trace.ActiveHard), "hard_introduced": float64(trace.HardIntroduced),
 		"margins": float64(trace.Margins), "train_seconds": trace.Seconds,

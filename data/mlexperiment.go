@@ -42,11 +42,12 @@ type MultiLabelExperiment struct {
 // Run trains job.Set on the training graphs of job.Dataset and scores it.
 // Metrics: train_acc, train_se, test_acc, test_se (Hamming accuracy and the
 // standard error of the per-example Hamming accuracy across examples, see
-// HammingStats), iterations, converged (1 or 0), primal, gap, hard_introduced,
-// hard_active, train_seconds (all runs of a resumed training), resumed
-// (how often it was resumed from a checkpoint), nonsub_test (fraction of
-// non-submodular test edges under the model) and truncated_test (edges TGC
-// truncated when predicting the test set, for the columns predicted by TGC).
+// HammingStats), iterations, stop and converged (see trainJob; StopLabel
+// says it in words), primal, gap, hard_introduced, hard_active,
+// train_seconds (all runs of a resumed training), resumed (how often it was
+// resumed from a checkpoint), nonsub_test (fraction of non-submodular test
+// edges under the model) and truncated_test (edges TGC truncated when
+// predicting the test set, for the columns predicted by TGC).
 func (e *MultiLabelExperiment) Run(ctx context.Context, job Job) (map[string]float64, error) {
 	p, ok := e.Problems[job.Dataset]
 	if !ok || p == nil {
