@@ -49,6 +49,10 @@ type layout struct {
 	legendInBand bool         // no corner of the data was free: drawn above them
 
 	yMin, yMax float64 // the y range drawn
+
+	xTicks     plot.ConstantTicks // category names as drawn (wrapped), if any
+	xTickStyle text.Style
+	slot       vg.Length // room between neighbouring category names
 }
 
 // renderPlot draws p at w×h and returns the image and its layout. p itself is
@@ -99,6 +103,15 @@ func renderPlotLegend(p *plot.Plot, w, h vg.Length, withLegend bool) (img *image
 			}
 			L.plotArea = vg.Rectangle{Min: vg.Point{X: content.Min.X + yw, Y: content.Min.Y + xh}, Max: vg.Point{X: content.Max.X, Y: top - band}}
 			L.data = q.DataCanvas(draw.Canvas{Rectangle: L.plotArea}).Rectangle
+			if nominal, ok := p.X.Tick.Marker.(plot.ConstantTicks); ok {
+				// Category names wider than their slot run into their
+				// neighbours (08's "C++ BK (recorded, CPU)"): wrap them.
+				L.slot = tickSpacing(nominal, q.X.Max-q.X.Min, L.data.Size().X)
+				q.X.Tick.Label, q.X.Tick.Marker = fitTicks(p.X.Tick.Label, nominal, L.slot-gap)
+				L.xTicks = q.X.Tick.Marker.(plot.ConstantTicks)
+				L.xTickStyle = q.X.Tick.Label
+				L.data = q.DataCanvas(draw.Canvas{Rectangle: L.plotArea}).Rectangle
+			}
 			if xl != "" {
 				xSty, L.xLabel = fitText(p.X.Label.TextStyle, xl, L.data.Size().X)
 			}
@@ -187,6 +200,40 @@ func newCanvas(w, h vg.Length) (image.Image, *vgimg.Canvas) {
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
 	return c.Image(), c
+}
+
+// tickSpacing is the smallest distance, in points, between neighbouring
+// ticks on an axis of the given data span and length.
+func tickSpacing(ticks plot.ConstantTicks, span float64, length vg.Length) vg.Length {
+	d := math.Inf(1)
+	for i := 1; i < len(ticks); i++ {
+		d = math.Min(d, math.Abs(ticks[i].Value-ticks[i-1].Value))
+	}
+	if math.IsInf(d, 1) || span <= 0 {
+		return length
+	}
+	return length * vg.Length(d/span)
+}
+
+// fitTicks wraps category names to the given width, all at one font size:
+// the largest at which every name fits (see fitText).
+func fitTicks(sty text.Style, ticks plot.ConstantTicks, width vg.Length) (text.Style, plot.ConstantTicks) {
+	size := sty.Font.Size
+	for _, t := range ticks {
+		if t.Label != "" {
+			f, _ := fitText(sty, t.Label, width)
+			size = min(size, f.Font.Size)
+		}
+	}
+	sty.Font.Size = size
+	out := make(plot.ConstantTicks, len(ticks))
+	for i, t := range ticks {
+		out[i] = t
+		if t.Label != "" {
+			_, out[i].Label = fitText(sty, t.Label, width)
+		}
+	}
+	return sty, out
 }
 
 // fitText wraps s at spaces into at most maxLines lines no wider than width,

@@ -24,7 +24,8 @@ import (
 // and data that broke the old layout: a title wider than the figure (05),
 // a y label longer than the plot is high on a log axis (06), a flat curve
 // along the top where the legend went (02), grouped bars of nine categories
-// (07), a graph whose nodes fill the canvas.
+// (07), category names wider than their slot (08), a graph whose nodes fill
+// the canvas.
 func chartKinds(t *testing.T) map[string]*plot.Plot {
 	t.Helper()
 	must := func(p *plot.Plot, err error) *plot.Plot {
@@ -88,6 +89,9 @@ func chartKinds(t *testing.T) map[string]*plot.Plot {
 			names[:6], []BarSeries{{Name: "ours (test)", Values: test[:6], Errors: se[:6]}, {Name: "paper (test)", Values: []float64{84.5, 90.2, 90.4, 83.3, nan, 72.8}}})),
 		"bars-three-series": must(Bars("SLIC, 1024×768 cow, 500 segments", "seconds", []string{"skimage (recorded)", "Go (recorded)", "Go live"},
 			[]BarSeries{{Name: "wall", Values: []float64{4.3, 0.97, 0.37}}, {Name: "CPU", Values: []float64{1.29, 0.48, 0.55}}, {Name: "other", Values: []float64{0.5, 0.2, 0.1}}})),
+		"bars-long-categories": must(Bars("Max-flow, 256² grid: solve time", "ms per solve",
+			[]string{"C++ BK (recorded, CPU)", "Go (recorded, CPU)", "Go live (CPU)", "Go live (wall)"},
+			[]BarSeries{{Name: "ms", Values: []float64{1.95, 1.84, 0.94, 0.92}}})),
 		"scatter-loglog": must(Scatter("margins against time", "seconds", "margins", []Series{
 			{Name: "delayed", X: []float64{1, 3, 10, 30}, Y: []float64{1e4, 1e5, 1e6, 1e7}},
 			{Name: "full", X: []float64{2, 5, 20, 50}, Y: []float64{2e4, 3e5, 2e6, 9e6}}}, true, true)),
@@ -157,6 +161,11 @@ func TestChartsFitTheirCanvas(t *testing.T) {
 			if got, want := strings.Fields(L.title), strings.Fields(p.Title.Text); strings.Join(got, " ") != strings.Join(want, " ") {
 				t.Errorf("%s: title drawn as %q, want every word of %q", at, L.title, p.Title.Text)
 			}
+			for _, tk := range L.xTicks {
+				if w := L.xTickStyle.Width(tk.Label); w > L.slot {
+					t.Errorf("%s: category name %q is %v wide, wider than the %v between names", at, tk.Label, w, L.slot)
+				}
+			}
 			if L.titleRect.Size().X > 0 && inked(img, sz.h, L.titleRect) == 0 {
 				t.Errorf("%s: nothing drawn in the title's box", at)
 			}
@@ -220,7 +229,7 @@ func TestLegendsCoverNoData(t *testing.T) {
 // columns between groups. This is the row that showed 07's overlapping
 // groups; it is checked at both sizes and with two and three series.
 func TestBarGroupsStayInTheirSlots(t *testing.T) {
-	for name, nser := range map[string]int{"bars-grouped-9": 2, "bars-three-series": 3} {
+	for name, nser := range map[string]int{"bars-grouped-9": 2, "bars-three-series": 3, "bars-long-categories": 1} {
 		p := chartKinds(t)[name]
 		for _, sz := range sizes {
 			img, L, err := renderPlot(p, sz.w, sz.h)

@@ -149,6 +149,10 @@ func Bars(title, yLabel string, categories []string, series []BarSeries) (*plot.
 		p.Legend.Add(s.Name, barThumb{SeriesColor(i)})
 	}
 	p.NominalX(categories...)
+	// NominalX pads the y axis by half the first name so that name is not
+	// cut off; renderPlot keeps every name inside, and the padding would
+	// only push the first group away from the axis.
+	p.Y.Padding = plot.New().Y.Padding
 	p.Y.Tick.Marker = barAxisTicks{}
 	percentAxis(p, yLabel, false)
 	return p, nil
