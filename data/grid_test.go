@@ -2,6 +2,7 @@ package data
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -259,5 +260,30 @@ func TestRunGridReportWithoutFile(t *testing.T) {
 	_, err = RunGrid(context.Background(), jobs, nil, GridOptions{Params: func() {}})
 	if err == nil || !strings.Contains(err.Error(), "params") {
 		t.Fatalf("a func as params accepted: %v", err)
+	}
+}
+
+// TestRunGridWarnsWithoutReport: a caller that sets no Report still sees a
+// warning on stderr when stale rows are reused (PSUB_REUSE=stale may be set
+// by whoever runs it).
+func TestRunGridWarnsWithoutReport(t *testing.T) {
+	g := newGridRun(t)
+	g.run(codeV1, nil, ReuseCurrent)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	t.Setenv(ReuseEnv, "stale")
+	_, err = RunGrid(context.Background(), g.jobs, nil, GridOptions{Results: g.path, Code: &codeV2})
+	os.Stderr = stderr
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(r)
+	if !strings.HasPrefix(string(out), "WARNING: "+g.path) || !strings.Contains(string(out), "reused 6 STALE") {
+		t.Fatalf("stderr %q", out)
 	}
 }
