@@ -30,8 +30,10 @@
 //     cuts), then enforces them from that warm start; constraint
 //     minibatches enforce growing prefixes of the pool in stages.
 //   - Training stops on the relative primal–dual gap (best primal upper
-//     bound from exact inference vs. the QP's dual bound) or MaxIter. The
-//     Trace holds per-iteration and per-QP-call records for plots and the
+//     bound from exact inference vs. the QP's dual bound), when inference
+//     finds no violated labelling, or at MaxIter (Trace.Stop says which);
+//     the returned weights are the iterate of the best bound. The Trace
+//     holds per-iteration and per-QP-call records for plots and the
 //     totals of the paper's tables (hard constraints introduced and active,
 //     margins computed, time in inference / QP / constraint generation).
 //   - Long trainings are resumable: with Settings.CheckpointDir the working
