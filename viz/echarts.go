@@ -158,14 +158,16 @@ func EChartLines(title, xLabel, yLabel string, series []Series, logY bool) *char
 		charts.WithXAxisOpts(xAxis),
 		charts.WithYAxisOpts(yAxis),
 	)...)
-	for _, s := range series {
+	for i, s := range series {
 		items := make([]opts.LineData, 0, len(s.Y))
-		for i, y := range s.Y {
-			if i < len(s.X) && !math.IsNaN(y) && !(logY && y <= 0) {
-				items = append(items, opts.LineData{Value: []float64{s.X[i], y}})
+		for j, y := range s.Y {
+			if j < len(s.X) && !math.IsNaN(y) && !(logY && y <= 0) {
+				items = append(items, opts.LineData{Value: []float64{s.X[j], y}})
 			}
 		}
-		l.AddSeries(s.Name, items, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(items) <= 30)}))
+		l.AddSeries(s.Name, items, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(items) <= 30)}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: cssColor(colorOf(s.Color, i))}),
+			charts.WithLineStyleOpts(opts.LineStyle{Color: cssColor(colorOf(s.Color, i))}))
 	}
 	return l
 }
@@ -210,16 +212,16 @@ func EChartBars(title, yLabel string, categories []string, series []BarSeries) *
 		charts.WithYAxisOpts(yAxis),
 	)...)
 	b.SetXAxis(categories)
-	for _, s := range series {
+	for i, s := range series {
 		items := make([]opts.BarData, len(s.Values))
-		for i, v := range s.Values {
+		for j, v := range s.Values {
 			if math.IsNaN(v) {
-				items[i] = opts.BarData{Value: "-"} // echarts' mark for a missing value
+				items[j] = opts.BarData{Value: "-"} // echarts' mark for a missing value
 				continue
 			}
-			items[i] = opts.BarData{Value: v}
+			items[j] = opts.BarData{Value: v}
 		}
-		b.AddSeries(s.Name, items)
+		b.AddSeries(s.Name, items, charts.WithItemStyleOpts(opts.ItemStyle{Color: cssColor(colorOf(s.Color, i))}))
 	}
 	return b
 }

@@ -470,6 +470,35 @@ func TestStaticAndInteractiveShareThePalette(t *testing.T) {
 	}
 }
 
+// A series given a colour keeps it in a chart of other series, static and
+// interactive (02 shows two configurations per static panel and all nine in
+// the interactive chart).
+func TestPinnedSeriesColour(t *testing.T) {
+	pinned := SeriesColor(6)
+	s := []Series{{Name: "2-pass delayed", X: []float64{1, 2}, Y: []float64{3, 4}, Color: pinned}}
+	p, err := Lines("t", "x", "y", s, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, _, err := renderPlot(p, Width, Height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasColour(img, pinned) || hasColour(img, SeriesColor(0)) {
+		t.Errorf("static chart does not draw the series in its pinned colour %v", pinned)
+	}
+	b, err := Bars("t", "y", []string{"a"}, []BarSeries{{Name: "b", Values: []float64{1}, Color: pinned}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, _, err = renderPlot(b, Width, Height); err != nil || !hasColour(img, pinned) {
+		t.Errorf("bar chart does not draw the bar in its pinned colour %v (%v)", pinned, err)
+	}
+	if h := EChartHTML(EChartLines("t", "x", "y", s, false)); !strings.Contains(h, `"lineStyle":{"color":"`+cssColor(pinned)+`"`) {
+		t.Errorf("echarts series not in its pinned colour %s:\n%s", cssColor(pinned), h)
+	}
+}
+
 func hasColour(img *image.RGBA, c color.NRGBA) bool {
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {

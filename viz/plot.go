@@ -18,13 +18,28 @@ type Series struct {
 	Name   string
 	X, Y   []float64
 	Lo, Hi []float64
+	// Color, when set, is the series' colour in static and interactive
+	// charts alike; nil means SeriesColor of its position in the chart. A
+	// notebook that shows a series in charts of different series sets sets
+	// it (say to SeriesColor of the series' place in the full set) so the
+	// series keeps one colour.
+	Color color.Color
 }
 
 // BarSeries is one bar per category, with optional symmetric error bars.
 type BarSeries struct {
 	Name   string
 	Values []float64
-	Errors []float64 // nil for none
+	Errors []float64   // nil for none
+	Color  color.Color // as Series.Color
+}
+
+// colorOf is the colour of the series at position i with colour c.
+func colorOf(c color.Color, i int) color.NRGBA {
+	if c == nil {
+		return SeriesColor(i)
+	}
+	return color.NRGBAModel.Convert(c).(color.NRGBA)
 }
 
 // Default figure size for static charts.
@@ -69,7 +84,7 @@ func Lines(title, xLabel, yLabel string, series []Series, logY bool) (*plot.Plot
 		if len(s.X) != len(s.Y) {
 			return nil, fmt.Errorf("series %q: %d x values, %d y values", s.Name, len(s.X), len(s.Y))
 		}
-		c := SeriesColor(i)
+		c := colorOf(s.Color, i)
 		if s.Lo != nil && s.Hi != nil {
 			if len(s.Lo) != len(s.X) || len(s.Hi) != len(s.X) {
 				return nil, fmt.Errorf("series %q: range has %d/%d values for %d points", s.Name, len(s.Lo), len(s.Hi), len(s.X))
@@ -146,7 +161,7 @@ func Bars(title, yLabel string, categories []string, series []BarSeries) (*plot.
 	g := &groupedBars{series: series, fill: 0.8}
 	p.Add(g)
 	for i, s := range series {
-		p.Legend.Add(s.Name, barThumb{SeriesColor(i)})
+		p.Legend.Add(s.Name, barThumb{colorOf(s.Color, i)})
 	}
 	p.NominalX(categories...)
 	// NominalX pads the y axis by half the first name so that name is not
@@ -159,7 +174,7 @@ func Bars(title, yLabel string, categories []string, series []BarSeries) (*plot.
 }
 
 // groupedBars draws the bars of Bars: category j at x = j, its group of
-// bars fill·(slot width) wide, bar i of the group in SeriesColor(i).
+// bars fill·(slot width) wide, bar i of the group in series i's colour.
 type groupedBars struct {
 	series []BarSeries
 	fill   float64
@@ -224,7 +239,7 @@ func (g *groupedBars) Plot(c draw.Canvas, p *plot.Plot) {
 	errSty := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
 	for _, b := range g.rects(c, p) {
 		r := b.rect
-		c.FillPolygon(SeriesColor(b.series), []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}})
+		c.FillPolygon(colorOf(g.series[b.series].Color, b.series), []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}})
 		s := g.series[b.series]
 		if s.Errors == nil || math.IsNaN(s.Errors[b.category]) {
 			continue
@@ -276,7 +291,7 @@ func Scatter(title, xLabel, yLabel string, series []Series, logX, logY bool) (*p
 		if err != nil {
 			return nil, fmt.Errorf("series %q: %w", s.Name, err)
 		}
-		sc.GlyphStyle.Color = SeriesColor(i)
+		sc.GlyphStyle.Color = colorOf(s.Color, i)
 		sc.GlyphStyle.Shape = plotutil.Shape(i)
 		sc.GlyphStyle.Radius = vg.Points(2.5)
 		p.Add(sc)

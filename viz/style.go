@@ -32,10 +32,12 @@ func SeriesColor(i int) color.NRGBA { return SeriesColors[i%len(SeriesColors)] }
 func seriesHex() []string {
 	hex := make([]string, len(SeriesColors))
 	for i, c := range SeriesColors {
-		hex[i] = fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
+		hex[i] = cssColor(c)
 	}
 	return hex
 }
+
+func cssColor(c color.NRGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
 
 // isPercent reports whether an axis label says its values are percentages.
 func isPercent(label string) bool { return strings.Contains(label, "%") }
