@@ -20,7 +20,7 @@ func ExampleComparison() {
 	}
 	fmt.Print(c.Markdown())
 	// Output:
-	// **feline retina, 1−Δ_avg (%)**
+	// **feline retina, 1−Δ_avg (%)** — ours (paper, Δ = ours − paper; ! marks |Δ| above 1.5)
 	//
 	// | set | ours |
 	// |---|---|

@@ -66,6 +66,11 @@ func ShowTable(headers []string, rows [][]string) { ShowHTML(TableHTML(headers, 
 // Comparison is a table of our values beside the paper's: Rows × Cols cells.
 // A NaN in Paper means the paper gives no number; a NaN in Ours means we
 // did not measure it.
+//
+// Every cell with both values is checked for a deviation worth a reader's
+// attention, marked '!'. There is no way to switch the marks off: values that
+// differ in scale rather than by points (counts, times, small fractions) set
+// Factor, so that the largest deviations are the ones marked.
 type Comparison struct {
 	Title      string
 	Corner     string // header of the row-name column
@@ -73,27 +78,84 @@ type Comparison struct {
 	Paper      [][]float64
 	Ours       [][]float64
 	Format     string  // fmt verb for values, default "%.1f"
-	Flag       float64 // |ours − paper| above this is marked (default 1.5)
+	Flag       float64 // |ours − paper| above this is marked; default (also for 0, negative, Inf or NaN) 1.5
+	// Factor, when above 1, compares by ratio instead of difference: a cell
+	// reads "ours (paper, ×ours/paper)" and is marked when one value exceeds
+	// the other by more than this factor. A zero against a non-zero value, or
+	// values of opposite sign, are an infinite factor and always marked.
+	Factor float64
 }
 
 func (c Comparison) cell(v float64) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
-	f := c.Format
-	if f == "" {
-		f = "%.1f"
+	return fmt.Sprintf(c.format(), v)
+}
+
+func (c Comparison) format() string {
+	if c.Format == "" {
+		return "%.1f"
 	}
-	return fmt.Sprintf(f, v)
+	return c.Format
+}
+
+// flag is the threshold on |ours − paper|; a Flag that could never mark a
+// cell (Inf, NaN) or that is unset counts as the default.
+func (c Comparison) flag() float64 {
+	if c.Flag > 0 && !math.IsInf(c.Flag, 1) {
+		return c.Flag
+	}
+	return 1.5
+}
+
+// Ratio is ours/paper with the conventions of Comparison.Factor: 1 when both
+// are zero, +Inf when only paper is zero or the signs differ.
+func Ratio(ours, paper float64) float64 {
+	switch {
+	case ours == 0 && paper == 0:
+		return 1
+	case paper == 0 || (ours < 0) != (paper < 0) && ours != 0:
+		return math.Inf(1)
+	}
+	return ours / paper
+}
+
+// Deviation reports how ours deviates from paper under c's rule (the text
+// after the paper's value, such as "Δ -3.1" or "×0.13") and whether the cell
+// is marked.
+func (c Comparison) Deviation(ours, paper float64) (string, bool) {
+	if c.Factor > 1 {
+		r := Ratio(ours, paper)
+		f := math.Max(r, 1/r) // r = 0 gives +Inf
+		if math.IsInf(r, 1) && paper != 0 {
+			return "opposite sign", true
+		}
+		text := "×∞"
+		if !math.IsInf(r, 1) {
+			text = "×" + strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", r), "0"), ".")
+			if r != 0 && math.Abs(r) < 0.1 {
+				text = fmt.Sprintf("×%.2g", r)
+			}
+		}
+		return text, f > c.Factor
+	}
+	d := ours - paper
+	return "Δ " + fmt.Sprintf(strings.Replace(c.format(), "%", "%+", 1), d), math.Abs(d) > c.flag()
+}
+
+// Rule says in words how cells are compared and when they are marked.
+func (c Comparison) Rule() string {
+	if c.Factor > 1 {
+		return fmt.Sprintf("× = ours / paper; ! marks a factor above %g either way, a zero against a non-zero value included", c.Factor)
+	}
+	return fmt.Sprintf("Δ = ours − paper; ! marks |Δ| above %g", c.flag())
 }
 
 // Cells returns the header and the rows as text: each cell reads
-// "ours (paper, Δ)"; a '!' marks a difference larger than Flag.
+// "ours (paper, Δ)" or, with Factor, "ours (paper, ×ratio)"; a '!' marks a
+// deviation beyond the rule (see Rule).
 func (c Comparison) Cells() ([]string, [][]string) {
-	flag := c.Flag
-	if flag == 0 {
-		flag = 1.5
-	}
 	headers := append([]string{c.Corner}, c.Cols...)
 	rows := make([][]string, len(c.Rows))
 	for i, name := range c.Rows {
@@ -112,12 +174,11 @@ func (c Comparison) Cells() ([]string, [][]string) {
 			case math.IsNaN(o):
 				s += " (paper " + c.cell(p) + ")"
 			default:
-				d := o - p
-				mark := ""
-				if math.Abs(d) > flag {
-					mark = " !"
+				text, marked := c.Deviation(o, p)
+				if marked {
+					text += " !"
 				}
-				s += fmt.Sprintf(" (paper %s, Δ %+.1f%s)", c.cell(p), d, mark)
+				s += fmt.Sprintf(" (paper %s, %s)", c.cell(p), text)
 			}
 			rows[i] = append(rows[i], s)
 		}
@@ -125,16 +186,16 @@ func (c Comparison) Cells() ([]string, [][]string) {
 	return headers, rows
 }
 
-// HTML renders the comparison with its title.
+// HTML renders the comparison with its title and its rule.
 func (c Comparison) HTML() string {
 	h, r := c.Cells()
-	return "<p><b>" + html.EscapeString(c.Title) + "</b> — ours (paper, Δ = ours − paper; ! marks |Δ| above the flag)</p>" + TableHTML(h, r)
+	return "<p><b>" + html.EscapeString(c.Title) + "</b> — ours (paper, " + html.EscapeString(c.Rule()) + ")</p>" + TableHTML(h, r)
 }
 
 // Markdown renders the comparison as a markdown table.
 func (c Comparison) Markdown() string {
 	h, r := c.Cells()
-	return "**" + c.Title + "**\n\n" + TableMarkdown(h, r)
+	return "**" + c.Title + "** — ours (paper, " + c.Rule() + ")\n\n" + TableMarkdown(h, r)
 }
 
 // Show displays the comparison.
