@@ -1,0 +1,208 @@
+package viz
+
+import (
+	"encoding/xml"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// liveTestFrame: a 2×2 grid with 5 edges, node 3 predicted wrong, edges 1
+// and 4 marked.
+func liveTestFrame(title string, acc, lo, hi float64) LiveFrame {
+	return LiveFrame{
+		Title: title,
+		Note:  "re-fit in 0.01 s",
+		Graph: LiveGraph{
+			Name:   "g<0>",
+			Pos:    [][2]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}},
+			Edges:  [][2]int{{0, 1}, {0, 2}, {1, 3}, {2, 3}, {0, 3}},
+			Truth:  []int{0, 0, 1, 1},
+			Pred:   []int{0, 0, 1, 0},
+			Marked: []bool{false, true, false, false, true},
+		},
+		Metrics: []LiveMetric{
+			{Name: "test accuracy", Value: acc, Format: "%.1f %%"},
+			{Name: "objective", Value: hi, Lo: lo, Hi: hi},
+		},
+	}
+}
+
+// wellFormed parses the HTML as XML: every element closed, attributes
+// quoted, text escaped.
+func wellFormed(t *testing.T, h string) {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(h))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatalf("not well-formed: %v\n%s", err, h)
+		}
+	}
+}
+
+func TestLiveHTML(t *testing.T) {
+	h, err := LiveHTML(liveTestFrame(`C4 & "friends"`, 75, 0.5, 0.5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wellFormed(t, h)
+	for _, want := range []string{
+		`data-title="C4 &amp; &#34;friends&#34;"`,
+		`data-metric="test accuracy" data-value="75"`,
+		`data-metric="objective" data-value="0.5"`,
+		`75.0 %`,
+		`g&lt;0&gt;: prediction, 1 of 4 nodes wrong`,
+		`data-marked="2"`,
+		`re-fit in 0.01 s`,
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("missing %q in\n%s", want, h)
+		}
+	}
+	if n := strings.Count(h, `stroke="`+liveMarked+`" stroke-width="3"/>`); n != 2+1 { // two edges and the legend's
+		t.Errorf("%d marked lines, want 2 edges + 1 legend", n)
+	}
+	if n := strings.Count(h, `stroke="black" stroke-width="2"`); n != 1 {
+		t.Errorf("%d ringed nodes, want 1", n)
+	}
+	if strings.Contains(h, " was ") || strings.Contains(h, "<script") {
+		t.Error("a first frame shows a previous value, or carries a script")
+	}
+	// A point interval is a value, a proper one shows both ends and plots
+	// the upper end.
+	if strings.Contains(h, "0.5 … 0.5") {
+		t.Error("point interval printed as an interval")
+	}
+	h2, err := LiveHTML(liveTestFrame("TGC", 80, 0.25, 0.75), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h2, "0.25 … 0.75") || !strings.Contains(h2, `data-metric="objective" data-value="0.75"`) {
+		t.Errorf("interval [0.25, 0.75] not drawn as such:\n%s", h2)
+	}
+}
+
+// The earlier frames stay as a faint trace: one grey point per earlier
+// frame, the current value as the one bold point, and the direction of the
+// last change.
+func TestLiveHTMLTrace(t *testing.T) {
+	var prev []LiveFrame
+	for i := range 15 {
+		prev = append(prev, liveTestFrame("step "+strconv.Itoa(i), 60+float64(i), 0.9-0.01*float64(i), 0.9-0.01*float64(i)))
+	}
+	cur := liveTestFrame("now", 70, 0.95, 0.95) // accuracy down from 74, objective up from 0.76
+	h, err := LiveHTML(cur, prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wellFormed(t, h)
+	panels := regexp.MustCompile(`(?s)<svg[^>]*class="psub-live-metric".*?</svg>`).FindAllString(h, -1)
+	if len(panels) != 2 {
+		t.Fatalf("%d metric panels, want 2", len(panels))
+	}
+	for _, p := range panels {
+		// Only the last 12 earlier frames: steps 3 … 14.
+		if n := strings.Count(p, `fill="#ccc"`); n != liveTraceLen {
+			t.Errorf("%d trace points, want %d", n, liveTraceLen)
+		}
+		if strings.Contains(p, "<title>step 2:") || !strings.Contains(p, "<title>step 3:") {
+			t.Error("the trace does not hold exactly the last 12 frames")
+		}
+		if n := strings.Count(p, `fill="#1f4e9c"`); n != 1 {
+			t.Errorf("%d current points, want 1", n)
+		}
+	}
+	if !strings.Contains(panels[0], "▼ was 74.0 %") || !strings.Contains(panels[1], "▲ was 0.76") {
+		t.Errorf("direction of the last change:\n%s\n%s", panels[0], panels[1])
+	}
+	// The current point is the rightmost and, for a value above all earlier
+	// ones, the topmost.
+	cx := regexp.MustCompile(`<circle cx="([0-9.]+)" cy="([0-9.]+)" r="([0-9.]+)" fill="(#ccc|#1f4e9c)"`)
+	var lastX, curX, curY, minY float64 = 0, 0, 0, math.Inf(1)
+	for _, m := range cx.FindAllStringSubmatch(panels[1], -1) {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		y, _ := strconv.ParseFloat(m[2], 64)
+		if m[4] == "#1f4e9c" {
+			curX, curY = x, y
+		} else {
+			lastX = math.Max(lastX, x)
+		}
+		minY = math.Min(minY, y)
+	}
+	if !(curX > lastX) || curY != minY {
+		t.Errorf("current point at (%g, %g): trace ends at x = %g, top at y = %g", curX, curY, lastX, minY)
+	}
+}
+
+func TestLiveFrameCheck(t *testing.T) {
+	bad := map[string]func(*LiveFrame){
+		"labels":     func(f *LiveFrame) { f.Graph.Pred = f.Graph.Pred[:3] },
+		"label 2":    func(f *LiveFrame) { f.Graph.Truth[0] = 2 },
+		"marks":      func(f *LiveFrame) { f.Graph.Marked = f.Graph.Marked[:2] },
+		"edge":       func(f *LiveFrame) { f.Graph.Edges[2] = [2]int{1, 4} },
+		"position":   func(f *LiveFrame) { f.Graph.Pos[1] = [2]float64{math.NaN(), 0} },
+		"metric NaN": func(f *LiveFrame) { f.Metrics[0].Value = math.NaN() },
+		"metric Inf": func(f *LiveFrame) { f.Metrics[1].Hi = math.Inf(1) },
+	}
+	for what, change := range bad {
+		f := liveTestFrame("x", 1, 0, 0)
+		change(&f)
+		if _, err := LiveHTML(f, nil); err == nil {
+			t.Errorf("%s: no error", what)
+		}
+	}
+	f := liveTestFrame("x", 1, 0, 0)
+	f.Graph.Marked = nil
+	if h, err := LiveHTML(f, nil); err != nil || !strings.Contains(h, `data-marked="0"`) {
+		t.Errorf("no marks: %v", err)
+	}
+}
+
+func TestLiveSessionCheck(t *testing.T) {
+	ok := LiveSession{Controls: []LiveControl{{Label: "set", Options: []string{"a", "b"}, Value: 1}, {Label: "C", Min: -2, Max: 2, Value: -2}}}
+	if err := ok.check(); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []LiveSession{
+		{},
+		{Controls: make([]LiveControl, maxLiveControls+1)},
+		{Controls: []LiveControl{{Label: "set", Options: []string{"a"}, Value: 1}}},
+		{Controls: []LiveControl{{Label: "C", Min: 2, Max: 2}}},
+		{Controls: []LiveControl{{Label: "C", Min: 0, Max: 3, Value: 4}}},
+	} {
+		if err := s.check(); err == nil {
+			t.Errorf("%+v: no error", s)
+		}
+	}
+}
+
+// Outside a notebook RunLive computes the default frame, prints it and
+// returns: it must never wait for a browser there.
+func TestRunLiveOutsideNotebook(t *testing.T) {
+	if InNotebook() {
+		t.Skip("in a notebook")
+	}
+	calls := 0
+	err := RunLive(LiveSession{Controls: []LiveControl{{Label: "C", Min: 0, Max: 4, Value: 3}}}, func(p []int) (LiveFrame, error) {
+		calls++
+		if len(p) != 1 || p[0] != 3 {
+			t.Errorf("frame asked for %v, want the default [3]", p)
+		}
+		return liveTestFrame("x", 1, 0, 0), nil
+	})
+	if err != nil || calls != 1 {
+		t.Errorf("RunLive: %v after %d frames, want 1", err, calls)
+	}
+	bad := liveTestFrame("x", 1, 0, 0)
+	bad.Graph.Truth = nil
+	if err := RunLive(LiveSession{Controls: []LiveControl{{Label: "C", Min: 0, Max: 4}}}, func([]int) (LiveFrame, error) { return bad, nil }); err == nil {
+		t.Error("a bad default frame gave no error")
+	}
+}
