@@ -174,18 +174,20 @@ func renderPlotLegend(p *plot.Plot, w, h vg.Length, withLegend bool) (img *image
 // prepare returns a copy of p to hand to gonum (no title, axis labels or
 // legend: render places those) and the texts it took out, with the axis
 // conventions applied: a bar axis that does not start at zero says so, log
-// axes get viz's tick marks.
+// and linear axes get viz's tick labels (logTicks, plainTicks).
 func prepare(p *plot.Plot) (q plot.Plot, title, xLabel, yLabel string) {
 	q = *p
 	title, xLabel, yLabel = p.Title.Text, p.X.Label.Text, p.Y.Label.Text
 	q.Title.Text, q.X.Label.Text, q.Y.Label.Text = "", "", ""
 	q.Legend = plot.NewLegend()
 
-	if _, ok := q.X.Tick.Marker.(plot.LogTicks); ok {
-		q.X.Tick.Marker = logTicks{}
-	}
-	if _, ok := q.Y.Tick.Marker.(plot.LogTicks); ok {
-		q.Y.Tick.Marker = logTicks{}
+	for _, a := range []*plot.Axis{&q.X, &q.Y} {
+		switch a.Tick.Marker.(type) {
+		case plot.LogTicks:
+			a.Tick.Marker = logTicks{}
+		case plot.DefaultTicks:
+			a.Tick.Marker = plainTicks{}
+		}
 	}
 	_, yLog := q.Y.Scale.(plot.LogScale)
 	if _, bars := q.Y.Tick.Marker.(barAxisTicks); bars && !yLog && q.Y.Min > 0 {

@@ -447,6 +447,30 @@ func TestLogTicks(t *testing.T) {
 	}
 }
 
+// Linear tick labels are written in their shortest form, not with the
+// step's precision on every label (00's "25.00, 100.00, 175.00").
+func TestPlainTickLabels(t *testing.T) {
+	var got []string
+	for _, tk := range (plainTicks{}).Ticks(1, 182) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	for _, l := range got {
+		if strings.HasSuffix(l, ".00") || strings.HasSuffix(l, ".0") {
+			t.Errorf("ticks on [1, 182]: label %q", l)
+		}
+	}
+	if len(got) < 2 {
+		t.Errorf("ticks on [1, 182]: %q, want at least two labels", got)
+	}
+	for _, tk := range (plainTicks{}).Ticks(0, 0.3) {
+		if tk.Label != "" && len(tk.Label) > 4 {
+			t.Errorf("ticks on [0, 0.3]: label %q", tk.Label)
+		}
+	}
+}
+
 // One series has one colour in the static and the interactive chart.
 func TestStaticAndInteractiveShareThePalette(t *testing.T) {
 	s := []Series{{Name: "train", X: []float64{1, 2}, Y: []float64{3, 4}}, {Name: "test", X: []float64{1, 2}, Y: []float64{2, 3}}}

@@ -84,7 +84,25 @@ func powerLabel(m float64, e int, plain bool) string {
 	return strconv.FormatFloat(m, 'f', -1, 64) + "·10" + sup
 }
 
-// barAxisTicks are gonum's default ticks on the value axis of a bar chart;
-// the type marks the axis, so renderPlot can say when it does not start at zero
-// (bars are read by their length).
-type barAxisTicks struct{ plot.DefaultTicks }
+// plainTicks are gonum's default linear ticks with labels in their shortest
+// form: gonum writes every label with the precision of the step, so an axis
+// from 1 to 182 reads "25.00, 100.00, 175.00".
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := (plot.DefaultTicks{}).Ticks(lo, hi)
+	for i, t := range ts {
+		if t.Label == "" {
+			continue
+		}
+		if v, err := strconv.ParseFloat(t.Label, 64); err == nil {
+			ts[i].Label = strconv.FormatFloat(v, 'f', -1, 64)
+		}
+	}
+	return ts
+}
+
+// barAxisTicks are the ticks of the value axis of a bar chart (plainTicks);
+// the type marks the axis, so renderPlot can say when it does not start at
+// zero (bars are read by their length).
+type barAxisTicks struct{ plainTicks }
