@@ -164,10 +164,10 @@ func RunLive(s LiveSession, frame func(pos []int) (LiveFrame, error)) error {
 	}
 	tb.WriteString(`<table style="border:none">`)
 	for i, c := range s.Controls {
-		fmt.Fprintf(&tb, `<tr><td style="text-align:left">%s</td><td style="text-align:left">%s<span id="%s-%d" data-control="%s"></span>%s</td></tr>`,
+		fmt.Fprintf(&tb, `<tr><td style="text-align:left">%s</td><td style="text-align:left"><span style="display:inline-flex;align-items:center;gap:6px">%s<span id="%s-%d" data-control="%s"></span>%s</span></td></tr>`,
 			html.EscapeString(c.Label), html.EscapeString(c.MinLabel), root, i, html.EscapeString(c.Label), html.EscapeString(c.MaxLabel))
 	}
-	fmt.Fprintf(&tb, `<tr><td></td><td style="text-align:left"><span id="%s-stop"></span> (the controls end after %s without a change)</td></tr></table></div>`, root, s.Idle)
+	fmt.Fprintf(&tb, `<tr><td></td><td style="text-align:left"><span id="%s-stop"></span> (the controls end after %s without a change)</td></tr></table></div>`, root, liveDuration(s.Idle))
 	gonbui.UpdateHTML(ctlDisplay, tb.String())
 	status := func(state string, count int, text string) {
 		col := "#555"
@@ -251,7 +251,7 @@ func RunLive(s LiveSession, frame func(pos []int) (LiveFrame, error)) error {
 		cancel()
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
-			reason = fmt.Sprintf("no change for %s", s.Idle)
+			reason = fmt.Sprintf("no change for %s", liveDuration(s.Idle))
 			continue
 		case err != nil:
 			reason = "the stop button was pressed"
@@ -301,6 +301,20 @@ func frontEnd(timeout time.Duration) bool {
 	case <-time.After(timeout):
 		return false
 	}
+}
+
+// liveDuration writes whole minutes and seconds in words ("10 minutes"),
+// anything else as Go does.
+func liveDuration(d time.Duration) string {
+	switch {
+	case d == time.Minute:
+		return "a minute"
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	case d%time.Second == 0 && d < time.Minute:
+		return fmt.Sprintf("%d s", d/time.Second)
+	}
+	return d.String()
 }
 
 // liveSummary is a frame's metrics on one line.

@@ -212,7 +212,7 @@ func liveGraphSVG(g LiveGraph) string {
 	if mark == "" {
 		mark = "marked edges"
 	}
-	fmt.Fprintf(&b, `<text x="2" y="%.0f">%s: prediction, %d of %d nodes wrong (black ring)</text>`, size+16, html.EscapeString(g.Name), wrong, len(g.Pos))
+	fmt.Fprintf(&b, `<text x="2" y="%.0f">%s: %d of %d nodes wrong (ringed)</text>`, size+16, html.EscapeString(g.Name), wrong, len(g.Pos))
 	fmt.Fprintf(&b, `<circle cx="8" cy="%.0f" r="5" fill="%s"/><text x="16" y="%.0f">foreground</text>`, size+32, liveFG, size+36)
 	fmt.Fprintf(&b, `<circle cx="98" cy="%.0f" r="5" fill="%s"/><text x="106" y="%.0f">background</text>`, size+32, liveBG, size+36)
 	fmt.Fprintf(&b, `<line x1="2" y1="%.0f" x2="16" y2="%.0f" stroke="%s" stroke-width="3"/><text x="20" y="%.0f" data-marked="%d">%s: %d of %d edges</text>`,
@@ -226,7 +226,7 @@ func liveGraphSVG(g LiveGraph) string {
 // frames (faint) ending at the current one.
 func liveMetricSVG(m LiveMetric, trace []liveTracePoint) string {
 	const w, h = 520.0, 86.0
-	const left, right, top, bottom = 190.0, 14.0, 10.0, 12.0
+	const left, right, top, bottom = 235.0, 14.0, 10.0, 12.0
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" class="psub-live-metric" data-metric="%s" data-value="%s" role="img" style="display:block">`,
 		w, h, w, h, html.EscapeString(m.Name), strconv.FormatFloat(m.plotted(), 'g', -1, 64))
@@ -243,7 +243,7 @@ func liveMetricSVG(m LiveMetric, trace []liveTracePoint) string {
 			arrow, col = "▼", "#a33"
 		}
 		fmt.Fprintf(&b, `<text x="4" y="68" fill="%s">%s was %s</text>`, col, arrow, html.EscapeString(last.text))
-		fmt.Fprintf(&b, `<text x="4" y="82" fill="#888" font-size="10">(%s)</text>`, html.EscapeString(clipText(last.title, 40)))
+		fmt.Fprintf(&b, `<text x="4" y="82" fill="#888" font-size="10">(%s)</text>`, html.EscapeString(clipText(last.title, 36)))
 	}
 	// The trace: earlier values faint, the current one bold.
 	vals := make([]float64, 0, len(trace)+1)

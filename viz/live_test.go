@@ -58,7 +58,7 @@ func TestLiveHTML(t *testing.T) {
 		`data-metric="test accuracy" data-value="75"`,
 		`data-metric="objective" data-value="0.5"`,
 		`75.0 %`,
-		`g&lt;0&gt;: prediction, 1 of 4 nodes wrong`,
+		`g&lt;0&gt;: 1 of 4 nodes wrong`,
 		`data-marked="2"`,
 		`re-fit in 0.01 s`,
 	} {
