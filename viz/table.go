@@ -131,17 +131,24 @@ func (c Comparison) Deviation(ours, paper float64) (string, bool) {
 		if math.IsInf(r, 1) && paper != 0 {
 			return "opposite sign", true
 		}
-		text := "×∞"
-		if !math.IsInf(r, 1) {
-			text = "×" + strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", r), "0"), ".")
-			if r != 0 && math.Abs(r) < 0.1 {
-				text = fmt.Sprintf("×%.2g", r)
-			}
-		}
-		return text, f > c.Factor
+		return "×" + ratioText(r), f > c.Factor
 	}
 	d := ours - paper
 	return "Δ " + fmt.Sprintf(strings.Replace(c.format(), "%", "%+", 1), d), math.Abs(d) > c.flag()
+}
+
+// ratioText writes a ratio with two significant digits below 0.1, two
+// decimals (trailing zeros dropped) up to 10, and none above.
+func ratioText(r float64) string {
+	switch {
+	case math.IsInf(r, 1):
+		return "∞"
+	case r != 0 && r < 0.1:
+		return fmt.Sprintf("%.2g", r)
+	case r >= 10:
+		return fmt.Sprintf("%.0f", r)
+	}
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", r), "0"), ".")
 }
 
 // Rule says in words how cells are compared and when they are marked.

@@ -49,6 +49,9 @@ func TestComparisonFactorMarksLargestDeviations(t *testing.T) {
 	if s, marked := c.Deviation(4.92, 607); s != "×0.0081" || !marked {
 		t.Errorf("small ratio: %q %v", s, marked)
 	}
+	if s, marked := c.Deviation(0.1941, 0.0035); s != "×55" || !marked {
+		t.Errorf("large ratio: %q %v", s, marked)
+	}
 	// The same cells compared by difference with Flag +Inf: marked as with the default.
 	c.Factor, c.Flag = 0, math.Inf(1)
 	_, rows = c.Cells()
