@@ -1,11 +1,15 @@
 package viz
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"html"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -98,8 +102,13 @@ const StaticNote = "*This is the default state only: the controls of this sectio
 	"every change re-fits and redraws in place.*"
 
 // Headless reports why a live section must not wait for a browser, or ""
-// when it may try: PSUB_HEADLESS=1 (set by the headless renders) or not
-// running in a notebook at all.
+// when it may try: not running in a notebook at all, PSUB_HEADLESS=1, or a
+// headless notebook runner (nbconvert, nbclient, jupyter-execute, papermill)
+// among the processes above this one, which is how scripts/reproduce and CI
+// run the notebooks. It must be known before anything talks to the browser:
+// GoNB's first use of comms displays a script that installs its
+// connection, and without a browser nothing ever removes it from the
+// output (the static page would carry it).
 func Headless() string {
 	if !InNotebook() {
 		return "not in a notebook"
@@ -107,7 +116,49 @@ func Headless() string {
 	if os.Getenv("PSUB_HEADLESS") == "1" {
 		return "PSUB_HEADLESS=1"
 	}
+	return headlessRunner(ancestorArgs(os.Getppid(), 10))
+}
+
+// headlessRunner returns the first process, of the command lines given
+// (each a list of arguments), that runs notebooks without a browser, or "".
+// Only the program and the script or module it runs are looked at (the
+// first three arguments, and what follows -m), not the notebook's name.
+func headlessRunner(cmds [][]string) string {
+	runners := []string{"jupyter-nbconvert", "jupyter-execute", "nbconvert", "nbclient", "papermill"}
+	for _, args := range cmds {
+		for i, a := range args {
+			if (i < 3 || args[i-1] == "-m") && slices.Contains(runners, filepath.Base(a)) {
+				return "run by " + strings.Join(args[:min(len(args), 3)], " ")
+			}
+		}
+	}
 	return ""
+}
+
+// ancestorArgs returns the command lines of pid and up to depth processes
+// above it (Linux /proc; nothing elsewhere).
+func ancestorArgs(pid, depth int) [][]string {
+	var out [][]string
+	for ; pid > 1 && depth > 0; depth-- {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			break
+		}
+		out = append(out, strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"))
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			break
+		}
+		// The command may hold spaces: the fields follow the last ')'.
+		f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
+		if len(f) < 2 {
+			break
+		}
+		if pid, err = strconv.Atoi(f[1]); err != nil {
+			break
+		}
+	}
+	return out
 }
 
 // RunLive runs a live section (see the comment above LiveControl): frame

@@ -255,10 +255,16 @@ func liveMetricSVG(m LiveMetric, trace []liveTracePoint) string {
 	for _, v := range vals {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	if hi-lo < 1e-12*math.Max(1, math.Abs(hi)) {
-		lo, hi = lo-1, hi+1
-		if m.plotted() == 0 {
-			lo = 0
+	if hi-lo <= 1e-12*math.Max(1, math.Abs(hi)) {
+		// One value (or all equal): a band of ±10 % around it, not below 0
+		// for a value that is not.
+		pad := math.Max(0.1*math.Abs(hi), 1e-9)
+		if hi == 0 {
+			pad = 1
+		}
+		lo, hi = lo-pad, hi+pad
+		if vals[0] >= 0 {
+			lo = math.Max(lo, 0)
 		}
 	}
 	x := func(i int) float64 {
@@ -266,8 +272,12 @@ func liveMetricSVG(m LiveMetric, trace []liveTracePoint) string {
 	}
 	y := func(v float64) float64 { return top + (h-top-bottom)*(hi-v)/(hi-lo) }
 	fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="%.0f" height="%.0f" fill="#fafafa" stroke="#eee"/>`, left, top, w-left-right, h-top-bottom)
-	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="10" fill="#999" text-anchor="end">%s</text>`, left-3, top+8, html.EscapeString(shortNum(hi)))
-	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="10" fill="#999" text-anchor="end">%s</text>`, left-3, h-bottom, html.EscapeString(shortNum(lo)))
+	if len(trace) == 0 {
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11" fill="#aaa">the values of earlier settings show here</text>`, left+8, top+(h-top-bottom)/2+4)
+	} else {
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="10" fill="#999" text-anchor="end">%s</text>`, left-3, top+8, html.EscapeString(shortNum(hi)))
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="10" fill="#999" text-anchor="end">%s</text>`, left-3, h-bottom, html.EscapeString(shortNum(lo)))
+	}
 	if len(vals) > 1 {
 		var pts []string
 		for i, v := range vals {

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"io"
 	"math"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -72,8 +73,8 @@ func TestLiveHTML(t *testing.T) {
 	if n := strings.Count(h, `stroke="black" stroke-width="2"`); n != 1 {
 		t.Errorf("%d ringed nodes, want 1", n)
 	}
-	if strings.Contains(h, " was ") || strings.Contains(h, "<script") {
-		t.Error("a first frame shows a previous value, or carries a script")
+	if strings.Contains(h, " was ") || strings.Contains(h, "<script") || strings.Count(h, "the values of earlier settings show here") != 2 {
+		t.Error("a first frame shows a previous value, carries a script, or does not say where the trace will go")
 	}
 	// A point interval is a value, a proper one shows both ends and plots
 	// the upper end.
@@ -118,6 +119,9 @@ func TestLiveHTMLTrace(t *testing.T) {
 		if n := strings.Count(p, `fill="#1f4e9c"`); n != 1 {
 			t.Errorf("%d current points, want 1", n)
 		}
+	}
+	if strings.Contains(h, "the values of earlier settings show here") {
+		t.Error("a frame with a trace says the trace is yet to come")
 	}
 	if !strings.Contains(panels[0], "▼ was 74.0 %") || !strings.Contains(panels[1], "▲ was 0.76") {
 		t.Errorf("direction of the last change:\n%s\n%s", panels[0], panels[1])
@@ -204,5 +208,40 @@ func TestRunLiveOutsideNotebook(t *testing.T) {
 	bad.Graph.Truth = nil
 	if err := RunLive(LiveSession{Controls: []LiveControl{{Label: "C", Min: 0, Max: 4}}}, func([]int) (LiveFrame, error) { return bad, nil }); err == nil {
 		t.Error("a bad default frame gave no error")
+	}
+}
+
+func TestHeadlessRunner(t *testing.T) {
+	for _, c := range []struct {
+		cmds [][]string
+		want bool
+	}{
+		{[][]string{{"/tmp/gonb_1/gonb_1"}, {"/root/go/bin/gonb", "--kernel", "k.json"}, {"/usr/bin/python3", "/usr/bin/jupyter-nbconvert", "--to", "notebook", "--execute", "x.ipynb"}}, true},
+		{[][]string{{"gonb"}, {"python3", "-m", "nbconvert", "--execute", "x.ipynb"}}, true},
+		{[][]string{{"gonb"}, {"/usr/bin/python3", "/usr/local/bin/papermill", "in.ipynb", "out.ipynb"}}, true},
+		{[][]string{{"gonb"}, {"/usr/bin/python3", "/usr/bin/jupyter-execute", "x.ipynb"}}, true},
+		// The notebook server, whatever the notebook is called.
+		{[][]string{{"gonb"}, {"/usr/bin/python3", "/usr/bin/jupyter-notebook", "--no-browser", "--notebook-dir", "nbconvert"}}, false},
+		{[][]string{{"gonb"}, {"/usr/bin/python3", "/usr/bin/jupyter-notebook", "--port", "8888", "papermill"}}, false},
+		{nil, false},
+	} {
+		if got := headlessRunner(c.cmds); (got != "") != c.want {
+			t.Errorf("headlessRunner(%q) = %q, want headless %v", c.cmds, got, c.want)
+		}
+	}
+}
+
+// ancestorArgs reads this process's own ancestry: its first entry is the
+// parent's command line (the go tool or the test binary's caller).
+func TestAncestorArgs(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("no /proc")
+	}
+	self := ancestorArgs(os.Getpid(), 1)
+	if len(self) != 1 || len(self[0]) == 0 || self[0][0] != os.Args[0] {
+		t.Fatalf("ancestorArgs(self) = %q, want [%q …]", self, os.Args)
+	}
+	if up := ancestorArgs(os.Getpid(), 50); len(up) < 2 || len(up) > 50 {
+		t.Errorf("%d ancestors", len(up))
 	}
 }

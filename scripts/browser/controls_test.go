@@ -28,6 +28,7 @@ type liveDrawing struct {
 	Status  string
 	Metrics map[string]float64
 	Trace   int // "was …" lines: earlier settings shown
+	Marked  int // edges drawn as non-submodular
 }
 
 const liveDrawingJS = `(() => {
@@ -37,7 +38,8 @@ const liveDrawingJS = `(() => {
   document.querySelectorAll('.psub-live-metric').forEach(e => { m[e.dataset.metric] = parseFloat(e.dataset.value); });
   const trace = [...document.querySelectorAll('.psub-live-metric text')].filter(t => t.textContent.includes(' was ')).length;
   return {title: d ? d.dataset.title : '', state: s ? s.dataset.state : '', count: s ? parseInt(s.dataset.count) : -1,
-          status: s ? s.textContent : '', metrics: m, trace: trace};
+          status: s ? s.textContent : '', metrics: m, trace: trace,
+          marked: parseInt((document.querySelector('.psub-live [data-marked]') || {dataset: {marked: '-1'}}).dataset.marked)};
 })()`
 
 // TestLiveControls runs notebook 07 in Jupyter's UI, as TestLiveNotebook
@@ -47,8 +49,9 @@ const liveDrawingJS = `(() => {
 // changes at once: the second supersedes a fit of the first, and neither may
 // be lost), and checks that each change redrew the section in place with
 // the new settings, that test accuracy and objective changed, that the
-// earlier settings stay as a trace, and that no cell shows an error. The
-// stop button must end the cell. Screenshots of the section before and after
+// earlier settings stay as a trace, and that no cell shows an error; then
+// it picks unconstrained training with TGC, whose non-submodular test edges
+// must be counted and drawn. The stop button must end the cell. Screenshots of the section before and after
 // the change go to out/browser/.
 func TestLiveControls(t *testing.T) {
 	chromium := needBrowser(t)
@@ -181,6 +184,15 @@ func TestLiveControls(t *testing.T) {
 	if c4.Trace == 0 {
 		t.Error("after two changes no panel shows the earlier settings' value")
 	}
+	// Unconstrained training with TGC: non-submodular test edges, drawn.
+	tgc := change("TGC", 999, "TGC, C = 10,")
+	elementShot(t, p, "#psub-live-cell .output_wrapper", filepath.Join(shotDir, "controls-"+name+"-tgc.png"))
+	if tgc.Metrics["non-submodular test edges"] <= 0 || tgc.Marked <= 0 {
+		t.Errorf("TGC: %v %% non-submodular test edges, %d drawn; want some of both", tgc.Metrics["non-submodular test edges"], tgc.Marked)
+	}
+	if c4.Marked != 0 {
+		t.Errorf("C4 drew %d non-submodular edges on its test graph; this problem has none", c4.Marked)
+	}
 
 	commID, _ := Eval[string](p, `globalThis.gonb_comm ? String(globalThis.gonb_comm._comm_id) : ''`, 10*time.Second)
 
@@ -193,7 +205,7 @@ func TestLiveControls(t *testing.T) {
 	}
 	end, _ := Eval[liveDrawing](p, liveDrawingJS, 10*time.Second)
 	ended, _ := Eval[string](p, `(document.querySelector('.psub-live-ended') || {}).textContent || ''`, 10*time.Second)
-	if !strings.Contains(ended, "stop button") || end.State != "ended" || end.Title != c4.Title {
+	if !strings.Contains(ended, "stop button") || end.State != "ended" || end.Title != tgc.Title {
 		t.Errorf("after stop: controls say %q, status %q (%s), drawing %q", ended, end.State, end.Status, end.Title)
 	}
 	for _, e := range cellErrors(t, p) {
