@@ -32,6 +32,6 @@ func BuildHorses(opt ImageSetOptions) (*SegmentedSet, error) {
 		segments: HorsesSegments, compactness: HorsesCompactness, sigma: HorsesSigma,
 		descriptor:     RetinaDescriptor(255),
 		descriptorText: "10-bin intensity histogram + 8×8 GLCM (74 values)",
-		note:           "SUBSTITUTE for the paper's UCSB retina set (not public); m and σ are our choice (the paper gives none for the retina)",
+		note:           "SUBSTITUTE for the paper's UCSB retina set (which the paper calls public, but which could not be obtained here); m and σ are our choice (the paper gives none for the retina)",
 	}, opt)
 }
