@@ -146,17 +146,91 @@ func (m *cpuMeter) report(b *testing.B) {
 	}
 }
 
-type benchCase struct {
-	name  string
-	short bool // run under -short
-	make  func() *instance
+// randomGraph returns n nodes and m edges between uniformly drawn distinct
+// nodes (parallel edges allowed), unary differences U[-8, 8] on the source
+// or the sink by sign, and capacities U[0, 4] in each direction.
+func randomGraph(seed uint64, n, m int) *instance {
+	r := rand.New(rand.NewPCG(seed, 7))
+	in := &instance{n: n, src: make([]float64, n), sink: make([]float64, n)}
+	for i := range n {
+		if d := 16*r.Float64() - 8; d > 0 {
+			in.src[i] = d
+		} else {
+			in.sink[i] = -d
+		}
+	}
+	for range m {
+		i, j := r.IntN(n), r.IntN(n-1)
+		if j >= i {
+			j++
+		}
+		in.from, in.to = append(in.from, i), append(in.to, j)
+		in.cap, in.rev = append(in.cap, 4*r.Float64()), append(in.rev, 4*r.Float64())
+	}
+	return in
 }
 
+// randomGrid is a side×side 4-connected grid with randomGraph's
+// capacities; with zeroTerminals every terminal capacity is 0 (the flow
+// is 0 and the work is building the graph and finding that out).
+func randomGrid(seed uint64, side int, zeroTerminals bool) *instance {
+	r := rand.New(rand.NewPCG(seed, 11))
+	n := side * side
+	in := &instance{n: n, src: make([]float64, n), sink: make([]float64, n)}
+	for i := range n {
+		if zeroTerminals {
+			continue
+		}
+		if d := 16*r.Float64() - 8; d > 0 {
+			in.src[i] = d
+		} else {
+			in.sink[i] = -d
+		}
+	}
+	for y := range side {
+		for x := range side {
+			i := y*side + x
+			if x+1 < side {
+				in.from, in.to = append(in.from, i), append(in.to, i+1)
+				in.cap, in.rev = append(in.cap, 4*r.Float64()), append(in.rev, 4*r.Float64())
+			}
+			if y+1 < side {
+				in.from, in.to = append(in.from, i), append(in.to, i+side)
+				in.cap, in.rev = append(in.cap, 4*r.Float64()), append(in.rev, 4*r.Float64())
+			}
+		}
+	}
+	return in
+}
+
+type benchCase struct {
+	name string
+	size int // 0 small (run under -short), 1 medium, 2 large (>= 1M nodes)
+	make func() *instance
+}
+
+// benchCases are the instances of BENCHMARKS.md, smallest first.
 var benchCases = []benchCase{
-	{"grid2d-256x256", true, func() *instance { return segmentation(1, 256, 256) }},
-	{"grid2d-1024x1024", false, func() *instance { return segmentation(1, 1024, 1024) }},
-	{"grid3d-128x128x128", false, func() *instance { return segmentation(1, 128, 128, 128) }},
-	{"superpixels-500", true, func() *instance { return superpixels(1, 25, 20) }},
+	{"random-200x600", 0, func() *instance { return randomGraph(1, 200, 600) }},
+	{"superpixels-500", 0, func() *instance { return superpixels(1, 25, 20) }},
+	{"random-500x1500", 0, func() *instance { return randomGraph(2, 500, 1500) }},
+	{"random-2000x8000", 0, func() *instance { return randomGraph(3, 2000, 8000) }},
+	{"grid2d-256x256", 0, func() *instance { return segmentation(1, 256, 256) }},
+	{"grid2d-256x256-random", 0, func() *instance { return randomGrid(4, 256, false) }},
+	{"grid2d-256x256-zero", 0, func() *instance { return randomGrid(5, 256, true) }},
+	{"grid2d-512x512", 1, func() *instance { return segmentation(1, 512, 512) }},
+	{"grid2d-512x512-random", 1, func() *instance { return randomGrid(6, 512, false) }},
+	{"grid2d-512x512-zero", 1, func() *instance { return randomGrid(7, 512, true) }},
+	{"grid2d-1024x1024", 2, func() *instance { return segmentation(1, 1024, 1024) }},
+	{"grid2d-2048x2048", 2, func() *instance { return segmentation(1, 2048, 2048) }},
+	{"grid3d-100x100x100", 2, func() *instance { return segmentation(1, 100, 100, 100) }},
+}
+
+// skipLarge skips the medium and large graphs under -short.
+func skipLarge(b *testing.B, c benchCase) {
+	if testing.Short() && c.size > 0 {
+		b.Skip("not with -short")
+	}
 }
 
 // BenchmarkMaxFlow times one fresh solve (capacities reset outside the
@@ -164,9 +238,7 @@ var benchCases = []benchCase{
 func BenchmarkMaxFlow(b *testing.B) {
 	for _, c := range benchCases {
 		b.Run(c.name, func(b *testing.B) {
-			if testing.Short() && !c.short {
-				b.Skip("large grid: not with -short")
-			}
+			skipLarge(b, c)
 			in := c.make()
 			g := in.build()
 			b.ReportMetric(float64(in.n), "nodes")
@@ -191,9 +263,7 @@ func BenchmarkMaxFlow(b *testing.B) {
 func BenchmarkBuild(b *testing.B) {
 	for _, c := range benchCases {
 		b.Run(c.name, func(b *testing.B) {
-			if testing.Short() && !c.short {
-				b.Skip("large grid: not with -short")
-			}
+			skipLarge(b, c)
 			in := c.make()
 			var m cpuMeter
 			for b.Loop() {

@@ -3,10 +3,10 @@ package maxflow
 import "math"
 
 // infDist marks a failed origin check in adoption.
-const infDist int32 = math.MaxInt32
+const infDist uint32 = math.MaxUint32
 
-// maxTime bounds the time stamp before MaxFlowReuse renumbers it.
-const maxTime int32 = 1 << 30
+// maxTime bounds the time stamp; past it, stamps are renumbered.
+const maxTime uint32 = 1 << 30
 
 // MaxFlow computes a maximum flow and a minimum cut from the current
 // residual graph, building fresh search trees, and returns the flow value
@@ -32,34 +32,39 @@ func (g *Graph) MaxFlowReuse() float64 {
 	if !g.solved || g.treesDirty {
 		return g.MaxFlow()
 	}
-	if g.time > maxTime {
-		for k := range g.nodes {
-			g.nodes[k].ts = 0
-		}
-		g.time = 0
-	}
 	g.repairTrees()
 	g.solve()
 	return g.flow
 }
 
+// renumberTime restarts the time stamps when they near their limit. Only
+// the order of stamps matters, and only between a node and the one that
+// grows it or checks it, so clearing them all loses at most some of the
+// distance heuristic's precision.
+func (g *Graph) renumberTime() {
+	for k := range g.nodes {
+		g.nodes[k].ts = 0
+	}
+	g.time = 1
+}
+
 // initTrees makes every node with residual terminal capacity a root of its
 // tree and active, and every other node free.
 func (g *Graph) initTrees() {
-	g.qFirst, g.qLast = -1, -1
-	g.orphans, g.oHead = g.orphans[:0], 0
+	g.qHead, g.qSize = 0, 0
+	g.front, g.orphans = g.front[:0], g.orphans[:0]
 	g.time = 0
 	nodes := g.nodes
 	for k := range nodes {
 		n := &nodes[k]
-		n.next, n.ts, n.marked = notActive, 0, false
+		n.ts, n.marked, n.active = 0, false, false
 		switch {
 		case n.rCap > 0:
 			n.parent, n.sink, n.dist = terminal, false, 1
-			g.setActive(int32(k))
+			g.push(uint32(k))
 		case n.rCap < 0:
 			n.parent, n.sink, n.dist = terminal, true, 1
-			g.setActive(int32(k))
+			g.push(uint32(k))
 		default:
 			n.parent = noParent
 		}
@@ -74,6 +79,10 @@ func (g *Graph) initTrees() {
 // of a node that changes tree become orphans. Marked nodes become active so
 // that growth looks again at their arcs.
 func (g *Graph) repairTrees() {
+	if g.time > maxTime {
+		g.renumberTime()
+	}
+	g.qHead, g.qSize = 0, 0
 	nodes, arcs := g.nodes, g.arcs
 	for _, i := range g.changed {
 		n := &nodes[i]
@@ -84,10 +93,10 @@ func (g *Graph) repairTrees() {
 			if n.parent != noParent && n.sink != sink {
 				g.leaveTree(i)
 			}
-			n.parent, n.sink, n.ts, n.dist = terminal, sink, g.time, 1
+			n.parent, n.pnode, n.sink, n.ts, n.dist = terminal, none, sink, g.time, 1
 		case n.parent == terminal:
 			g.makeOrphan(i)
-		case n.parent >= 0:
+		case n.parent < orphan:
 			// Parent arc: i->p in the source tree carries p->i residual
 			// (the sister), in the sink tree i->p itself.
 			pa := n.parent
@@ -99,12 +108,12 @@ func (g *Graph) repairTrees() {
 			}
 		}
 		if n.parent != noParent && n.parent != orphan {
-			g.setActive(i)
+			g.push(i)
 		}
 	}
 	g.changed = g.changed[:0]
 	g.time++
-	g.adopt()
+	g.drainOrphans()
 }
 
 // leaveTree does for node i, which moves out of its tree, what adoption
@@ -112,10 +121,10 @@ func (g *Graph) repairTrees() {
 // neighbours with residual capacity towards it become active, so that a
 // passive tree node never has a residual arc from (source tree: to) a node
 // outside its tree.
-func (g *Graph) leaveTree(i int32) {
+func (g *Graph) leaveTree(i uint32) {
 	nodes, arcs := g.nodes, g.arcs
 	sink := nodes[i].sink
-	for a := nodes[i].first; a >= 0; a = arcs[a].next {
+	for a := nodes[i].first; a != none; a = arcs[a].next {
 		j := arcs[a].head
 		nj := &nodes[j]
 		p := nj.parent
@@ -127,50 +136,50 @@ func (g *Graph) leaveTree(i int32) {
 			c = arcs[a^1].rCap
 		}
 		if c != 0 {
-			g.setActive(j)
+			g.push(j)
 		}
-		if p >= 0 && arcs[p].head == i {
+		if p < orphan && nj.pnode == i {
 			g.makeOrphan(j)
 		}
 	}
 }
 
-func (g *Graph) setActive(i int32) {
+// push appends node i to the active queue unless it is active already.
+func (g *Graph) push(i uint32) {
 	n := &g.nodes[i]
-	if n.next != notActive {
+	if n.active {
 		return
 	}
-	if g.qLast >= 0 {
-		g.nodes[g.qLast].next = i
-	} else {
-		g.qFirst = i
+	n.active = true
+	k := g.qHead + g.qSize
+	if k >= len(g.queue) {
+		k -= len(g.queue)
 	}
-	g.qLast = i
-	n.next = i
+	g.queue[k] = i
+	g.qSize++
 }
 
-// nextActive pops the active queue, skipping nodes that became free.
-func (g *Graph) nextActive() int32 {
-	nodes := g.nodes
-	for {
-		i := g.qFirst
-		if i < 0 {
-			return -1
+// pop takes the next active node off the queue, skipping nodes that
+// became free, and returns none when there is none.
+func (g *Graph) pop() uint32 {
+	nodes, queue := g.nodes, g.queue
+	for g.qSize > 0 {
+		i := queue[g.qHead]
+		g.qSize--
+		if g.qHead++; g.qHead == len(queue) {
+			g.qHead = 0
 		}
 		n := &nodes[i]
-		if n.next == i {
-			g.qFirst, g.qLast = -1, -1
-		} else {
-			g.qFirst = n.next
-		}
-		n.next = notActive
+		n.active = false
 		if n.parent != noParent {
 			return i
 		}
 	}
+	return none
 }
 
-func (g *Graph) makeOrphan(i int32) {
+// makeOrphan queues i for adoption after those already queued.
+func (g *Graph) makeOrphan(i uint32) {
 	g.nodes[i].parent = orphan
 	g.orphans = append(g.orphans, i)
 }
@@ -180,67 +189,70 @@ func (g *Graph) makeOrphan(i int32) {
 // at once: it often has more paths to the other tree.
 func (g *Graph) solve() {
 	nodes, arcs := g.nodes, g.arcs
-	cur := int32(-1)
+	cur := none
 	for {
 		i := cur
-		if i >= 0 {
-			nodes[i].next = notActive
+		if i != none {
+			nodes[i].active = false
 			if nodes[i].parent == noParent {
-				i = -1
+				i = none
 			}
 		}
-		if i < 0 {
-			if i = g.nextActive(); i < 0 {
+		if i == none {
+			if i = g.pop(); i == none {
 				break
 			}
 		}
+		if g.time >= maxTime {
+			g.renumberTime()
+		}
 		ni := &nodes[i]
-		mid := int32(-1) // arc from the source tree to the sink tree
+		mid := none // arc from the source tree to the sink tree
 		if !ni.sink {
-			for a := ni.first; a >= 0; {
+			for a := ni.first; a != none; {
 				ar := &arcs[a]
 				if ar.rCap != 0 {
 					j := ar.head
 					nj := &nodes[j]
 					if nj.parent == noParent {
-						nj.sink, nj.parent, nj.ts, nj.dist = false, a^1, ni.ts, ni.dist+1
-						g.setActive(j)
+						nj.sink, nj.parent, nj.pnode, nj.ts, nj.dist = false, a^1, i, ni.ts, ni.dist+1
+						g.push(j)
 					} else if nj.sink {
 						mid = a
 						break
 					} else if nj.ts <= ni.ts && nj.dist > ni.dist {
-						nj.parent, nj.ts, nj.dist = a^1, ni.ts, ni.dist+1
+						nj.parent, nj.pnode, nj.ts, nj.dist = a^1, i, ni.ts, ni.dist+1
 					}
 				}
 				a = ar.next
 			}
 		} else {
-			for a := ni.first; a >= 0; {
+			for a := ni.first; a != none; {
 				ar := &arcs[a]
 				if arcs[a^1].rCap != 0 {
 					j := ar.head
 					nj := &nodes[j]
 					if nj.parent == noParent {
-						nj.sink, nj.parent, nj.ts, nj.dist = true, a^1, ni.ts, ni.dist+1
-						g.setActive(j)
+						nj.sink, nj.parent, nj.pnode, nj.ts, nj.dist = true, a^1, i, ni.ts, ni.dist+1
+						g.push(j)
 					} else if !nj.sink {
 						mid = a ^ 1
 						break
 					} else if nj.ts <= ni.ts && nj.dist > ni.dist {
-						nj.parent, nj.ts, nj.dist = a^1, ni.ts, ni.dist+1
+						nj.parent, nj.pnode, nj.ts, nj.dist = a^1, i, ni.ts, ni.dist+1
 					}
 				}
 				a = ar.next
 			}
 		}
 		g.time++
-		if mid < 0 {
-			cur = -1
+		if mid == none {
+			cur = none
 			continue
 		}
-		// Keep i marked active (next != notActive) without queueing it, so
-		// adoption cannot queue it a second time; it is grown again next.
-		ni.next = i
+		// Keep i flagged active without queueing it, so adoption cannot
+		// queue it a second time; it is grown again next.
+		ni.active = true
 		cur = i
 		g.augment(mid)
 		g.adopt()
@@ -250,109 +262,154 @@ func (g *Graph) solve() {
 
 // augment pushes the bottleneck capacity along the path
 // s -> ... -> tail(mid) -> head(mid) -> ... -> t and orphans the nodes whose
-// parent arc (or terminal arc) became saturated.
-func (g *Graph) augment(mid int32) {
+// parent arc (or terminal arc) became saturated, onto the front stack.
+func (g *Graph) augment(mid uint32) {
 	nodes, arcs := g.nodes, g.arcs
-	b := arcs[mid].rCap
+	// The bottleneck is found on the bit patterns: for the residual
+	// capacities, which are >= 0 and never NaN, they order as the numbers
+	// do, and the integer minimum is a conditional move, where min on
+	// float64 is three instructions long and a comparison a branch that
+	// random graphs mispredict.
+	b := bits(arcs[mid].rCap)
 	i := arcs[mid^1].head
-	for a := nodes[i].parent; a != terminal; a = nodes[i].parent {
-		b = min(b, arcs[a^1].rCap)
-		i = arcs[a].head
+	for nodes[i].parent != terminal {
+		b = min(b, bits(arcs[nodes[i].parent^1].rCap))
+		i = nodes[i].pnode
 	}
-	b = min(b, nodes[i].rCap)
+	b = min(b, bits(nodes[i].rCap))
 	i = arcs[mid].head
-	for a := nodes[i].parent; a != terminal; a = nodes[i].parent {
-		b = min(b, arcs[a].rCap)
-		i = arcs[a].head
+	for nodes[i].parent != terminal {
+		b = min(b, bits(arcs[nodes[i].parent].rCap))
+		i = nodes[i].pnode
 	}
-	b = min(b, -nodes[i].rCap)
+	g.pushFlow(mid, math.Float64frombits(min(b, bits(-nodes[i].rCap))))
+}
 
+func bits(x float64) uint64 { return math.Float64bits(x) }
+
+// pushFlow sends b along the path of augment and orphans the nodes whose
+// parent arc (or terminal arc) it saturates, onto the front stack.
+func (g *Graph) pushFlow(mid uint32, b float64) {
+	nodes, arcs := g.nodes, g.arcs
+	i := arcs[mid^1].head
 	arcs[mid].rCap -= b
 	arcs[mid^1].rCap += b
-	i = arcs[mid^1].head
-	for a := nodes[i].parent; a != terminal; a = nodes[i].parent {
-		arcs[a].rCap += b
-		arcs[a^1].rCap -= b
-		next := arcs[a].head
-		if arcs[a^1].rCap == 0 {
-			g.makeOrphan(i)
+	for {
+		n := &nodes[i]
+		a := n.parent
+		if a == terminal {
+			if n.rCap -= b; n.rCap == 0 {
+				g.orphanFront(i)
+			}
+			break
 		}
-		i = next
-	}
-	if nodes[i].rCap -= b; nodes[i].rCap == 0 {
-		g.makeOrphan(i)
+		arcs[a].rCap += b
+		if arcs[a^1].rCap -= b; arcs[a^1].rCap == 0 {
+			g.orphanFront(i)
+		}
+		i = n.pnode
 	}
 	i = arcs[mid].head
-	for a := nodes[i].parent; a != terminal; a = nodes[i].parent {
-		arcs[a^1].rCap += b
-		arcs[a].rCap -= b
-		next := arcs[a].head
-		if arcs[a].rCap == 0 {
-			g.makeOrphan(i)
+	for {
+		n := &nodes[i]
+		a := n.parent
+		if a == terminal {
+			if n.rCap += b; n.rCap == 0 {
+				g.orphanFront(i)
+			}
+			break
 		}
-		i = next
-	}
-	if nodes[i].rCap += b; nodes[i].rCap == 0 {
-		g.makeOrphan(i)
+		arcs[a^1].rCap += b
+		if arcs[a].rCap -= b; arcs[a].rCap == 0 {
+			g.orphanFront(i)
+		}
+		i = n.pnode
 	}
 	g.flow += b
 }
 
-// adopt processes the orphan queue: each orphan looks for a new parent in
-// its own tree whose path to the terminal is valid (preferring the shortest
-// by the dist/ts heuristic); failing that it becomes free, its children
-// become orphans and its tree neighbours become active.
-func (g *Graph) adopt() {
-	for g.oHead < len(g.orphans) {
-		i := g.orphans[g.oHead]
-		g.oHead++
-		if g.nodes[i].parent != orphan {
-			continue // re-rooted by repairTrees after being orphaned
-		}
-		g.adoptOne(i, g.nodes[i].sink)
-	}
-	g.orphans, g.oHead = g.orphans[:0], 0
+// orphanFront makes i an orphan of the current augmentation.
+func (g *Graph) orphanFront(i uint32) {
+	g.nodes[i].parent = orphan
+	g.front = append(g.front, i)
 }
 
-func (g *Graph) adoptOne(i int32, sink bool) {
+// adopt finds new parents for the orphans of an augmentation, last-made
+// first, each with the orphans its adoption makes before the next.
+func (g *Graph) adopt() {
+	for len(g.front) > 0 {
+		i := g.front[len(g.front)-1]
+		g.front = g.front[:len(g.front)-1]
+		g.adoptOne(i)
+		// Orphans of the main loop are never re-rooted while queued, as
+		// those of repairTrees may be.
+		for k := 0; k < len(g.orphans); k++ {
+			g.adoptOne(g.orphans[k])
+		}
+		g.orphans = g.orphans[:0]
+	}
+}
+
+// drainOrphans adopts the queued orphans in order, and the ones that
+// makes, until none is left.
+func (g *Graph) drainOrphans() {
+	for k := 0; k < len(g.orphans); k++ {
+		i := g.orphans[k]
+		if g.nodes[i].parent == orphan { // not re-rooted by repairTrees since
+			g.adoptOne(i)
+		}
+	}
+	g.orphans = g.orphans[:0]
+}
+
+// adoptOne looks for a new parent of orphan i in its own tree whose path to
+// the terminal is valid (preferring the shortest by the dist/ts heuristic);
+// failing that i becomes free, its children become orphans and its tree
+// neighbours with residual capacity towards it become active.
+func (g *Graph) adoptOne(i uint32) {
+	if g.nodes[i].sink {
+		g.adoptSink(i)
+	} else {
+		g.adoptSource(i)
+	}
+}
+
+// adoptSource is adoptOne in the source tree, where a candidate parent j
+// needs residual capacity on j->i. It and adoptSink are the same code with
+// the arc directions swapped, kept apart (as in Kolmogorov's) so that the
+// loops test no tree flag and call nothing.
+func (g *Graph) adoptSource(i uint32) {
 	nodes, arcs := g.nodes, g.arcs
 	now := g.time
-	best, dmin := int32(-1), infDist
-	for a0 := nodes[i].first; a0 >= 0; a0 = arcs[a0].next {
-		// Residual capacity from the candidate parent j towards the
-		// terminal: j->i for the source tree, i->j for the sink tree.
-		c := arcs[a0].rCap
-		if !sink {
-			c = arcs[a0^1].rCap
-		}
-		if c == 0 {
+	best, dmin := none, infDist
+	for a0 := nodes[i].first; a0 != none; a0 = arcs[a0].next {
+		if arcs[a0^1].rCap == 0 {
 			continue
 		}
 		j := arcs[a0].head
-		nj := &nodes[j]
-		if nj.parent == noParent || nj.sink != sink {
+		if nj := &nodes[j]; nj.parent == noParent || nj.sink {
 			continue
 		}
 		// Walk up from j until a terminal, an orphan, or a node already
-		// checked at this time.
-		d := int32(0)
+		// checked at this time; then record the exact distances of the
+		// nodes walked, so that later walks stop at them.
+		d := uint32(0)
 		for k := j; ; {
 			nk := &nodes[k]
 			if nk.ts == now {
 				d += nk.dist
 				break
 			}
-			a := nk.parent
 			d++
-			if a == terminal {
+			if nk.parent == terminal {
 				nk.ts, nk.dist = now, 1
 				break
 			}
-			if a == orphan {
+			if nk.parent == orphan {
 				d = infDist
 				break
 			}
-			k = arcs[a].head
+			k = nk.pnode
 		}
 		if d == infDist {
 			continue
@@ -360,17 +417,114 @@ func (g *Graph) adoptOne(i int32, sink bool) {
 		if d < dmin {
 			best, dmin = a0, d
 		}
-		// Record exact distances along the checked path.
-		for k := j; nodes[k].ts != now; k = arcs[nodes[k].parent].head {
+		for k := j; nodes[k].ts != now; k = nodes[k].pnode {
 			nodes[k].ts, nodes[k].dist = now, d
 			d--
 		}
 	}
+	g.attach(i, best, dmin)
+}
+
+// adoptSink is adoptSource in the sink tree: a candidate parent j needs
+// residual capacity on i->j.
+func (g *Graph) adoptSink(i uint32) {
+	nodes, arcs := g.nodes, g.arcs
+	now := g.time
+	best, dmin := none, infDist
+	for a0 := nodes[i].first; a0 != none; a0 = arcs[a0].next {
+		if arcs[a0].rCap == 0 {
+			continue
+		}
+		j := arcs[a0].head
+		if nj := &nodes[j]; nj.parent == noParent || !nj.sink {
+			continue
+		}
+		d := uint32(0)
+		for k := j; ; {
+			nk := &nodes[k]
+			if nk.ts == now {
+				d += nk.dist
+				break
+			}
+			d++
+			if nk.parent == terminal {
+				nk.ts, nk.dist = now, 1
+				break
+			}
+			if nk.parent == orphan {
+				d = infDist
+				break
+			}
+			k = nk.pnode
+		}
+		if d == infDist {
+			continue
+		}
+		if d < dmin {
+			best, dmin = a0, d
+		}
+		for k := j; nodes[k].ts != now; k = nodes[k].pnode {
+			nodes[k].ts, nodes[k].dist = now, d
+			d--
+		}
+	}
+	g.attach(i, best, dmin)
+}
+
+// attach gives orphan i the parent arc best found by adoption, or frees it
+// when there is none (best == none): then its children in the tree become
+// orphans and its tree neighbours with residual capacity towards it become
+// active, so that they can grow into the space it leaves.
+func (g *Graph) attach(i, best, dmin uint32) {
+	nodes, arcs := g.nodes, g.arcs
 	ni := &nodes[i]
-	if best >= 0 {
-		ni.parent, ni.ts, ni.dist = best, now, dmin+1
+	if best != none {
+		ni.parent, ni.pnode, ni.ts, ni.dist = best, arcs[best].head, g.time, dmin+1
 		return
 	}
-	ni.parent, ni.ts = noParent, 0
-	g.leaveTree(i)
+	ni.parent = noParent
+	if ni.sink {
+		g.freeSink(i)
+	} else {
+		g.freeSource(i)
+	}
+}
+
+// freeSource is attach's freeing of node i of the source tree, where a
+// neighbour j has residual capacity towards i on j->i.
+func (g *Graph) freeSource(i uint32) {
+	nodes, arcs := g.nodes, g.arcs
+	for a0 := nodes[i].first; a0 != none; a0 = arcs[a0].next {
+		j := arcs[a0].head
+		nj := &nodes[j]
+		p := nj.parent
+		if p == noParent || nj.sink {
+			continue
+		}
+		if arcs[a0^1].rCap != 0 {
+			g.push(j)
+		}
+		if p < orphan && nj.pnode == i {
+			g.makeOrphan(j)
+		}
+	}
+}
+
+// freeSink is freeSource in the sink tree (residual capacity on i->j).
+func (g *Graph) freeSink(i uint32) {
+	nodes, arcs := g.nodes, g.arcs
+	for a0 := nodes[i].first; a0 != none; a0 = arcs[a0].next {
+		j := arcs[a0].head
+		nj := &nodes[j]
+		p := nj.parent
+		if p == noParent || !nj.sink {
+			continue
+		}
+		if arcs[a0].rCap != 0 {
+			g.push(j)
+		}
+		if p < orphan && nj.pnode == i {
+			g.makeOrphan(j)
+		}
+	}
 }

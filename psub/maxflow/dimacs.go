@@ -2,11 +2,11 @@ package maxflow
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 )
 
@@ -27,145 +27,341 @@ type Arc struct {
 // maxDIMACSNodes keeps Build's int32 node indices in range.
 const maxDIMACSNodes = math.MaxInt32 - 1
 
+// Header is what a DIMACS file declares besides its arcs (0-based ids).
+type Header struct {
+	Nodes, Arcs  int // from the p line: nodes (s and t included) and arc lines
+	Source, Sink int
+}
+
 // Read parses a DIMACS max-flow problem: "c" comment lines, one
 // "p max NODES ARCS" line before any other, "n ID s" and "n ID t", and
 // "a FROM TO CAPACITY" lines with 1-based ids. Errors give the line number
-// and what was expected; nothing partial is returned.
+// and what was expected; nothing partial is returned. ReadGraph reads
+// straight into a Graph instead, in less memory.
 func Read(r io.Reader) (*Problem, error) {
+	d := newDecoder(r)
+	p := &Problem{Source: -1, Sink: -1}
+	for {
+		kind, a, err := d.next()
+		switch {
+		case err != nil:
+			return nil, err
+		case kind == 'p':
+			p.Nodes = d.h.Nodes
+			p.Arcs = make([]Arc, 0, min(d.h.Arcs, 1<<20))
+		case kind == 'a':
+			p.Arcs = append(p.Arcs, a)
+		case kind == 0:
+			p.Source, p.Sink = d.h.Source, d.h.Sink
+			return p, nil
+		}
+	}
+}
+
+// ReadGraph reads a DIMACS max-flow problem (as Read does, with the same
+// errors) and builds its Graph while reading, with Build's conventions,
+// without keeping the arcs: the memory it needs is the Graph's. The file's
+// "n" lines should come before its arcs (Write puts them there); arcs read
+// before both terminals are known are kept until they are.
+//
+// The graph is sized from the p line: its nodes exactly, its edges for at
+// most ARCS (every arc line an edge). Storage reserved beyond the edges the
+// file has is never written, so on Linux it takes address space but no
+// memory.
+func ReadGraph(r io.Reader) (*Graph, Header, error) {
+	d := newDecoder(r)
+	var g *Graph
+	var b graphBuilder
+	var early []Arc // arcs read before s and t were both known
+	for {
+		kind, a, err := d.next()
+		switch {
+		case err != nil:
+			return nil, Header{}, err
+		case kind == 'p':
+			m := d.h.Arcs
+			if size, ok := readerSize(r); ok {
+				// An arc line takes at least 6 bytes: never reserve
+				// more edges than the file can hold.
+				m = min(m, int(size/6)+1)
+			} else {
+				m = min(m, 1<<20)
+			}
+			g = New(d.h.Nodes-2, m)
+			g.AddNodes(d.h.Nodes - 2)
+			b = graphBuilder{g: g, s: -1, t: -1}
+		case kind == 'n':
+			b.s, b.t = d.h.Source, d.h.Sink
+			if b.s >= 0 && b.t >= 0 {
+				for _, a := range early {
+					b.arc(a)
+				}
+				early = nil
+			}
+		case kind == 'a':
+			if b.s < 0 || b.t < 0 {
+				early = append(early, a)
+				continue
+			}
+			b.arc(a)
+		case kind == 0:
+			b.flush()
+			return g, d.h, nil
+		}
+	}
+}
+
+// readerSize returns how many bytes r has left, when it can tell.
+func readerSize(r io.Reader) (int64, bool) {
+	switch r := r.(type) {
+	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
+		return int64(r.Len()), true
+	case *os.File:
+		fi, err := r.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return 0, false
+		}
+		return fi.Size(), true
+	}
+	return 0, false
+}
+
+// graphBuilder turns arcs into a Graph with Build's conventions; an edge
+// arc is held back until the next arc shows whether it is its reverse.
+type graphBuilder struct {
+	g       *Graph
+	s, t    int
+	pending Arc
+	held    bool
+}
+
+func (b *graphBuilder) arc(a Arc) {
+	g := b.g
+	if b.held {
+		p := b.pending
+		b.held = false
+		if a.From == p.To && a.To == p.From {
+			g.addEdge(b.index(p.From), b.index(p.To), p.Cap, a.Cap)
+			return
+		}
+		g.addEdge(b.index(p.From), b.index(p.To), p.Cap, 0)
+	}
+	switch {
+	case a.From == b.s && a.To == b.t:
+		g.flow += a.Cap
+	case a.To == b.s || a.From == b.t:
+	case a.From == b.s:
+		g.addTerminal(b.index(a.To), a.Cap, 0)
+	case a.To == b.t:
+		g.addTerminal(b.index(a.From), 0, a.Cap)
+	default:
+		b.pending, b.held = a, true
+	}
+}
+
+func (b *graphBuilder) flush() {
+	if b.held {
+		b.g.addEdge(b.index(b.pending.From), b.index(b.pending.To), b.pending.Cap, 0)
+		b.held = false
+	}
+}
+
+// index is Problem.NodeIndex.
+func (b *graphBuilder) index(v int) int {
+	k := v
+	if v > b.s {
+		k--
+	}
+	if v > b.t {
+		k--
+	}
+	return k
+}
+
+// decoder reads and checks a DIMACS file one line at a time.
+type decoder struct {
+	sc                        *bufio.Scanner
+	line                      int
+	h                         Header
+	pLine, sLine, tLine, arcs int
+	f                         [5][]byte
+}
+
+func newDecoder(r io.Reader) *decoder {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	p := &Problem{Source: -1, Sink: -1}
-	declared, pLine, sLine, tLine := 0, 0, 0, 0
-	var f [5][]byte
-	line := 0
-	for sc.Scan() {
-		line++
-		nf := fields(sc.Bytes(), &f)
+	return &decoder{sc: sc, h: Header{Source: -1, Sink: -1}}
+}
+
+// next returns the kind of the next meaningful line: 'p' (d.h has its
+// counts), 'n' (d.h has the terminal), 'a' with the arc, or 0 at the end of
+// a complete, valid file.
+func (d *decoder) next() (byte, Arc, error) {
+	f := &d.f
+	for d.sc.Scan() {
+		d.line++
+		line := d.line
+		nf := fields(d.sc.Bytes(), f)
 		if nf == 0 || f[0][0] == 'c' {
 			continue
 		}
 		if len(f[0]) != 1 {
-			return nil, fmt.Errorf("line %d: unknown line type %q (want c, p, n or a)", line, f[0])
+			return 0, Arc{}, fmt.Errorf("line %d: unknown line type %q (want c, p, n or a)", line, f[0])
 		}
 		kind := f[0][0]
-		if kind != 'p' && pLine == 0 {
-			return nil, fmt.Errorf("line %d: %q line before the \"p max NODES ARCS\" line", line, string(kind))
+		if kind != 'p' && d.pLine == 0 {
+			return 0, Arc{}, fmt.Errorf("line %d: %q line before the \"p max NODES ARCS\" line", line, string(kind))
 		}
 		switch kind {
 		case 'p':
-			if pLine != 0 {
-				return nil, fmt.Errorf("line %d: second p line (first on line %d)", line, pLine)
+			if d.pLine != 0 {
+				return 0, Arc{}, fmt.Errorf("line %d: second p line (first on line %d)", line, d.pLine)
 			}
 			if nf != 4 || string(f[1]) != "max" {
-				return nil, fmt.Errorf("line %d: bad problem line %q, want \"p max NODES ARCS\"", line, sc.Text())
+				return 0, Arc{}, fmt.Errorf("line %d: bad problem line %q, want \"p max NODES ARCS\"", line, d.sc.Text())
 			}
 			n, err1 := strconv.Atoi(string(f[2]))
 			m, err2 := strconv.Atoi(string(f[3]))
 			if err1 != nil || n < 2 || n > maxDIMACSNodes {
-				return nil, fmt.Errorf("line %d: bad node count %q, want an integer in [2, %d]", line, f[2], maxDIMACSNodes)
+				return 0, Arc{}, fmt.Errorf("line %d: bad node count %q, want an integer in [2, %d]", line, f[2], maxDIMACSNodes)
 			}
 			if err2 != nil || m < 0 {
-				return nil, fmt.Errorf("line %d: bad arc count %q, want an integer >= 0", line, f[3])
+				return 0, Arc{}, fmt.Errorf("line %d: bad arc count %q, want an integer >= 0", line, f[3])
 			}
-			p.Nodes, declared, pLine = n, m, line
-			p.Arcs = make([]Arc, 0, min(m, 1<<20))
+			d.h.Nodes, d.h.Arcs, d.pLine = n, m, line
+			return 'p', Arc{}, nil
 		case 'n':
 			if nf != 3 || len(f[2]) != 1 || (f[2][0] != 's' && f[2][0] != 't') {
-				return nil, fmt.Errorf("line %d: bad node line %q, want \"n ID s\" or \"n ID t\"", line, sc.Text())
+				return 0, Arc{}, fmt.Errorf("line %d: bad node line %q, want \"n ID s\" or \"n ID t\"", line, d.sc.Text())
 			}
-			v, err := nodeID(f[1], p.Nodes)
+			v, err := nodeID(f[1], d.h.Nodes)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", line, err)
+				return 0, Arc{}, fmt.Errorf("line %d: %w", line, err)
 			}
 			if f[2][0] == 's' {
-				if sLine != 0 {
-					return nil, fmt.Errorf("line %d: second source (first on line %d)", line, sLine)
+				if d.sLine != 0 {
+					return 0, Arc{}, fmt.Errorf("line %d: second source (first on line %d)", line, d.sLine)
 				}
-				p.Source, sLine = v, line
+				d.h.Source, d.sLine = v, line
 			} else {
-				if tLine != 0 {
-					return nil, fmt.Errorf("line %d: second sink (first on line %d)", line, tLine)
+				if d.tLine != 0 {
+					return 0, Arc{}, fmt.Errorf("line %d: second sink (first on line %d)", line, d.tLine)
 				}
-				p.Sink, tLine = v, line
+				d.h.Sink, d.tLine = v, line
 			}
-			if p.Source == p.Sink {
-				return nil, fmt.Errorf("line %d: node %d is both source and sink", line, v+1)
+			if d.h.Source == d.h.Sink {
+				return 0, Arc{}, fmt.Errorf("line %d: node %d is both source and sink", line, v+1)
 			}
+			return 'n', Arc{}, nil
 		case 'a':
 			if nf != 4 {
-				return nil, fmt.Errorf("line %d: bad arc line %q, want \"a FROM TO CAPACITY\"", line, sc.Text())
+				return 0, Arc{}, fmt.Errorf("line %d: bad arc line %q, want \"a FROM TO CAPACITY\"", line, d.sc.Text())
 			}
-			u, err := nodeID(f[1], p.Nodes)
+			u, err := nodeID(f[1], d.h.Nodes)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: arc tail: %w", line, err)
+				return 0, Arc{}, fmt.Errorf("line %d: arc tail: %w", line, err)
 			}
-			v, err := nodeID(f[2], p.Nodes)
+			v, err := nodeID(f[2], d.h.Nodes)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: arc head: %w", line, err)
+				return 0, Arc{}, fmt.Errorf("line %d: arc head: %w", line, err)
 			}
 			if u == v {
-				return nil, fmt.Errorf("line %d: arc from node %d to itself", line, u+1)
+				return 0, Arc{}, fmt.Errorf("line %d: arc from node %d to itself", line, u+1)
 			}
-			c, err := strconv.ParseFloat(string(f[3]), 64)
-			if err != nil || !(c >= 0) || math.IsInf(c, 0) {
-				return nil, fmt.Errorf("line %d: arc %d->%d: bad capacity %q, want a finite number >= 0", line, u+1, v+1, f[3])
+			c, ok := capacity(f[3])
+			if !ok {
+				return 0, Arc{}, fmt.Errorf("line %d: arc %d->%d: bad capacity %q, want a finite number >= 0", line, u+1, v+1, f[3])
 			}
-			if len(p.Arcs) == declared {
-				return nil, fmt.Errorf("line %d: more arcs than the %d declared on line %d", line, declared, pLine)
+			if d.arcs == d.h.Arcs {
+				return 0, Arc{}, fmt.Errorf("line %d: more arcs than the %d declared on line %d", line, d.h.Arcs, d.pLine)
 			}
-			p.Arcs = append(p.Arcs, Arc{u, v, c})
+			d.arcs++
+			return 'a', Arc{u, v, c}, nil
 		default:
-			return nil, fmt.Errorf("line %d: unknown line type %q (want c, p, n or a)", line, f[0])
+			return 0, Arc{}, fmt.Errorf("line %d: unknown line type %q (want c, p, n or a)", line, f[0])
 		}
 	}
-	if err := sc.Err(); err != nil {
+	line := d.line
+	if err := d.sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("line %d: line longer than 1 MiB", line+1)
+			return 0, Arc{}, fmt.Errorf("line %d: line longer than 1 MiB", line+1)
 		}
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+		return 0, Arc{}, fmt.Errorf("line %d: %w", line+1, err)
 	}
 	switch {
-	case pLine == 0:
-		return nil, errors.New("no \"p max NODES ARCS\" line")
-	case sLine == 0:
-		return nil, fmt.Errorf("line %d: end of file without a source (\"n ID s\")", line)
-	case tLine == 0:
-		return nil, fmt.Errorf("line %d: end of file without a sink (\"n ID t\")", line)
-	case len(p.Arcs) != declared:
-		return nil, fmt.Errorf("line %d: end of file after %d arcs, %d declared on line %d", line, len(p.Arcs), declared, pLine)
+	case d.pLine == 0:
+		return 0, Arc{}, errors.New("no \"p max NODES ARCS\" line")
+	case d.sLine == 0:
+		return 0, Arc{}, fmt.Errorf("line %d: end of file without a source (\"n ID s\")", line)
+	case d.tLine == 0:
+		return 0, Arc{}, fmt.Errorf("line %d: end of file without a sink (\"n ID t\")", line)
+	case d.arcs != d.h.Arcs:
+		return 0, Arc{}, fmt.Errorf("line %d: end of file after %d arcs, %d declared on line %d", line, d.arcs, d.h.Arcs, d.pLine)
 	}
-	return p, nil
+	return 0, Arc{}, nil
 }
 
 // fields splits b at blanks into at most len(f) fields and returns how
 // many there were (len(f)+1 when there were more).
 func fields(b []byte, f *[5][]byte) int {
-	n := 0
+	n, k := 0, 0
 	for {
-		b = bytes.TrimLeft(b, " \t\r")
-		if len(b) == 0 {
+		for k < len(b) && (b[k] == ' ' || b[k] == '\t' || b[k] == '\r') {
+			k++
+		}
+		if k == len(b) {
 			return n
 		}
 		if n == len(f) {
 			return n + 1
 		}
-		k := bytes.IndexAny(b, " \t\r")
-		if k < 0 {
-			k = len(b)
+		start := k
+		for k < len(b) && b[k] != ' ' && b[k] != '\t' && b[k] != '\r' {
+			k++
 		}
-		f[n] = b[:k]
+		f[n] = b[start:k]
 		n++
-		b = b[k:]
 	}
 }
 
 // nodeID parses a 1-based id in [1, n] and returns it 0-based.
 func nodeID(b []byte, n int) (int, error) {
-	v, err := strconv.Atoi(string(b))
-	if err != nil || v < 1 || v > n {
+	v, ok := smallInt(b)
+	if !ok {
+		var err error
+		if v, err = strconv.Atoi(string(b)); err != nil {
+			v = 0
+		}
+	}
+	if v < 1 || v > n {
 		return 0, fmt.Errorf("node %q out of range, want an integer in [1, %d]", b, n)
 	}
 	return v - 1, nil
+}
+
+// smallInt parses up to 15 decimal digits (the common case, and exact as a
+// float64 too); anything else is left to strconv.
+func smallInt(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 15 {
+		return 0, false
+	}
+	v := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = 10*v + int(c-'0')
+	}
+	return v, true
+}
+
+// capacity parses a finite number >= 0.
+func capacity(b []byte) (float64, bool) {
+	if v, ok := smallInt(b); ok {
+		return float64(v), true
+	}
+	c, err := strconv.ParseFloat(string(b), 64)
+	return c, err == nil && c >= 0 && !math.IsInf(c, 0)
 }
 
 // Validate checks what Read checks, for a Problem made in code.
@@ -233,34 +429,13 @@ func (p *Problem) NodeIndex(v int) int {
 // into s or out of t cannot carry flow and are left out. p must be valid
 // (Read's result, or passing Validate); Build panics otherwise.
 func (p *Problem) Build() *Graph {
-	n := p.Nodes - 2
-	s, t := p.Source, p.Sink
-	arcs := p.Arcs
-	g := New(n, p.edges())
-	g.AddNodes(n)
-	for k := 0; k < len(arcs); k++ {
-		a := arcs[k]
-		switch {
-		case a.From == s && a.To == t:
-			g.flow += a.Cap
-		case a.To == s || a.From == t:
-		case a.From == s:
-			i := p.NodeIndex(a.To)
-			g.shiftTerminal(i, a.Cap, 0)
-			g.term[i].a += a.Cap
-		case a.To == t:
-			i := p.NodeIndex(a.From)
-			g.shiftTerminal(i, 0, a.Cap)
-			g.term[i].b += a.Cap
-		default:
-			rev := 0.0
-			if k+1 < len(arcs) && arcs[k+1].From == a.To && arcs[k+1].To == a.From {
-				rev = arcs[k+1].Cap
-				k++
-			}
-			g.addEdge(p.NodeIndex(a.From), p.NodeIndex(a.To), a.Cap, rev)
-		}
+	g := New(p.Nodes-2, p.edges())
+	g.AddNodes(p.Nodes - 2)
+	b := graphBuilder{g: g, s: p.Source, t: p.Sink}
+	for _, a := range p.Arcs {
+		b.arc(a)
 	}
+	b.flush()
 	return g
 }
 

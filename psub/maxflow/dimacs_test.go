@@ -2,6 +2,8 @@ package maxflow
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -242,6 +244,13 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		g := p.Build()
+		h, _, err := ReadGraph(strings.NewReader(text))
+		if err != nil {
+			t.Fatalf("Read accepted what ReadGraph rejects: %v", err)
+		}
+		if d := sameGraph(g, h); d != "" {
+			t.Fatalf("ReadGraph differs from Build: %s", d)
+		}
 		flow := g.MaxFlow()
 		scale := 1.0
 		for _, a := range p.Arcs {
@@ -251,4 +260,102 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("flow %v, Edmonds–Karp %v", flow, ek)
 		}
 	})
+}
+
+// sameGraph reports how g and h differ in nodes, terminals, edges and
+// capacities ("" when they do not).
+func sameGraph(g, h *Graph) string {
+	if g.Nodes() != h.Nodes() || g.Edges() != h.Edges() || g.Flow() != h.Flow() {
+		return fmt.Sprintf("%d nodes %d edges flow %v, want %d, %d, %v", h.Nodes(), h.Edges(), h.Flow(), g.Nodes(), g.Edges(), g.Flow())
+	}
+	for i := range g.Nodes() {
+		a1, b1 := g.Terminal(i)
+		a2, b2 := h.Terminal(i)
+		if a1 != a2 || b1 != b2 {
+			return fmt.Sprintf("node %d: terminals (%v,%v), want (%v,%v)", i, a2, b2, a1, b1)
+		}
+	}
+	for e := range g.Edges() {
+		i1, j1 := g.EdgeNodes(e)
+		i2, j2 := h.EdgeNodes(e)
+		c1, r1 := g.Capacities(e)
+		c2, r2 := h.Capacities(e)
+		if i1 != i2 || j1 != j2 || c1 != c2 || r1 != r2 {
+			return fmt.Sprintf("edge %d: %d->%d (%v,%v), want %d->%d (%v,%v)", e, i2, j2, c2, r2, i1, j1, c1, r1)
+		}
+	}
+	return ""
+}
+
+// TestReadGraphMatchesBuild: reading straight into a graph gives what
+// Read and Build give, with the terminals' n lines before the arcs, after
+// them, or between, and the same flow.
+func TestReadGraphMatchesBuild(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 0))
+	for rep := range 300 {
+		p := randomProblem(r, 2+r.IntN(12), r.IntN(40))
+		var buf bytes.Buffer
+		if err := Write(&buf, p); err != nil {
+			t.Fatal(err)
+		}
+		text := buf.String()
+		if rep%3 > 0 && len(p.Arcs) > 0 {
+			// Move the n lines after the first arc (rep%3 == 1) or to the end.
+			lines := strings.SplitAfter(text, "\n")
+			n := lines[2:4]
+			rest := append(append([]string{}, lines[:2]...), lines[4:]...)
+			at := 3
+			if rep%3 == 2 {
+				at = len(rest)
+			}
+			text = strings.Join(append(append(append([]string{}, rest[:at]...), n...), rest[at:]...), "")
+		}
+		q, err := Read(strings.NewReader(text))
+		if err != nil {
+			t.Fatalf("rep %d: %v\n%s", rep, err, text)
+		}
+		g := q.Build()
+		h, hd, err := ReadGraph(strings.NewReader(text))
+		if err != nil {
+			t.Fatalf("rep %d: ReadGraph: %v\n%s", rep, err, text)
+		}
+		if hd != (Header{Nodes: q.Nodes, Arcs: len(q.Arcs), Source: q.Source, Sink: q.Sink}) {
+			t.Fatalf("rep %d: header %+v for %d nodes %d arcs s %d t %d", rep, hd, q.Nodes, len(q.Arcs), q.Source, q.Sink)
+		}
+		if d := sameGraph(g, h); d != "" {
+			t.Fatalf("rep %d: %s\n%s", rep, d, text)
+		}
+		if f, want := h.MaxFlow(), g.MaxFlow(); f != want {
+			t.Fatalf("rep %d: flow %v, want %v", rep, f, want)
+		}
+	}
+}
+
+// TestReadGraphErrors: ReadGraph rejects what Read rejects, with the same
+// message.
+func TestReadGraphErrors(t *testing.T) {
+	texts := []string{"", "p max 3 2\nn 1 s\nn 3 t\na 1 2 1\n", "p max 3 0\nn 1 s\nn 1 t\n",
+		"p max 3 1\nn 1 s\nn 3 t\na 1 9 1\n", "p max 3 1\nn 1 s\na 1 2 -1\n", "p max 3 1\na 1 2 1\nn 1 s\n",
+		"p max 3 1\nn 1 s\nn 3 t\na 1 2 1\na 2 3 1\n"}
+	for _, text := range texts {
+		_, err1 := Read(strings.NewReader(text))
+		_, _, err2 := ReadGraph(strings.NewReader(text))
+		if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
+			t.Errorf("%q: Read %v, ReadGraph %v", text, err1, err2)
+		}
+	}
+}
+
+// TestReadGraphHugeDeclaredArcs: a p line declaring far more arcs than the
+// file holds must not make ReadGraph reserve room for them.
+func TestReadGraphHugeDeclaredArcs(t *testing.T) {
+	text := "p max 4 2000000000\nn 1 s\nn 4 t\na 1 2 1\n"
+	_, _, err := ReadGraph(strings.NewReader(text))
+	if err == nil || !strings.Contains(err.Error(), "1 arcs, 2000000000 declared") {
+		t.Fatalf("err %v", err)
+	}
+	_, _, err = ReadGraph(io.MultiReader(strings.NewReader(text))) // size unknown
+	if err == nil || !strings.Contains(err.Error(), "declared") {
+		t.Fatalf("err %v", err)
+	}
 }

@@ -6,27 +6,33 @@ import (
 	"slices"
 )
 
-// Special values of node.parent. A non-negative parent is the index of the
-// arc from the node to its parent in its search tree.
+// Indices are uint32: they load without sign extension, which shortens
+// the dependent chains of loads (parent to parent, arc to arc) that the
+// search consists of.
 const (
-	noParent int32 = -1 // free node: in neither search tree
-	terminal int32 = -2 // root: attached directly to its tree's terminal
-	orphan   int32 = -3 // lost its parent arc; waiting for adoption
+	// none ends an arc list and marks an absent node or arc.
+	none uint32 = math.MaxUint32
+	// Special values of node.parent; any smaller value is an arc.
+	noParent = none     // free node: in neither search tree
+	terminal = none - 1 // root: attached directly to its tree's terminal
+	orphan   = none - 2 // lost its parent arc; waiting for adoption
+	// maxEdges keeps arc indices below the special values.
+	maxEdges = (orphan - 1) / 2
+	maxNodes = math.MaxInt32
 )
 
-// notActive is node.next for a node outside the active queue. The last node
-// of the queue points to itself, so "next != notActive" means "active".
-const notActive int32 = -1
-
-// node is the hot per-node state of the Boykov–Kolmogorov search: 32 bytes.
+// node is the per-node state of the Boykov–Kolmogorov search: 32 bytes.
 type node struct {
-	first  int32 // first outgoing arc, -1 if none; arcs form a linked list
-	parent int32 // arc to the parent, or noParent / terminal / orphan
-	next   int32 // next node in the active queue, or notActive
-	ts     int32 // time stamp of the last check that dist is exact
-	dist   int32 // distance to the terminal along the tree (heuristic)
-	sink   bool  // in the sink tree (meaningful only when parent != noParent)
-	marked bool  // in the changed list for MaxFlowReuse
+	first  uint32 // first outgoing arc, none if none; arcs form a linked list
+	parent uint32 // arc to the parent, or noParent / terminal / orphan
+	// pnode is the parent node (the head of the parent arc), so that
+	// walking up a tree costs one load per step instead of two.
+	pnode  uint32
+	ts     uint32 // time stamp of the last check that dist is exact
+	dist   uint32 // distance to the terminal along the tree (heuristic)
+	sink   bool   // in the sink tree (meaningful only when parent != noParent)
+	active bool   // in the active queue, or being grown
+	marked bool   // in the changed list for MaxFlowReuse
 	// rCap is the residual terminal capacity: > 0 is residual capacity of
 	// source->node, < 0 is minus the residual capacity of node->sink. One
 	// number suffices because capacity present on both terminal arcs can
@@ -35,10 +41,11 @@ type node struct {
 }
 
 // arc is one direction of an edge: 16 bytes. Arcs 2e and 2e+1 are the two
-// directions of edge e, so the reverse ("sister") of arc a is a^1.
+// directions of edge e, so the reverse ("sister") of arc a is a^1 and the
+// two share a cache line.
 type arc struct {
-	head int32 // node the arc points to
-	next int32 // next arc leaving the same tail, -1 at the end
+	head uint32 // node the arc points to
+	next uint32 // next arc leaving the same tail, none at the end
 	rCap float64
 }
 
@@ -63,12 +70,18 @@ type Graph struct {
 	// value.
 	flow float64
 
-	// Search state.
-	qFirst, qLast int32   // active queue (FIFO linked through node.next)
-	orphans       []int32 // orphan FIFO; orphans[oHead:] are pending
-	oHead         int
-	time          int32   // incremented once per growth step
-	changed       []int32 // nodes marked by Update* since the last solve
+	// Search state, sized with the nodes so that a solve allocates nothing.
+	// queue is the active FIFO, a ring of len(nodes) slots (a node is in it
+	// at most once, flagged by node.active).
+	queue        []uint32
+	qHead, qSize int
+	// Orphans, in Kolmogorov's order: those of an augmentation are taken
+	// last-made first (front, a stack), and each one's adoption, with all
+	// the orphans it makes (orphans, a FIFO), is finished before the next.
+	front   []uint32
+	orphans []uint32
+	time    uint32   // incremented once per growth step
+	changed []uint32 // nodes marked by Update* since the last solve
 
 	solved     bool // trees are those left by the last solve
 	treesDirty bool // capacities changed without marking: trees unusable
@@ -77,15 +90,16 @@ type Graph struct {
 // New returns an empty graph with room for nodeHint nodes and edgeHint edges
 // (hints only; the graph grows as needed).
 func New(nodeHint, edgeHint int) *Graph {
-	nodeHint = max(nodeHint, 0)
-	edgeHint = max(edgeHint, 0)
+	nodeHint = min(max(nodeHint, 0), maxNodes)
+	edgeHint = min(max(edgeHint, 0), int(maxEdges))
 	return &Graph{
-		nodes:  make([]node, 0, nodeHint),
-		arcs:   make([]arc, 0, 2*edgeHint),
-		term:   make([]pair, 0, nodeHint),
-		edge:   make([]pair, 0, edgeHint),
-		qFirst: -1,
-		qLast:  -1,
+		nodes:   make([]node, 0, nodeHint),
+		arcs:    make([]arc, 0, 2*edgeHint),
+		term:    make([]pair, 0, nodeHint),
+		edge:    make([]pair, 0, edgeHint),
+		queue:   make([]uint32, 0, nodeHint),
+		front:   make([]uint32, 0, nodeHint),
+		orphans: make([]uint32, 0, nodeHint),
 	}
 }
 
@@ -93,14 +107,19 @@ func New(nodeHint, edgeHint int) *Graph {
 // the first one.
 func (g *Graph) AddNodes(n int) int {
 	first := len(g.nodes)
-	if n < 0 || first+n > math.MaxInt32 {
+	if n < 0 || n > maxNodes-first {
 		panic(fmt.Sprintf("maxflow: AddNodes(%d) with %d nodes: count out of range", n, first))
 	}
 	g.nodes = slices.Grow(g.nodes, n)
 	for range n {
-		g.nodes = append(g.nodes, node{first: -1, parent: noParent, next: notActive})
+		g.nodes = append(g.nodes, node{first: none, parent: noParent, pnode: none})
 	}
 	g.term = append(g.term, make([]pair, n)...)
+	// The queue holds each node at most once. It is empty between solves,
+	// so growing it loses nothing.
+	g.queue = append(g.queue, make([]uint32, n)...)
+	g.front = slices.Grow(g.front, len(g.nodes)-len(g.front))
+	g.orphans = slices.Grow(g.orphans, len(g.nodes)-len(g.orphans))
 	g.treesDirty = true
 	return first
 }
@@ -125,9 +144,16 @@ func (g *Graph) Edges() int { return len(g.edge) }
 // AddTerminal may be called at any time; after a solve it keeps the current
 // flow valid, and the next MaxFlow (not MaxFlowReuse) gives the new min cut.
 func (g *Graph) AddTerminal(i int, source, sink float64) {
-	checkFinite("AddTerminal", source, sink)
+	if !finite(source) || !finite(sink) {
+		badCapacities("AddTerminal", source, sink)
+	}
+	g.addTerminal(i, source, sink)
+}
+
+// addTerminal is AddTerminal without the checks, for validated input.
+func (g *Graph) addTerminal(i int, source, sink float64) {
 	t := &g.term[i]
-	g.shiftTerminal(i, source, sink)
+	g.shiftTerminal(&g.nodes[i], source, sink)
 	t.a += source
 	t.b += sink
 	g.treesDirty = true
@@ -137,9 +163,11 @@ func (g *Graph) AddTerminal(i int, source, sink float64) {
 // for negative values). Like AddTerminal it keeps any current flow valid; it
 // does not mark i for MaxFlowReuse (use UpdateTerminal for that).
 func (g *Graph) SetTerminal(i int, source, sink float64) {
-	checkFinite("SetTerminal", source, sink)
+	if !finite(source) || !finite(sink) {
+		badCapacities("SetTerminal", source, sink)
+	}
 	t := &g.term[i]
-	g.shiftTerminal(i, source-t.a, sink-t.b)
+	g.shiftTerminal(&g.nodes[i], source-t.a, sink-t.b)
 	t.a, t.b = source, sink
 	g.treesDirty = true
 }
@@ -147,24 +175,32 @@ func (g *Graph) SetTerminal(i int, source, sink float64) {
 // UpdateTerminal is SetTerminal for dynamic graph cuts: it also marks i, so
 // that MaxFlowReuse repairs the search trees around it.
 func (g *Graph) UpdateTerminal(i int, source, sink float64) {
-	checkFinite("UpdateTerminal", source, sink)
+	if !finite(source) || !finite(sink) {
+		badCapacities("UpdateTerminal", source, sink)
+	}
 	t := &g.term[i]
-	g.shiftTerminal(i, source-t.a, sink-t.b)
+	g.shiftTerminal(&g.nodes[i], source-t.a, sink-t.b)
 	t.a, t.b = source, sink
-	g.mark(int32(i))
+	g.mark(uint32(i))
 }
 
-// shiftTerminal adds ds to the capacity of s->i and dt to that of i->t in
-// the residual graph, keeping the current flow valid. With r the residual
-// terminal capacity, the terminal part of the residual cut is
-// max(r,0)·[i in T] + max(-r,0)·[i in S]; the new residual r+ds-dt gives the
-// same function up to the constant returned to the flow value, which is
-// min(ds + max(r,0), dt + max(-r,0)).
-func (g *Graph) shiftTerminal(i int, ds, dt float64) {
-	n := &g.nodes[i]
-	r := n.rCap
-	cs, ct := ds+max(r, 0), dt+max(-r, 0)
-	g.flow += min(cs, ct)
+// shiftTerminal adds cs to the capacity of s->n and ct to that of n->t in
+// the residual graph, keeping the current flow valid (Kolmogorov's
+// add_tweights). With r the residual terminal capacity, the terminal part
+// of the residual cut is max(r,0)·[n in T] + max(-r,0)·[n in S]; the new
+// residual r+cs-ct gives the same function up to the constant returned to
+// the flow value, which is min(cs + max(r,0), ct + max(-r,0)).
+func (g *Graph) shiftTerminal(n *node, cs, ct float64) {
+	if r := n.rCap; r > 0 {
+		cs += r
+	} else {
+		ct -= r
+	}
+	if cs < ct {
+		g.flow += cs
+	} else {
+		g.flow += ct
+	}
 	n.rCap = cs - ct
 }
 
@@ -174,26 +210,26 @@ func (g *Graph) shiftTerminal(i int, ds, dt float64) {
 // programmer error and panics (validate user data before, as the DIMACS
 // reader does).
 func (g *Graph) AddEdge(i, j int, cap, revCap float64) int {
-	n := len(g.nodes)
-	if i < 0 || i >= n || j < 0 || j >= n || i == j {
-		panic(fmt.Sprintf("maxflow: AddEdge(%d, %d) with %d nodes: need distinct nodes in [0, %d)", i, j, n, n))
+	if n := uint(len(g.nodes)); uint(i) >= n || uint(j) >= n || i == j {
+		badEdge(i, j, len(g.nodes))
 	}
-	checkEdgeCaps("AddEdge", cap, revCap)
+	if !edgeCapacity(cap) || !edgeCapacity(revCap) {
+		badCapacities("AddEdge", cap, revCap)
+	}
 	return g.addEdge(i, j, cap, revCap)
 }
 
 // addEdge is AddEdge without the checks, for validated input.
 func (g *Graph) addEdge(i, j int, cap, revCap float64) int {
 	e := len(g.edge)
-	if 2*e+1 > math.MaxInt32 {
-		panic("maxflow: AddEdge: too many edges for int32 arc indices")
+	if e >= int(maxEdges) {
+		panic("maxflow: AddEdge: too many edges for uint32 arc indices")
 	}
-	a := int32(2 * e)
-	g.arcs = append(g.arcs,
-		arc{head: int32(j), next: g.nodes[i].first, rCap: cap},
-		arc{head: int32(i), next: g.nodes[j].first, rCap: revCap})
-	g.nodes[i].first = a
-	g.nodes[j].first = a + 1
+	a := uint32(2 * e)
+	ni, nj := &g.nodes[i], &g.nodes[j]
+	g.arcs = append(g.arcs, arc{head: uint32(j), next: ni.first, rCap: cap}, arc{head: uint32(i), next: nj.first, rCap: revCap})
+	ni.first = a
+	nj.first = a + 1
 	g.edge = append(g.edge, pair{cap, revCap})
 	g.treesDirty = true
 	return e
@@ -208,7 +244,9 @@ func (g *Graph) EdgeNodes(e int) (i, j int) {
 // revCap). It keeps any current flow valid (see UpdateEdge) but does not
 // mark the endpoints for MaxFlowReuse.
 func (g *Graph) SetEdge(e int, cap, revCap float64) {
-	checkEdgeCaps("SetEdge", cap, revCap)
+	if !edgeCapacity(cap) || !edgeCapacity(revCap) {
+		badCapacities("SetEdge", cap, revCap)
+	}
 	g.setEdge(e, cap, revCap)
 	g.treesDirty = true
 }
@@ -222,11 +260,13 @@ func (g *Graph) SetEdge(e int, cap, revCap float64) {
 // reparameterisation), so the residual graph stays valid and still encodes
 // the same cut function up to a constant, which goes into the flow value.
 func (g *Graph) UpdateEdge(e int, cap, revCap float64) {
-	checkEdgeCaps("UpdateEdge", cap, revCap)
+	if !edgeCapacity(cap) || !edgeCapacity(revCap) {
+		badCapacities("UpdateEdge", cap, revCap)
+	}
 	g.setEdge(e, cap, revCap)
 	i, j := g.EdgeNodes(e)
-	g.mark(int32(i))
-	g.mark(int32(j))
+	g.mark(uint32(i))
+	g.mark(uint32(j))
 }
 
 func (g *Graph) setEdge(e int, cap, revCap float64) {
@@ -244,12 +284,12 @@ func (g *Graph) setEdge(e int, cap, revCap float64) {
 	case ra < 0:
 		// cap+revCap is ra+rb without the rounding of ra and rb.
 		a.rCap, b.rCap = 0, cap+revCap
-		g.shiftTerminal(i, 0, ra)  // adds ra·[i in S] (a deficit)
-		g.shiftTerminal(j, 0, -ra) // adds -ra·[j in S]
+		g.shiftTerminal(&g.nodes[i], 0, ra)  // adds ra·[i in S] (a deficit)
+		g.shiftTerminal(&g.nodes[j], 0, -ra) // adds -ra·[j in S]
 	case rb < 0:
 		a.rCap, b.rCap = cap+revCap, 0
-		g.shiftTerminal(j, 0, rb)
-		g.shiftTerminal(i, 0, -rb)
+		g.shiftTerminal(&g.nodes[j], 0, rb)
+		g.shiftTerminal(&g.nodes[i], 0, -rb)
 	default:
 		a.rCap, b.rCap = ra, rb
 	}
@@ -262,7 +302,7 @@ func (g *Graph) setEdge(e int, cap, revCap float64) {
 func (g *Graph) ResetCapacities() {
 	for k := range g.nodes {
 		n := &g.nodes[k]
-		n.parent, n.next, n.ts, n.dist, n.sink, n.marked, n.rCap = noParent, notActive, 0, 0, false, false, 0
+		n.parent, n.pnode, n.ts, n.dist, n.sink, n.active, n.marked, n.rCap = noParent, none, 0, 0, false, false, false, 0
 	}
 	for k := range g.arcs {
 		g.arcs[k].rCap = 0
@@ -270,8 +310,8 @@ func (g *Graph) ResetCapacities() {
 	clear(g.term)
 	clear(g.edge)
 	g.flow = 0
-	g.qFirst, g.qLast = -1, -1
-	g.orphans, g.oHead = g.orphans[:0], 0
+	g.qHead, g.qSize = 0, 0
+	g.front, g.orphans = g.front[:0], g.orphans[:0]
 	g.changed = g.changed[:0]
 	g.time = 0
 	g.solved = false
@@ -325,7 +365,7 @@ func (g *Graph) ReachableFromSource(i int) bool {
 	return !n.sink && n.parent != noParent
 }
 
-func (g *Graph) mark(i int32) {
+func (g *Graph) mark(i uint32) {
 	n := &g.nodes[i]
 	if !n.marked {
 		n.marked = true
@@ -333,14 +373,24 @@ func (g *Graph) mark(i int32) {
 	}
 }
 
-func checkFinite(op string, a, b float64) {
-	if math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(b) || math.IsInf(b, 0) {
+// finite reports whether x is neither NaN nor infinite.
+func finite(x float64) bool { return x-x == 0 }
+
+// edgeCapacity reports whether x is a valid edge capacity: finite, >= 0.
+func edgeCapacity(x float64) bool { return x >= 0 && x <= math.MaxFloat64 }
+
+// The panics of the checks live in functions of their own, so that the
+// checked functions stay small enough to be inlined.
+
+//go:noinline
+func badCapacities(op string, a, b float64) {
+	if op == "AddTerminal" || op == "SetTerminal" || op == "UpdateTerminal" {
 		panic(fmt.Sprintf("maxflow: %s(%g, %g): capacities must be finite", op, a, b))
 	}
+	panic(fmt.Sprintf("maxflow: %s capacities (%g, %g): must be finite and >= 0", op, a, b))
 }
 
-func checkEdgeCaps(op string, a, b float64) {
-	if !(a >= 0 && b >= 0 && a <= math.MaxFloat64 && b <= math.MaxFloat64) {
-		panic(fmt.Sprintf("maxflow: %s capacities (%g, %g): must be finite and >= 0", op, a, b))
-	}
+//go:noinline
+func badEdge(i, j, n int) {
+	panic(fmt.Sprintf("maxflow: AddEdge(%d, %d) with %d nodes: need distinct nodes in [0, %d)", i, j, n, n))
 }

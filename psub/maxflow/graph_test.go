@@ -388,7 +388,7 @@ func TestReuseRenumbersTimeStamps(t *testing.T) {
 	g := in.build()
 	g.MaxFlow()
 	for round := range 5 {
-		g.time = maxTime + 1 + int32(round)
+		g.time = maxTime + 1 + uint32(round)
 		in = perturb(r, in, g, fracCaps, false)
 		checkSolved(t, fmt.Sprintf("round %d", round), in, g, g.MaxFlowReuse())
 		if g.time > maxTime {

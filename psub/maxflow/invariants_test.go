@@ -2,17 +2,24 @@ package maxflow
 
 import "fmt"
 
-// checkInvariants verifies the state BK must end in: no orphan, every
-// sink-tree node has r <= 0 and every other node r >= 0, free nodes have
-// r = 0, every tree node's parent arc has residual capacity towards the
-// terminal, no residual arc goes from outside the sink tree into it and
-// none leaves the source tree. So the source tree is exactly the set
+// checkInvariants verifies the state BK must end in: no orphan and no
+// active node, every sink-tree node has r <= 0 and every other node
+// r >= 0, free nodes have r = 0, every tree node's parent arc has residual
+// capacity towards the terminal and leads to its recorded parent node in
+// the same tree, no residual arc goes from outside the sink tree into it
+// and none leaves the source tree. So the source tree is exactly the set
 // reachable from s, the sink tree the set reaching t, and the reported cut
 // is a min cut.
 func (g *Graph) checkInvariants() string {
+	if g.qSize != 0 || len(g.front) != 0 || len(g.orphans) != 0 {
+		return fmt.Sprintf("queues not empty: %d active, %d+%d orphans", g.qSize, len(g.front), len(g.orphans))
+	}
 	for i := range g.nodes {
 		n := &g.nodes[i]
 		inT := n.sink && n.parent != noParent
+		if n.active {
+			return fmt.Sprintf("node %d still flagged active", i)
+		}
 		if inT && n.rCap > 0 {
 			return fmt.Sprintf("node %d in T with r=%v parent %d", i, n.rCap, n.parent)
 		}
@@ -25,7 +32,7 @@ func (g *Graph) checkInvariants() string {
 		if n.parent == orphan {
 			return fmt.Sprintf("node %d orphan", i)
 		}
-		if n.parent >= 0 {
+		if n.parent < orphan {
 			pa := n.parent
 			if !n.sink {
 				pa ^= 1
@@ -33,11 +40,20 @@ func (g *Graph) checkInvariants() string {
 			if g.arcs[pa].rCap <= 0 {
 				return fmt.Sprintf("node %d (sink %v): parent arc %d (head %d) has residual %v", i, n.sink, n.parent, g.arcs[n.parent].head, g.arcs[pa].rCap)
 			}
+			if p := g.arcs[n.parent].head; p != n.pnode || g.arcs[n.parent^1].head != uint32(i) {
+				return fmt.Sprintf("node %d: parent arc %d leads to %d, parent node recorded %d", i, n.parent, p, n.pnode)
+			}
+			if m := &g.nodes[n.pnode]; m.parent == noParent || m.sink != n.sink {
+				return fmt.Sprintf("node %d (sink %v): parent %d not in its tree", i, n.sink, n.pnode)
+			}
 		}
 		if n.parent == terminal && (n.rCap == 0 || (n.rCap < 0) != n.sink) {
 			return fmt.Sprintf("node %d: root with r=%v sink %v", i, n.rCap, n.sink)
 		}
-		for a := n.first; a >= 0; a = g.arcs[a].next {
+		for a := n.first; a != none; a = g.arcs[a].next {
+			if g.arcs[a^1].head != uint32(i) {
+				return fmt.Sprintf("arc %d in the list of node %d has tail %d", a, i, g.arcs[a^1].head)
+			}
 			j := g.arcs[a].head
 			m := &g.nodes[j]
 			jT := m.sink && m.parent != noParent

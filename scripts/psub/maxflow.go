@@ -1,8 +1,10 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"time"
@@ -10,81 +12,294 @@ import (
 	"github.com/probably-submodular/crf/psub/maxflow"
 )
 
-// maxflowResult is the JSON object printed by "psub maxflow".
+// maxflowResult is the JSON object printed by "psub maxflow". Times are in
+// seconds; *_cpu_seconds are process CPU time (Linux only), which on a busy
+// machine is much steadier than wall-clock time. The C++ yardstick
+// (psub/maxflow/testdata/bk) prints the same fields.
 type maxflowResult struct {
-	File         string  `json:"file"`
-	Nodes        int     `json:"nodes"` // as declared in the file, s and t included
-	Arcs         int     `json:"arcs"`
-	Flow         float64 `json:"flow"`
-	BuildSeconds float64 `json:"build_seconds"` // graph from the parsed arcs
-	Seconds      float64 `json:"seconds"`       // the max-flow solve
-	Repeat       int     `json:"repeat"`        // timings are the minimum over this many runs
-	// CPU time of the thread doing the build and the solve (Linux only):
-	// on a busy machine it is much steadier than wall-clock time.
-	BuildCPUSeconds *float64 `json:"build_cpu_seconds,omitempty"`
-	CPUSeconds      *float64 `json:"cpu_seconds,omitempty"`
+	File  string  `json:"file"`
+	Nodes int     `json:"nodes"` // as declared in the file, s and t included
+	Arcs  int     `json:"arcs"`
+	Flow  float64 `json:"flow"`
+
+	// Reading the file straight into the graph (the default).
+	ReadSeconds    *float64 `json:"read_seconds,omitempty"`
+	ReadCPUSeconds *float64 `json:"read_cpu_seconds,omitempty"`
+
+	// -repeat: build from the parsed file and solve, Repeat times; the
+	// first run of the process is reported as cold, the fastest of the
+	// others as warm. Without -repeat, Seconds is the one solve.
+	Repeat              int      `json:"repeat,omitempty"`
+	ColdBuildSeconds    *float64 `json:"cold_build_seconds,omitempty"`
+	ColdSeconds         *float64 `json:"cold_seconds,omitempty"`
+	ColdBuildCPUSeconds *float64 `json:"cold_build_cpu_seconds,omitempty"`
+	ColdCPUSeconds      *float64 `json:"cold_cpu_seconds,omitempty"`
+	BuildSeconds        *float64 `json:"build_seconds,omitempty"`
+	Seconds             *float64 `json:"seconds,omitempty"`
+	BuildCPUSeconds     *float64 `json:"build_cpu_seconds,omitempty"`
+	CPUSeconds          *float64 `json:"cpu_seconds,omitempty"`
+	Mode                string   `json:"mode,omitempty"`
+	Rounds              int      `json:"rounds,omitempty"`
+	FlowSum             *float64 `json:"flow_sum,omitempty"`
+	RoundSeconds        *float64 `json:"round_seconds,omitempty"`
+	RoundCPUSeconds     *float64 `json:"round_cpu_seconds,omitempty"`
+	PeakRSSBytes        *int64   `json:"peak_rss_bytes,omitempty"`
 }
 
 // runMaxflow solves one DIMACS max-flow problem with Boykov–Kolmogorov.
-// Parsing is excluded from both timings.
 func runMaxflow(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("maxflow", "psub maxflow [-repeat 1] FILE.max", stdout)
+	fs := newFlags("maxflow", "psub maxflow [-repeat R | -rounds K [-mode dynamic|reset|rebuild]] FILE.max", stdout)
 	fs.after = func(w io.Writer) {
-		fmt.Fprintln(w, "\nFILE.max is a DIMACS max-flow problem (format: psub/maxflow/FORMATS.md).")
+		fmt.Fprintln(w, `
+FILE.max is a DIMACS max-flow problem (format: psub/maxflow/FORMATS.md).
+Without -repeat or -rounds the file is read straight into the graph and solved
+once; peak_rss_bytes is the whole process's peak memory. -repeat parses the
+file first (untimed) and then builds and solves R times, reporting the first
+run (cold) and the fastest other (warm). -rounds solves, then K times draws
+new capacities around the file's and solves again (the learner's pattern):
+"dynamic" updates them in place and reuses the search trees, "reset" resets
+the graph and sets them all, "rebuild" builds a new graph.`)
 	}
-	repeat := fs.Int("repeat", 1, "build and solve this many times and report the fastest (for timing on a busy machine)")
+	repeat := fs.Int("repeat", 0, "build and solve this many times from the parsed file (timing)")
+	rounds := fs.Int("rounds", 0, "solve this many rounds of redrawn capacities")
+	mode := fs.String("mode", "dynamic", "with -rounds: dynamic, reset or rebuild")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return fs.usageErr("want one DIMACS file, got %d arguments", fs.NArg())
 	}
-	if *repeat < 1 {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case set["repeat"] && *repeat < 1:
 		return fs.usageErr("-repeat %d: want >= 1", *repeat)
+	case set["rounds"] && *rounds < 1:
+		return fs.usageErr("-rounds %d: want >= 1", *rounds)
+	case *repeat > 0 && *rounds > 0:
+		return fs.usageErr("-repeat and -rounds: give one of them")
+	case *mode != "dynamic" && *mode != "reset" && *mode != "rebuild":
+		return fs.usageErr("-mode %q: want dynamic, reset or rebuild", *mode)
 	}
 	name := fs.Arg(0)
 	f, err := os.Open(name)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
+	// One OS thread for the timed work, so that nothing else of ours runs
+	// while it is timed.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	res := maxflowResult{File: name}
+	if *repeat == 0 && *rounds == 0 {
+		c0, w0 := processCPU(), time.Now()
+		g, h, err := maxflow.ReadGraph(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		c1, w1 := processCPU(), time.Now()
+		res.Flow = g.MaxFlow()
+		c2, w2 := processCPU(), time.Now()
+		res.Nodes, res.Arcs = h.Nodes, h.Arcs
+		res.ReadSeconds, res.Seconds = ptr(w1.Sub(w0).Seconds()), ptr(w2.Sub(w1).Seconds())
+		res.ReadCPUSeconds, res.CPUSeconds = cpuPtr(c0, c1), cpuPtr(c1, c2)
+		runtime.KeepAlive(g)
+		res.PeakRSSBytes = peakRSS()
+		return writeJSON(stdout, res)
+	}
 	p, err := maxflow.Read(f)
-	f.Close()
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	res := maxflowResult{File: name, Nodes: p.Nodes, Arcs: len(p.Arcs), Repeat: *repeat}
-	// One OS thread for the timed work, so that its CPU time is the work's.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	minInto := func(dst **float64, v float64, ok bool) {
-		if ok && (*dst == nil || v < **dst) {
-			*dst = &v
-		}
+	in := newBenchInstance(p)
+	res.Nodes, res.Arcs = p.Nodes, len(p.Arcs)
+	p = nil
+	// The parse's garbage is collected now, not inside a timed region.
+	runtime.GC()
+	if *rounds > 0 {
+		in.runRounds(&res, *rounds, *mode)
+	} else {
+		in.runRepeat(&res, *repeat)
 	}
-	for r := range *repeat {
-		c0, ok0 := threadCPU()
-		t0 := time.Now()
-		g := p.Build()
-		t1 := time.Now()
-		c1, ok1 := threadCPU()
-		// Collect the garbage of parsing and earlier repeats now, so that
-		// no GC cycle overlaps the timed solve.
-		runtime.GC()
-		c2, ok2 := threadCPU()
-		t2 := time.Now()
-		flow := g.MaxFlow()
-		t3 := time.Now()
-		c3, ok3 := threadCPU()
-		b, s := t1.Sub(t0).Seconds(), t3.Sub(t2).Seconds()
-		if r == 0 || b < res.BuildSeconds {
-			res.BuildSeconds = b
-		}
-		if r == 0 || s < res.Seconds {
-			res.Seconds = s
-		}
-		minInto(&res.BuildCPUSeconds, c1-c0, ok0 && ok1)
-		minInto(&res.CPUSeconds, c3-c2, ok2 && ok3)
-		res.Flow = flow
-	}
+	res.PeakRSSBytes = peakRSS()
 	return writeJSON(stdout, res)
 }
+
+// benchInstance is a parsed file in the form a program builds a graph
+// from: terminal capacities per node and the edges, with Problem.Build's
+// conventions (see psub/maxflow/FORMATS.md).
+type benchInstance struct {
+	n         int
+	src, snk  []float64
+	from, to  []int
+	cap, rev  []float64
+	konst     float64 // arcs s->t
+	edgeCount int
+}
+
+func newBenchInstance(p *maxflow.Problem) *benchInstance {
+	in := &benchInstance{n: p.Nodes - 2}
+	in.src, in.snk = make([]float64, in.n), make([]float64, in.n)
+	arcs := p.Arcs
+	for k := 0; k < len(arcs); k++ {
+		a := arcs[k]
+		switch {
+		case a.From == p.Source && a.To == p.Sink:
+			in.konst += a.Cap
+		case a.To == p.Source || a.From == p.Sink:
+		case a.From == p.Source:
+			in.src[p.NodeIndex(a.To)] += a.Cap
+		case a.To == p.Sink:
+			in.snk[p.NodeIndex(a.From)] += a.Cap
+		default:
+			rev := 0.0
+			if k+1 < len(arcs) && arcs[k+1].From == a.To && arcs[k+1].To == a.From {
+				rev = arcs[k+1].Cap
+				k++
+			}
+			in.from = append(in.from, p.NodeIndex(a.From))
+			in.to = append(in.to, p.NodeIndex(a.To))
+			in.cap, in.rev = append(in.cap, a.Cap), append(in.rev, rev)
+		}
+	}
+	return in
+}
+
+// build makes the graph as a user would: New, AddNodes, AddTerminal for
+// every node, AddEdge for every edge.
+func (in *benchInstance) build(src, snk, cap, rev []float64) *maxflow.Graph {
+	g := maxflow.New(in.n, len(in.from))
+	g.AddNodes(in.n)
+	for i := range in.n {
+		g.AddTerminal(i, src[i], snk[i])
+	}
+	for e := range in.from {
+		g.AddEdge(in.from[e], in.to[e], cap[e], rev[e])
+	}
+	return g
+}
+
+func (in *benchInstance) runRepeat(res *maxflowResult, repeat int) {
+	res.Repeat = repeat
+	for r := range repeat {
+		c0, w0 := processCPU(), time.Now()
+		g := in.build(in.src, in.snk, in.cap, in.rev)
+		c1, w1 := processCPU(), time.Now()
+		flow := g.MaxFlow() + in.konst
+		c2, w2 := processCPU(), time.Now()
+		res.Flow = flow
+		b, s := w1.Sub(w0).Seconds(), w2.Sub(w1).Seconds()
+		if r == 0 {
+			res.ColdBuildSeconds, res.ColdSeconds = ptr(b), ptr(s)
+			res.ColdBuildCPUSeconds, res.ColdCPUSeconds = cpuPtr(c0, c1), cpuPtr(c1, c2)
+		} else {
+			minInto(&res.BuildSeconds, b)
+			minInto(&res.Seconds, s)
+			if p := cpuPtr(c0, c1); p != nil {
+				minInto(&res.BuildCPUSeconds, *p)
+			}
+			if p := cpuPtr(c1, c2); p != nil {
+				minInto(&res.CPUSeconds, *p)
+			}
+		}
+		runtime.KeepAlive(g)
+	}
+}
+
+// splitmix64 draws the rounds' capacities, as the C++ yardstick does.
+type splitmix64 uint64
+
+func (x *splitmix64) uniform() float64 {
+	*x += 0x9E3779B97F4A7C15
+	z := uint64(*x)
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	z ^= z >> 31
+	return float64(z>>11) * 0x1p-53
+}
+
+// perturb draws round k's capacities: node i's difference src-snk moves by
+// U[-1, 1], each edge capacity is scaled by U[0.9, 1.1]. The explicit
+// float64 conversions keep the compiler from fusing multiply-adds, so the
+// draws are bit for bit the C++ yardstick's.
+func (in *benchInstance) perturb(k int, src, snk, cap, rev []float64) {
+	r := splitmix64(k)
+	for i := range in.n {
+		d := float64(in.src[i]-in.snk[i]) + float64(2*r.uniform()-1)
+		src[i], snk[i] = max(d, 0), max(-d, 0)
+	}
+	for e := range in.from {
+		cap[e] = in.cap[e] * float64(0.9+float64(0.2*r.uniform()))
+		rev[e] = in.rev[e] * float64(0.9+float64(0.2*r.uniform()))
+	}
+}
+
+func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) {
+	res.Mode, res.Rounds = mode, rounds
+	m := len(in.from)
+	src, snk := make([]float64, in.n), make([]float64, in.n)
+	cap, rev := make([]float64, m), make([]float64, m)
+	g := in.build(in.src, in.snk, in.cap, in.rev)
+	g.MaxFlow()
+	sum, last := 0.0, 0.0
+	var draw float64
+	c0, w0 := processCPU(), time.Now()
+	for k := 1; k <= rounds; k++ {
+		d0 := processCPU()
+		in.perturb(k, src, snk, cap, rev)
+		draw += processCPU() - d0
+		switch mode {
+		case "rebuild":
+			g = in.build(src, snk, cap, rev)
+			last = g.MaxFlow()
+		case "reset":
+			g.ResetCapacities()
+			for i := range in.n {
+				g.SetTerminal(i, src[i], snk[i])
+			}
+			for e := range m {
+				g.SetEdge(e, cap[e], rev[e])
+			}
+			last = g.MaxFlow()
+		default:
+			for i := range in.n {
+				if s, t := g.Terminal(i); s != src[i] || t != snk[i] {
+					g.UpdateTerminal(i, src[i], snk[i])
+				}
+			}
+			for e := range m {
+				if c, r := g.Capacities(e); c != cap[e] || r != rev[e] {
+					g.UpdateEdge(e, cap[e], rev[e])
+				}
+			}
+			last = g.MaxFlowReuse()
+		}
+		sum += last
+	}
+	c1, w1 := processCPU(), time.Now()
+	res.Flow, res.FlowSum = last+in.konst, ptr(sum+float64(rounds)*in.konst)
+	res.RoundSeconds = ptr(w1.Sub(w0).Seconds() / float64(rounds))
+	if !math.IsNaN(c0) && !math.IsNaN(c1) {
+		res.RoundCPUSeconds = ptr((c1 - c0 - draw) / float64(rounds))
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// cpuPtr is the CPU time between two readings, nil where there is no
+// process CPU clock.
+func cpuPtr(c0, c1 float64) *float64 {
+	if math.IsNaN(c0) || math.IsNaN(c1) {
+		return nil
+	}
+	return ptr(c1 - c0)
+}
+
+func minInto(dst **float64, v float64) {
+	if *dst == nil || v < **dst {
+		*dst = &v
+	}
+}
+
+func nan() float64 { return math.NaN() }

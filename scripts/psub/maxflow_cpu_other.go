@@ -2,6 +2,9 @@
 
 package main
 
-// threadCPU is not available outside Linux; "psub maxflow" then reports
+// processCPU is not available outside Linux; "psub maxflow" then reports
 // wall-clock times only.
-func threadCPU() (seconds float64, ok bool) { return 0, false }
+func processCPU() float64 { return nan() }
+
+// peakRSS is not available outside Linux.
+func peakRSS() *int64 { return nil }

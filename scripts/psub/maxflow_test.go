@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,25 +19,59 @@ func TestMaxflowPrintsFlow(t *testing.T) {
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
-	if code := run([]string{"maxflow", "-repeat", "2", file}, &out, &errb); code != 0 {
-		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	linux := runtime.GOOS == "linux"
+	cases := []struct {
+		name string
+		args []string
+		keys []string // fields that must be present (all >= 0)
+	}{
+		{"read", nil, []string{"read_seconds", "seconds"}},
+		{"repeat", []string{"-repeat", "3"}, []string{"cold_build_seconds", "cold_seconds", "build_seconds", "seconds"}},
+		{"repeat once", []string{"-repeat", "1"}, []string{"cold_build_seconds", "cold_seconds"}},
+		{"dynamic", []string{"-rounds", "4"}, []string{"round_seconds", "flow_sum"}},
+		{"reset", []string{"-rounds", "4", "-mode", "reset"}, []string{"round_seconds", "flow_sum"}},
+		{"rebuild", []string{"-rounds", "4", "-mode", "rebuild"}, []string{"round_seconds", "flow_sum"}},
 	}
-	var got maxflowResult
-	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
-		t.Fatalf("stdout is not JSON: %v: %q", err, out.String())
+	cpuKeys := map[string][]string{
+		"read": {"read_cpu_seconds", "cpu_seconds", "peak_rss_bytes"}, "repeat": {"cold_cpu_seconds", "build_cpu_seconds", "cpu_seconds"},
+		"repeat once": {"cold_build_cpu_seconds"}, "dynamic": {"round_cpu_seconds"},
 	}
-	if got.File != file || got.Nodes != 6 || got.Arcs != 8 || got.Flow != 15 || got.Repeat != 2 ||
-		got.Seconds < 0 || got.BuildSeconds < 0 {
-		t.Fatalf("got %+v", got)
+	sums := map[string]float64{}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			args := append(append([]string{"maxflow"}, c.args...), file)
+			if code := run(args, &out, &errb); code != 0 {
+				t.Fatalf("exit %d, stderr %q", code, errb.String())
+			}
+			var got map[string]any
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+				t.Fatalf("stdout is not JSON: %v: %q", err, out.String())
+			}
+			if got["file"] != file || got["nodes"] != 6.0 || got["arcs"] != 8.0 {
+				t.Fatalf("got %v", got)
+			}
+			keys := c.keys
+			if linux {
+				keys = append(keys, cpuKeys[c.name]...)
+			}
+			for _, k := range keys {
+				if v, ok := got[k].(float64); !ok || v < 0 {
+					t.Errorf("%s = %v, want a number >= 0 in %q", k, got[k], out.String())
+				}
+			}
+			if c.args == nil || c.args[0] == "-repeat" {
+				if got["flow"] != 15.0 {
+					t.Errorf("flow %v, want 15", got["flow"])
+				}
+				return
+			}
+			sums[c.name] = got["flow_sum"].(float64)
+		})
 	}
-	if runtime.GOOS == "linux" && (got.CPUSeconds == nil || *got.CPUSeconds < 0 || got.BuildCPUSeconds == nil) {
-		t.Fatalf("no thread CPU times on Linux: %q", out.String())
-	}
-	for _, key := range []string{`"flow"`, `"build_seconds"`, `"seconds"`, `"nodes"`, `"arcs"`, `"file"`} {
-		if !strings.Contains(out.String(), key) {
-			t.Fatalf("output %q lacks %s", out.String(), key)
-		}
+	// The three ways of re-solving see the same capacities each round.
+	if d, r, b := sums["dynamic"], sums["reset"], sums["rebuild"]; math.Abs(d-r) > 1e-9*d || math.Abs(d-b) > 1e-9*d {
+		t.Errorf("flow sums over the rounds: dynamic %v, reset %v, rebuild %v", d, r, b)
 	}
 }
 
@@ -54,6 +89,9 @@ func TestMaxflowErrorsNameTheFile(t *testing.T) {
 		{"bad arc", []string{"maxflow", bad}, []string{bad, "line 4", "out of range"}},
 		{"missing file", []string{"maxflow", filepath.Join(dir, "none.max")}, []string{"none.max"}},
 		{"no file", []string{"maxflow"}, []string{"want one DIMACS file"}},
+		{"bad arc, repeat", []string{"maxflow", "-repeat", "2", bad}, []string{bad, "line 4", "out of range"}},
+		{"both modes", []string{"maxflow", "-repeat", "2", "-rounds", "2", bad}, []string{"give one of them"}},
+		{"bad mode", []string{"maxflow", "-rounds", "2", "-mode", "fast", bad}, []string{"-mode"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
