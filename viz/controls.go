@@ -65,9 +65,9 @@ type LiveSession struct {
 	// minutes; PSUB_LIVE_IDLE, a Go duration such as "5s", overrides it,
 	// for tests that run a whole notebook).
 	Idle time.Duration
-	// Probe is how long to wait for a browser to answer before drawing the
-	// static version (0 means 10 s: GoNB itself waits 3 s for the browser's
-	// connection before it gives up).
+	// Probe is how long to wait for a browser to answer, when Headless does
+	// not rule one out, before drawing the default state without controls
+	// (0 means 15 s: GoNB itself waits 3 s for the browser's connection).
 	Probe time.Duration
 	// Static is the note under the default frame when no browser answers
 	// (empty means a generic one).
@@ -177,7 +177,7 @@ func RunLive(s LiveSession, frame func(pos []int) (LiveFrame, error)) error {
 		s.Idle = d
 	}
 	if s.Probe == 0 {
-		s.Probe = 10 * time.Second
+		s.Probe = 15 * time.Second
 	}
 	if s.Static == "" {
 		s.Static = StaticNote
@@ -195,13 +195,19 @@ func RunLive(s LiveSession, frame func(pos []int) (LiveFrame, error)) error {
 	if err != nil {
 		return fmt.Errorf("live session %q: the default state: %w", s.Title, err)
 	}
-	if why := Headless(); why != "" || !frontEnd(s.Probe) {
+	if why := Headless(); why != "" {
 		if !InNotebook() {
 			fmt.Printf("%s: %s (live controls need a notebook)\n", f0.Title, liveSummary(f0))
 			return nil
 		}
 		ShowHTML(h0)
 		ShowMarkdown(s.Static)
+		return nil
+	}
+	if !frontEnd(s.Probe) {
+		ShowHTML(h0)
+		ShowMarkdown(fmt.Sprintf("*The controls could not connect to this page: GoNB's connection to the browser did not answer within %s. "+
+			"Run the cell again (if it keeps failing, restart the kernel). Shown: the default state.*", liveDuration(s.Probe)))
 		return nil
 	}
 
@@ -341,7 +347,19 @@ func RunLive(s LiveSession, frame func(pos []int) (LiveFrame, error)) error {
 
 // frontEnd reports whether a browser answers GoNB's comms within timeout:
 // a script sends a value back through gonb_comm, which only a browser runs.
+// It tries three times, a third of timeout each: GoNB's script gives up on
+// its connection when the kernel has not acknowledged it within 0.5 s (a
+// busy machine), and the next use of comms installs it again.
 func frontEnd(timeout time.Duration) bool {
+	for range 3 {
+		if probeOnce(timeout / 3) {
+			return true
+		}
+	}
+	return false
+}
+
+func probeOnce(timeout time.Duration) bool {
 	addr := "/psub/live/probe/" + gonbui.UniqueID()
 	ch := comms.Listen[int](addr)
 	defer ch.Close()
