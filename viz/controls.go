@@ -286,8 +286,7 @@ func RunLive(s LiveSession, frame func(pos []int) (LiveFrame, error)) error {
 	case <-built:
 	case <-time.After(time.Minute):
 		gonbui.UpdateHTML(ctlDisplay, "")
-		status("error", 0, "the controls did not connect to the kernel within a minute; run the cell again")
-		ShowMarkdown(s.Static)
+		status("error", 0, "the controls did not connect to the kernel within a minute; run the cell again (the drawing below is the default state)")
 		return nil
 	}
 
