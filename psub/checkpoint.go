@@ -16,10 +16,14 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/probably-submodular/crf/internal/safefile"
 )
 
 // checkpointVersion changes whenever the saved state changes meaning (it
@@ -169,9 +173,38 @@ func (t *trainer) checkpointPath() string {
 	return filepath.Join(t.s.CheckpointDir, "train-"+t.fp[:16]+".ckpt")
 }
 
+// lockCheckpoint takes the lock of this problem's checkpoint, so that two
+// trainings of one problem in one folder do not both run it (and write one
+// file), and removes the temporary files of checkpoint writes that were
+// killed. It returns the unlock function.
+func (t *trainer) lockCheckpoint() (func(), error) {
+	if err := os.MkdirAll(t.s.CheckpointDir, 0o755); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	path := t.checkpointPath()
+	l, err := safefile.TryLock(lockPath(path))
+	if errors.Is(err, safefile.ErrLocked) {
+		return nil, fmt.Errorf("checkpoint %s: another training of the same problem and settings is running (%v); wait for it, or give this one another checkpoint folder", path, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	safefile.CleanTemps(path)
+	// Writers before safefile named their temporary files .train-*.tmp.
+	safefile.CleanTempsMatching(t.s.CheckpointDir, func(name string) bool {
+		return strings.HasPrefix(name, ".train-") && strings.HasSuffix(name, ".tmp")
+	})
+	return func() { l.Unlock() }, nil
+}
+
+// lockPath is the lock file of a checkpoint.
+func lockPath(ckpt string) string {
+	return filepath.Join(filepath.Dir(ckpt), "."+filepath.Base(ckpt)+".lock")
+}
+
 // saveCheckpoint writes the state after an iteration of stage st, it
-// iterations into it, atomically: a run killed while writing leaves the
-// previous checkpoint.
+// iterations into it, atomically and with a checksum: a run killed while
+// writing leaves the previous checkpoint, and a damaged file is refused.
 func (t *trainer) saveCheckpoint(it int, best float64) error {
 	c := checkpoint{
 		Version: checkpointVersion, Fingerprint: t.fp,
@@ -184,30 +217,9 @@ func (t *trainer) saveCheckpoint(it int, best float64) error {
 		c.PlaneA, c.PlaneB = append(c.PlaneA, a), append(c.PlaneB, b)
 	}
 	c.Alpha, c.Mu = t.qp.Duals()
-	if err := os.MkdirAll(t.s.CheckpointDir, 0o755); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
 	path := t.checkpointPath()
-	f, err := os.CreateTemp(t.s.CheckpointDir, ".train-*.tmp")
-	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	err = f.Chmod(0o644) // CreateTemp's 0600 is for secrets
-	if err == nil {
-		err = gob.NewEncoder(f).Encode(&c)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("checkpoint %s: %w", path, err)
+	if err := safefile.WriteSealed(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(&c) }); err != nil {
+		return fmt.Errorf("checkpoint %w", err)
 	}
 	return nil
 }
@@ -216,17 +228,24 @@ func (t *trainer) saveCheckpoint(it int, best float64) error {
 // is none.
 func (t *trainer) loadCheckpoint() (*checkpoint, error) {
 	path := t.checkpointPath()
-	f, err := os.Open(path)
+	f, err := safefile.OpenSealed(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if errors.Is(err, safefile.ErrNotSealed) {
+		return nil, fmt.Errorf("checkpoint %s: no checksum (written by an older psub, or damaged); remove it to train from scratch", path)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+		return nil, fmt.Errorf("checkpoint %w", err)
 	}
 	defer f.Close()
 	var c checkpoint
-	if err := gob.NewDecoder(f).Decode(&c); err != nil {
-		return nil, fmt.Errorf("checkpoint %s: unreadable (%v); remove it to train from scratch", path, err)
+	derr := gob.NewDecoder(f).Decode(&c)
+	if err := f.Verify(); err != nil {
+		return nil, fmt.Errorf("checkpoint %v; remove it to train from scratch", err)
+	}
+	if derr != nil {
+		return nil, fmt.Errorf("checkpoint %s: unreadable (%v); remove it to train from scratch", path, derr)
 	}
 	switch {
 	case c.Version != checkpointVersion:
@@ -241,6 +260,9 @@ func (t *trainer) loadCheckpoint() (*checkpoint, error) {
 			path, len(c.PlaneB), len(c.PlaneA), len(c.Alpha), len(c.Inactive), len(c.Rows), len(c.Mu), len(c.RowInactive))
 	case c.Stage < 0 || c.Stage >= len(t.stages()):
 		return nil, fmt.Errorf("checkpoint %s: stage %d, want [0,%d); remove it to train from scratch", path, c.Stage, len(t.stages()))
+	case c.BestW != nil && !(c.Best >= 0.5*dot(c.BestW, c.BestW)*(1-1e-12)):
+		// The primal ½‖w‖² + C·ξ is never below ½‖w‖².
+		return nil, fmt.Errorf("checkpoint %s: best primal bound %v below ½‖w‖² of its weights; remove it to train from scratch", path, c.Best)
 	}
 	return &c, nil
 }
@@ -249,6 +271,7 @@ func (t *trainer) loadCheckpoint() (*checkpoint, error) {
 func (t *trainer) restore(c *checkpoint) error {
 	path := t.checkpointPath()
 	for j, a := range c.PlaneA {
+		t.maxA2 = math.Max(t.maxA2, dot(a, a))
 		if t.qp.AddPlane(a, c.PlaneB[j]) < 0 {
 			return fmt.Errorf("checkpoint %s: plane %d: %w", path, j, t.qp.Err())
 		}

@@ -1,13 +1,18 @@
 package psub
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // interrupted runs Train in its own goroutine and abandons it, as a killed
@@ -36,7 +41,8 @@ func checkpointFiles(t *testing.T, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return files
+	// Not the lock file of a running Train.
+	return slices.DeleteFunc(files, func(f string) bool { return strings.HasSuffix(f, ".lock") })
 }
 
 // A training interrupted mid-iteration and started again on the same
@@ -158,5 +164,127 @@ func TestCheckpointDamaged(t *testing.T) {
 	_, _, err = Train(train, 2, s)
 	if err == nil || !strings.Contains(err.Error(), files[0]) || !strings.Contains(err.Error(), "remove it") {
 		t.Errorf("truncated checkpoint: err %v, want an error naming %s", err, files[0])
+	}
+}
+
+// Every kind of damage to a checkpoint is refused (issue 32: one flipped
+// bit in the saved best bound gave a "converged" model with a negative gap
+// and wrong weights): bits flipped across the whole file, one at a time,
+// each give an error naming the file, never a resumed run.
+func TestCheckpointBitFlips(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 24))
+	train := smoothSet(rng, 4, 10, 3, 2)
+	dir := t.TempDir()
+	s := Settings{C: 5, Set: C4{}, MaxIter: 3, CheckpointDir: dir}
+	if _, _, err := Train(train, 2, s); err != nil {
+		t.Fatal(err)
+	}
+	files := checkpointFiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("%s holds %v", dir, files)
+	}
+	good, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	flips := 60
+	if testing.Short() {
+		flips = 15
+	}
+	for k := 0; k < flips; k++ {
+		bit := rng.IntN(8 * len(good))
+		if k < 8 {
+			bit = 8*(len(good)-40) + k // the last bytes of the payload
+		}
+		bad := append([]byte(nil), good...)
+		bad[bit/8] ^= 1 << (bit % 8)
+		if err := os.WriteFile(files[0], bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, tr, err := Train(train, 2, s)
+		if err == nil || !strings.Contains(err.Error(), files[0]) || !strings.Contains(err.Error(), "remove it") {
+			resumed := tr != nil && len(tr.Resumed) > 0
+			t.Fatalf("bit %d of %d flipped: err %v, resumed %v; want an error naming the file", bit, 8*len(good), err, resumed)
+		}
+	}
+	// The intact file still resumes.
+	os.WriteFile(files[0], good, 0o644)
+	if _, tr, err := Train(train, 2, s); err != nil || len(tr.Resumed) != 1 {
+		t.Fatalf("intact checkpoint: err %v", err)
+	}
+}
+
+// The checkpoint goes only once the model is stored: when Settings.Save
+// fails (a full disk, a folder removed during training), Train returns its
+// error and keeps the checkpoint, and the next run resumes from it instead
+// of training again (issue 32: the checkpoint was deleted before the model
+// was written).
+func TestCheckpointKeptUntilSaved(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 25))
+	train := smoothSet(rng, 4, 10, 3, 2)
+	dir := t.TempDir()
+	full := errors.New("no space left on device")
+	s := Settings{C: 5, Set: C4{}, CheckpointDir: dir, Save: func(*Model, *Trace) error { return full }}
+	m, tr, err := Train(train, 2, s)
+	if !errors.Is(err, full) || m == nil || !tr.Converged || !strings.Contains(err.Error(), "is kept") {
+		t.Fatalf("failed save: err %v, model %v, converged %v; want the save's error and the model", err, m != nil, tr.Converged)
+	}
+	if f := checkpointFiles(t, dir); len(f) != 1 {
+		t.Fatalf("after a failed save %s holds %v, want the checkpoint", dir, f)
+	}
+	var saved *Model
+	s.Save = func(m *Model, _ *Trace) error {
+		if f := checkpointFiles(t, dir); len(f) != 1 {
+			t.Errorf("checkpoint gone before the model was saved: %v", f)
+		}
+		saved = m
+		return nil
+	}
+	m2, tr2, err := Train(train, 2, s)
+	if err != nil || len(tr2.Resumed) != 1 || tr2.Resumed[0] != tr.Iters-1 || saved != m2 || !tr2.Converged {
+		t.Fatalf("rerun: err %v, resumed %v, saved %v; want a converged run resumed after %d", err, tr2.Resumed, saved != nil, tr.Iters-1)
+	}
+	if f := checkpointFiles(t, dir); len(f) != 0 {
+		t.Fatalf("after the saved model %s still holds %v", dir, f)
+	}
+}
+
+// Two trainings of one problem in one checkpoint folder: the second is
+// refused, naming the process that holds it. Orphaned temporary files of
+// killed checkpoint writes are removed once they are old.
+func TestCheckpointLockAndOrphans(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 26))
+	train := smoothSet(rng, 4, 10, 3, 2)
+	dir := t.TempDir()
+	s := Settings{C: 5, Set: C4{}, MaxIter: 2, CheckpointDir: dir}
+	held := false
+	s.Progress = func(Iteration) {
+		if held {
+			return
+		}
+		held = true
+		// A second training of the same problem while this one runs.
+		_, _, err := Train(train, 2, Settings{C: 5, Set: C4{}, MaxIter: 2, CheckpointDir: dir})
+		if err == nil || !strings.Contains(err.Error(), "another training of the same problem") ||
+			!strings.Contains(err.Error(), fmt.Sprintf("process %d", os.Getpid())) {
+			t.Errorf("second training: %v", err)
+		}
+	}
+	if _, _, err := Train(train, 2, s); err != nil || !held {
+		t.Fatal(err)
+	}
+	orphan := filepath.Join(dir, ".train-123456.tmp")
+	os.WriteFile(orphan, []byte("half a checkpoint"), 0o644)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(orphan, old, old)
+	s.Progress = nil
+	if _, _, err := Train(train, 2, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(orphan); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("orphaned temporary file kept: %v", err)
+	}
+	if locks, _ := filepath.Glob(filepath.Join(dir, "*.lock")); len(locks) != 0 {
+		t.Errorf("lock file left after Train returned: %v", locks)
 	}
 }

@@ -233,18 +233,52 @@ func nonNegative(set []Instance, name string) error {
 }
 
 // NonSubmodularEdges counts, for weights w, the edges of set whose pairwise
-// energy is not submodular (some label pair α<β with margin < −eps), and
-// the total number of edges.
+// energy is not submodular, and the total number of edges. An edge with
+// features p is non-submodular when some label pair α<β has C4's
+// constraint c = b_αβ ⊗ p violated beyond eps: c·w < −eps·‖c‖·‖w‖ (the rule
+// of Settings.HardTol, ‖c‖ = ‖b_αβ‖·‖p‖).
 func (l Layout) NonSubmodularEdges(w []float64, set []Instance, eps float64) (bad, total int) {
+	B := submodularRows(l)
+	bnorm := make([]float64, len(B))
+	for j, b := range B {
+		bnorm[j] = norm(b)
+	}
+	wn := norm(w)
 	for i := range set {
 		for _, p := range set[i].Pairwise {
-			if l.EdgeSubmodularity(w, p) < -eps*math.Max(1, norm(p)) {
+			if l.nonSubmodular(w, p, B, bnorm, eps*wn*norm(p)) {
 				bad++
 			}
 			total++
 		}
 	}
 	return bad, total
+}
+
+// nonSubmodular reports whether some row b_j of B has (b_j ⊗ p)·w <
+// −tol·‖b_j‖.
+func (l Layout) nonSubmodular(w, p []float64, B [][]float64, bnorm []float64, tol float64) bool {
+	nb := l.Blocks()
+	var m [64]float64 // ⟨w_block, p⟩ per block, on the stack for ≤ 8 labels
+	proj := m[:0]
+	if nb > len(m) {
+		proj = make([]float64, 0, nb)
+	}
+	for k := 0; k < nb; k++ {
+		proj = append(proj, dot(w[l.PairwiseOffset()+k*l.PairwiseDim:], p))
+	}
+	for j, b := range B {
+		v := 0.0
+		for k, c := range b {
+			if c != 0 {
+				v += c * proj[k]
+			}
+		}
+		if v < -tol*bnorm[j] {
+			return true
+		}
+	}
+	return false
 }
 
 func norm(x []float64) float64 { return math.Sqrt(dot(x, x)) }

@@ -31,15 +31,30 @@
 //     minibatches enforce growing prefixes of the pool in stages.
 //   - Training stops on the relative primal–dual gap (best primal upper
 //     bound from exact inference vs. the QP's dual bound), when inference
-//     finds no violated labelling, or at MaxIter (Trace.Stop says which);
-//     the returned weights are the iterate of the best bound. The Trace
+//     finds no violated labelling, or at MaxIter; the returned weights are
+//     the iterate of the best bound. "Converged" (Trace.Converged) is a
+//     certificate of the returned model, not just the end of the loop: its
+//     gap is within [−1e-9, Tol] allowing for the QP's rounding level,
+//     every QP solve of the last stage met its tolerance, and no hard
+//     constraint of the set is violated beyond HardTol. Otherwise
+//     Trace.Stop is StopNotCertified or StopMaxIter and Trace.Problems says
+//     what failed; when the cause is scale (C·‖a‖², Trace.Scale, beyond
+//     about 10¹⁰: huge features or a huge C) it says so and what to do.
+//   - One tolerance decides what is submodular: an edge with features p is
+//     non-submodular when, for some label pair α<β, C4's constraint
+//     c = b_αβ ⊗ p has c·w < −ε·‖c‖·‖w‖, with ε = Settings.HardTol (1e-7 by
+//     default). Training enforces its hard constraints by this rule, the
+//     certificate checks it, and Model.NonSubmodularFraction reports by it
+//     with the ε stored in the model. The Trace
 //     holds per-iteration and per-QP-call records for plots and the
 //     totals of the paper's tables (hard constraints introduced and active,
 //     margins computed, time in inference / QP / constraint generation).
 //   - Long trainings are resumable: with Settings.CheckpointDir the working
 //     set (cutting planes, hard constraints, their duals) and the trace are
-//     saved after every iteration, and Train on the same problem and
-//     settings continues from the last one (Trace.Resumed).
+//     saved after every iteration (atomically, with a checksum, under a
+//     lock), and Train on the same problem and settings continues from the
+//     last one (Trace.Resumed). The checkpoint is removed only after
+//     Settings.Save has stored the model.
 //
 // A Model predicts with truncated graph cuts (αβ-swap for more than two
 // labels), reports how many edges were truncated, scores labellings,

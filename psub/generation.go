@@ -419,6 +419,24 @@ func (q *pool) parallelRows(f func(lo, hi int)) {
 // already added (their violation is QP round-off), and the smallest margin
 // over the active rows. It must follow computeFull or computeDelayed, so
 // that every entry with lower ≤ 0 is exact.
+// countViolated counts the enforced entries whose margin (q.lower, exact
+// after computeFull) is below −eps·N_ij·wnorm, including those already in
+// the QP, and returns the smallest margin relative to N_ij·wnorm.
+func (q *pool) countViolated(eps, wnorm float64) (bad int, worst float64) {
+	for idx := 0; idx < q.active*len(q.B); idx++ {
+		n := q.normOf(idx)
+		if n == 0 {
+			continue
+		}
+		v := q.lower[idx]
+		if v < -eps*n*wnorm {
+			bad++
+			worst = math.Min(worst, v/(n*wnorm))
+		}
+	}
+	return bad, worst
+}
+
 func (q *pool) violated(k int, eps float64) ([]int, float64) {
 	nb := len(q.B)
 	type cand struct {

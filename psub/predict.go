@@ -2,10 +2,15 @@ package psub
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/probably-submodular/crf/internal/safefile"
 
 	"github.com/probably-submodular/crf/psub/inference"
 )
@@ -14,11 +19,15 @@ import (
 // they were obtained. It predicts by minimising −w·ψ(x,y).
 type Model struct {
 	Layout
-	W           []float64 `json:"w"`
-	Set         string    `json:"set"`
-	C           float64   `json:"c"`
-	Loss        string    `json:"loss"`
-	Description string    `json:"description,omitempty"`
+	W    []float64 `json:"w"`
+	Set  string    `json:"set"`
+	C    float64   `json:"c"`
+	Loss string    `json:"loss"`
+	// HardTol is the ε of the training's hard constraints
+	// (Settings.HardTol); NonSubmodularFraction uses it. 0 in files written
+	// before it was stored: DefaultHardTol.
+	HardTol     float64 `json:"hard_tol,omitempty"`
+	Description string  `json:"description,omitempty"`
 }
 
 // check validates an instance against the model's dimensions.
@@ -84,11 +93,17 @@ func (m *Model) Score(in *Instance, y []int) (float64, error) {
 }
 
 // NonSubmodularFraction is the fraction of the edges of set whose pairwise
-// energy under the model is not submodular (paper table "tradeoff"); eps is
-// the tolerance on the margin relative to ‖φ_p‖ (0 means 1e-9).
+// energy under the model is not submodular (paper table "tradeoff"). An
+// edge with features p is non-submodular when, for some label pair α<β,
+// the constraint c = b_αβ ⊗ p of C4 has c·w < −ε·‖c‖·‖w‖: the rule by which
+// Train enforces the hard constraints, with the same ε. eps is ε; 0 means
+// the model's HardTol (DefaultHardTol = 1e-7 when it records none).
 func (m *Model) NonSubmodularFraction(set []Instance, eps float64) (float64, error) {
 	if eps == 0 {
-		eps = 1e-9
+		eps = m.HardTol
+	}
+	if eps == 0 {
+		eps = DefaultHardTol
 	}
 	for i := range set {
 		in := set[i]
@@ -102,6 +117,22 @@ func (m *Model) NonSubmodularFraction(set []Instance, eps float64) (float64, err
 		return 0, nil
 	}
 	return float64(bad) / float64(total), nil
+}
+
+// NonSubmodularEdge reports whether the model's pairwise energy on an edge
+// with features p is not submodular, by the rule of NonSubmodularFraction
+// with the model's tolerance (for drawing or counting edges one by one).
+func (m *Model) NonSubmodularEdge(p []float64) bool {
+	eps := m.HardTol
+	if eps == 0 {
+		eps = DefaultHardTol
+	}
+	B := submodularRows(m.Layout)
+	bnorm := make([]float64, len(B))
+	for j, b := range B {
+		bnorm[j] = norm(b)
+	}
+	return m.nonSubmodular(m.W, p, B, bnorm, eps*norm(m.W)*norm(p))
 }
 
 // modelFile is the JSON form of a Model; Version guards the layout.
@@ -119,26 +150,24 @@ func (m *Model) Save(w io.Writer) error {
 	return enc.Encode(modelFile{Version: modelVersion, Model: m})
 }
 
-// SaveFile writes the model to a JSON file.
+// SaveFile writes the model to a JSON file, atomically (a temporary file
+// renamed into place): an interrupted or failed write leaves the previous
+// file, or none. Errors name path.
 func (m *Model) SaveFile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := m.Save(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	return safefile.Write(path, m.Save)
 }
 
-// Load reads a model written by Save and checks it.
+// Load reads a model written by Save and checks it. Anything but white
+// space after the model's JSON is an error.
 func Load(r io.Reader) (*Model, error) {
 	mf := modelFile{Model: &Model{}}
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&mf); err != nil {
-		return nil, fmt.Errorf("model: %w", err)
+		return nil, fmt.Errorf("model: %s", jsonErr(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("model: more after the model's JSON object (at byte %d); a model file holds one object", dec.InputOffset())
 	}
 	if mf.Version != modelVersion {
 		return nil, fmt.Errorf("model: version %d, want %d", mf.Version, modelVersion)
@@ -156,14 +185,17 @@ func Load(r io.Reader) (*Model, error) {
 			return nil, fmt.Errorf("model: weight %d is %v", i, v)
 		}
 	}
+	if !(m.HardTol >= 0) || math.IsInf(m.HardTol, 0) {
+		return nil, fmt.Errorf("model: hard_tol %v, want a finite value ≥ 0", m.HardTol)
+	}
 	return m, nil
 }
 
-// LoadFile reads a model from a JSON file.
+// LoadFile reads a model from a JSON file. Errors start with path.
 func LoadFile(path string) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, err // *PathError: names path
 	}
 	defer f.Close()
 	m, err := Load(f)
@@ -171,4 +203,52 @@ func LoadFile(path string) (*Model, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
+}
+
+// jsonErr rewords encoding/json's errors for people: the field instead of
+// Go's type names, and at most a few dozen characters of a bad value.
+func jsonErr(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Sprintf("field %q: %s where %s expected", te.Field, Brief(te.Value, 40), jsonKind(te.Type.Kind().String()))
+	case errors.As(err, &te):
+		return fmt.Sprintf("%s where a JSON object expected", Brief(te.Value, 40))
+	case errors.As(err, &se):
+		return fmt.Sprintf("invalid JSON at byte %d: %s", se.Offset, Brief(strings.TrimPrefix(se.Error(), "json: "), 80))
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "invalid JSON: the file ends inside the model (cut short?)"
+	}
+	return Brief(strings.TrimPrefix(err.Error(), "json: "), 200)
+}
+
+// jsonKind names a Go kind as the JSON value it decodes.
+func jsonKind(k string) string {
+	switch {
+	case strings.HasPrefix(k, "float"), strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"):
+		return "a number"
+	case k == "string":
+		return "a string"
+	case k == "bool":
+		return "true or false"
+	case k == "slice", k == "array":
+		return "an array"
+	case k == "struct", k == "map":
+		return "an object"
+	}
+	return "another value"
+}
+
+// Brief returns s cut to at most n characters, with the length of what
+// was left out: error messages quote user data briefly, however long it is.
+func Brief(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d characters)", s[:cut], len(s))
 }

@@ -1,6 +1,9 @@
 package psub
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Iteration records one cutting-plane iteration of Train: one round of
 // loss-augmented inference, one new cutting plane, and the w-update
@@ -38,6 +41,8 @@ type QPCall struct {
 	Margins           int64   // margins computed after this solve
 	MinMargin         float64 // smallest margin (or lower bound) over the enforced pool
 	NotConverged      bool    // the QP hit its iteration limit (solution still used)
+	RoundOff          bool    // the QP stopped at the level of rounding error, above its tolerance
+	Resolution        float64 // the relative gap float64 cannot resolve in this solve (qp.Solution.Resolution)
 	Sweeps            int     // the QP solver's iterations
 	QPSeconds         float64
 	ConstraintSeconds float64
@@ -58,14 +63,21 @@ const (
 	StopNoViolation
 	// StopMaxIter: MaxIter iterations ran without either of the above.
 	StopMaxIter
+	// StopNotCertified: the stopping rule ended training but the returned
+	// model failed a check of Train (Trace.Problems says which): its gap is
+	// above Tol or negative, a QP solve of the last stage missed its
+	// tolerance, or hard constraints are violated beyond HardTol. Train
+	// reports a stop with no violated labelling and the gap above Tol this
+	// way: with an accurate QP that stop implies a gap ≤ Tol.
+	StopNotCertified
 )
 
 // Converged reports whether the stopping rule ended the stage (StopGap or
-// StopNoViolation), not the iteration cap.
+// StopNoViolation), not the iteration cap, and nothing failed.
 func (r StopReason) Converged() bool { return r == StopGap || r == StopNoViolation }
 
 // String is a short phrase for tables: "gap ≤ Tol", "no violated
-// labelling", "iteration cap" or "not stopped".
+// labelling", "iteration cap", "not certified" or "not stopped".
 func (r StopReason) String() string {
 	switch r {
 	case StopGap:
@@ -74,6 +86,8 @@ func (r StopReason) String() string {
 		return "no violated labelling"
 	case StopMaxIter:
 		return "iteration cap"
+	case StopNotCertified:
+		return "not certified"
 	case StopNone:
 		return "not stopped"
 	}
@@ -85,10 +99,26 @@ type Trace struct {
 	Iterations []Iteration
 	QPCalls    []QPCall
 
-	// Stop is why the last stage stopped: the gap closed, inference found
-	// no violated labelling, or MaxIter. Converged is Stop.Converged().
-	Stop           StopReason
-	Converged      bool    // the last stage stopped by its rule, not by MaxIter
+	// Stop is how the last stage ended: the gap closed (StopGap), MaxIter
+	// (StopMaxIter), or the stopping rule ended it but a check failed
+	// (StopNotCertified, see Problems). Converged is Stop.Converged().
+	Stop StopReason
+	// Converged: the returned model is certified (see Train): the stopping
+	// rule ended training, the gap is within [−1e-9, Tol], every QP solve
+	// of the last stage met its tolerance, and no hard constraint is
+	// violated beyond HardTol.
+	Converged bool
+	// Problems says, one sentence each, what kept the model from being
+	// certified (empty when Converged, and for a plain stop at MaxIter),
+	// with what to do when the cause is the scale of C and the features.
+	Problems []string
+	// Scale is C·max‖a‖² over the cutting planes from inference, the
+	// spread of the QP's numbers: beyond about 10¹⁰ float64 may not certify
+	// the result (features ×s act as C×s²).
+	Scale float64
+	// HardViolated counts the hard constraints of the set (C2*, C3, C4,
+	// C̄4) violated beyond HardTol at the returned weights.
+	HardViolated   int
 	Iters          int     // cutting-plane iterations, all stages
 	HardIntroduced int     // hard constraints added to the QP (re-additions after removal count again)
 	ActiveHard     int     // hard constraints with a positive dual at the end
@@ -96,6 +126,7 @@ type Trace struct {
 	Margins        int64   // hard-constraint margins computed, all calls
 	MinMargin      float64 // smallest hard-constraint margin at the end (pool sets)
 	QPNotConverged int     // QP solves that hit their iteration limit
+	QPRoundOff     int     // QP solves that stopped at the level of rounding error, above their tolerance (at any level)
 	PlanesRemoved  int     // inactive cutting planes dropped (InactiveWindow)
 	HardRemoved    int     // inactive hard constraints dropped (InactiveWindow)
 	// Resumed lists the iterations after which the training was resumed
@@ -123,4 +154,20 @@ func (t *Trace) Final() Iteration {
 		return Iteration{}
 	}
 	return t.Iterations[len(t.Iterations)-1]
+}
+
+// Status is one line saying whether training converged and, when not,
+// why: "converged: gap 0.00018 ≤ Tol", "NOT converged: iteration cap (gap
+// 0.013)", "NOT converged: not certified: <problems>".
+func (t *Trace) Status() string {
+	gap := t.Final().Gap
+	switch {
+	case t.Converged:
+		return fmt.Sprintf("converged: gap %.2g ≤ Tol", gap)
+	case len(t.Problems) > 0 && t.Stop == StopMaxIter:
+		return fmt.Sprintf("NOT converged: iteration cap (gap %.2g); %s", gap, strings.Join(t.Problems, "; "))
+	case len(t.Problems) > 0:
+		return fmt.Sprintf("NOT converged: %s: %s", t.Stop, strings.Join(t.Problems, "; "))
+	}
+	return fmt.Sprintf("NOT converged: %s (gap %.2g)", t.Stop, gap)
 }

@@ -51,7 +51,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	}
 	model, err := psub.LoadFile(*modelPath)
 	if err != nil {
-		return fmt.Errorf("%s: %w", *modelPath, err)
+		return err // names the file
 	}
 	set, err := data.ReadJSONLFile(*dataPath, model.Labels)
 	if err != nil {

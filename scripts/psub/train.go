@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
 )
@@ -35,7 +37,18 @@ type trainResult struct {
 	Dual           float64  `json:"dual"`
 	Gap            float64  `json:"gap"`
 	Iterations     int      `json:"iterations"`
+	// Converged: the model is certified (psub.Trace.Converged: gap within
+	// tol, every QP solve of the last stage within its tolerance, no hard
+	// constraint violated beyond psub's HardTol). Status says it in words,
+	// Problems what failed.
 	Converged      bool     `json:"converged"`
+	Status         string   `json:"status"`
+	Stop           string   `json:"stop"`
+	Problems       []string `json:"problems,omitempty"`
+	QPNotConverged int      `json:"qp_solves_not_converged"`
+	QPRoundOff     int      `json:"qp_solves_at_round_off"`
+	HardViolated   int      `json:"hard_constraints_violated"`
+	Scale          float64  `json:"scale_C_a2"`
 	Seconds        float64  `json:"seconds"`
 	Margins        int64    `json:"margins_computed"`
 	HardActive     int      `json:"hard_constraints_active"`
@@ -44,7 +57,9 @@ type trainResult struct {
 	// a -checkpoint folder.
 	ResumedAfter []int `json:"resumed_after,omitempty"`
 	// NonSubmodularTest is the fraction of test edges whose learned pairwise
-	// energy is not submodular (paper table "tradeoff"); absent without -test.
+	// energy is not submodular (paper table "tradeoff"; the rule of
+	// psub.Model.NonSubmodularFraction, the tolerance training enforces);
+	// absent without -test.
 	NonSubmodularTest  *float64 `json:"nonsubmodular_test_edge_fraction,omitempty"`
 	NonSubmodularTrain float64  `json:"nonsubmodular_train_edge_fraction"`
 }
@@ -133,11 +148,17 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if *trainPath == "" {
 		return fs.usageErr("-train is required")
 	}
-	if !(*c > 0) || !(*tol > 0) || *maxIter <= 0 {
-		return fs.usageErr("-C %g, -tol %g, -max-iter %d: all must be positive", *c, *tol, *maxIter)
+	if !(*c > 0) || !(*tol > 0) || *maxIter <= 0 || math.IsInf(*c, 1) || math.IsInf(*tol, 1) {
+		return fs.usageErr("-C %g, -tol %g, -max-iter %d: all must be positive and finite", *c, *tol, *maxIter)
 	}
 	if *labels < 0 {
 		return fs.usageErr("-labels %d: want L >= 2, or 0 to take it from the training labels", *labels)
+	}
+	// Outputs are checked before the work, which can take hours.
+	if *out != "" {
+		if err := safefile.CheckWritable(*out); err != nil {
+			return fmt.Errorf("-o %w", err)
+		}
 	}
 	loss, err := lossByName(*lossName)
 	if err != nil {
@@ -193,6 +214,14 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 					it.Iter, it.Primal, it.Dual, it.Gap, it.Planes, it.HardTotal)
 			}
 		},
+		// The model is written before Train removes the checkpoint: a
+		// failed write keeps the checkpoint, and a rerun resumes.
+		Save: func(m *psub.Model, _ *psub.Trace) error {
+			if *out == "" {
+				return nil
+			}
+			return m.SaveFile(*out)
+		},
 	}
 	start := time.Now()
 	model, trace, err := psub.Train(train, L, settings)
@@ -200,11 +229,14 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("training on %s: %w", *trainPath, err)
 	}
 	secs := time.Since(start).Seconds()
+	fmt.Fprintln(stderr, trace.Status())
 	final := trace.Final()
 	res := trainResult{
 		Train: *trainPath, Test: *testPath, Model: *out, Set: set.Name(), Loss: loss.Name(), C: *c, PSubC: trainC, Tol: *tol,
 		Labels: L, UnaryDim: du, PairwiseDim: dp, TrainInstances: len(train), TestInstances: len(test),
 		Primal: final.Primal, Dual: final.Dual, Gap: final.Gap, Iterations: trace.Iters, Converged: trace.Converged,
+		Status: trace.Status(), Stop: trace.Stop.String(), Problems: trace.Problems,
+		QPNotConverged: trace.QPNotConverged, QPRoundOff: trace.QPRoundOff, HardViolated: trace.HardViolated, Scale: trace.Scale,
 		Seconds: secs, Margins: trace.Margins, HardActive: trace.ActiveHard, HardIntroduced: trace.HardIntroduced,
 		ResumedAfter: trace.Resumed,
 	}
@@ -227,11 +259,6 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		res.NonSubmodularTest = &frac
-	}
-	if *out != "" {
-		if err := model.SaveFile(*out); err != nil {
-			return err
-		}
 	}
 	return writeJSON(stdout, res)
 }

@@ -153,3 +153,74 @@ func TestTrainCheckpoint(t *testing.T) {
 		t.Fatalf("second run: resumed_after %v, converged %v; want [3], true", got["resumed_after"], got["converged"])
 	}
 }
+
+// Bad outputs and tolerances are refused before any training (issue 32:
+// -o missing_dir/m.json and -o /dev/full used to fail after training, -tol
+// Inf after it with "json: unsupported value"). Every case fails at once,
+// with nothing trained: the test data would take seconds to train.
+func TestTrainRefusesBeforeTraining(t *testing.T) {
+	dir := t.TempDir()
+	runOK(t, "export", "-dataset", "synthetic", "-o", dir)
+	train := filepath.Join(dir, "train.jsonl")
+	for _, tc := range []struct {
+		want string
+		args []string
+	}{
+		{"-o " + filepath.Join(dir, "missing_dir", "m.json") + ": the folder " + filepath.Join(dir, "missing_dir") + " does not exist",
+			[]string{"-o", filepath.Join(dir, "missing_dir", "m.json")}},
+		{"-o /dev/full: not a regular file", []string{"-o", "/dev/full"}},
+		{"must be positive and finite", []string{"-tol", "Inf"}},
+		{"must be positive and finite", []string{"-tol", "NaN"}},
+		{"must be positive and finite", []string{"-C", "+Inf"}},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"train", "-train", train}, tc.args...)
+		code := run(args, &out, &errb)
+		if code == 0 || !strings.Contains(errb.String(), tc.want) || strings.Contains(errb.String(), "  primal ") {
+			t.Errorf("psub %s: exit %d, stderr %q; want a failure before training saying %q", strings.Join(args, " "), code, errb.String(), tc.want)
+		}
+	}
+	if st, err := os.Stat("/dev/full"); err != nil || st.Mode().IsRegular() {
+		t.Fatalf("/dev/full is no longer a device: %v", err)
+	}
+}
+
+// The train output says whether the model is certified, in words, and
+// never claims convergence at a scale where it is not: features ×10⁶ of
+// the synthetic problem (issue 32: "converged" with gap 0.999).
+func TestTrainReportsStatus(t *testing.T) {
+	dir := t.TempDir()
+	runOK(t, "export", "-dataset", "synthetic", "-o", dir)
+	set, err := data.ReadJSONLFile(filepath.Join(dir, "train.jsonl"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set = set[:6]
+	good := filepath.Join(dir, "six.jsonl")
+	if err := data.WriteJSONLFile(good, set); err != nil {
+		t.Fatal(err)
+	}
+	got := runOK(t, "train", "-train", good, "-tol", "1e-2")
+	if got["converged"] != true || !strings.HasPrefix(got["status"].(string), "converged: gap") || got["stop"] != "gap ≤ Tol" {
+		t.Fatalf("unscaled: converged %v, status %q, stop %q", got["converged"], got["status"], got["stop"])
+	}
+	for i := range set {
+		for _, rows := range [][][]float64{set[i].Unary, set[i].Pairwise} {
+			for _, r := range rows {
+				for j := range r {
+					r[j] *= 1e6
+				}
+			}
+		}
+	}
+	big := filepath.Join(dir, "big.jsonl")
+	if err := data.WriteJSONLFile(big, set); err != nil {
+		t.Fatal(err)
+	}
+	got = runOK(t, "train", "-train", big, "-tol", "1e-2", "-max-iter", "200")
+	status, _ := got["status"].(string)
+	if got["converged"] != false || !strings.HasPrefix(status, "NOT converged") || !strings.Contains(status, "likely cause: scale") {
+		t.Fatalf("features ×1e6: converged %v, gap %v, status %q; want NOT converged naming the scale", got["converged"], got["gap"], status)
+	}
+	t.Logf("features ×1e6: gap %v: %s", got["gap"], status)
+}
