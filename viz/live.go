@@ -35,6 +35,10 @@ type LiveMetric struct {
 	Value  float64
 	Lo, Hi float64 // both 0: no interval
 	Format string  // fmt verb for the value, e.g. "%.1f %%" (default "%.4g")
+	// Lower marks a metric for which less is better (an objective, an
+	// error rate): its change is then green when it falls. Otherwise a rise
+	// is green.
+	Lower bool
 }
 
 func (m LiveMetric) text() string {
@@ -236,11 +240,20 @@ func liveMetricSVG(m LiveMetric, trace []liveTracePoint) string {
 		last := trace[n-1]
 		d := m.plotted() - last.value
 		arrow, col := "=", "#555"
+		if m.Lower {
+			d = -d // colour by better/worse; the arrow still shows the direction
+		}
 		switch {
 		case d > 0:
-			arrow, col = "▲", "#2a7a2a"
+			col = "#2a7a2a"
 		case d < 0:
-			arrow, col = "▼", "#a33"
+			col = "#a33"
+		}
+		switch raw := m.plotted() - last.value; {
+		case raw > 0:
+			arrow = "▲"
+		case raw < 0:
+			arrow = "▼"
 		}
 		fmt.Fprintf(&b, `<text x="4" y="68" fill="%s">%s was %s</text>`, col, arrow, html.EscapeString(last.text))
 		fmt.Fprintf(&b, `<text x="4" y="82" fill="#888" font-size="10">(%s)</text>`, html.EscapeString(clipText(last.title, 36)))

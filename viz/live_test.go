@@ -27,7 +27,7 @@ func liveTestFrame(title string, acc, lo, hi float64) LiveFrame {
 		},
 		Metrics: []LiveMetric{
 			{Name: "test accuracy", Value: acc, Format: "%.1f %%"},
-			{Name: "objective", Value: hi, Lo: lo, Hi: hi},
+			{Name: "objective", Value: hi, Lo: lo, Hi: hi, Lower: true},
 		},
 	}
 }
@@ -125,6 +125,11 @@ func TestLiveHTMLTrace(t *testing.T) {
 	}
 	if !strings.Contains(panels[0], "▼ was 74.0 %") || !strings.Contains(panels[1], "▲ was 0.76") {
 		t.Errorf("direction of the last change:\n%s\n%s", panels[0], panels[1])
+	}
+	// Colour says better or worse: accuracy fell and the objective (lower is
+	// better) rose, so both changes are worse, red.
+	if !strings.Contains(panels[0], `fill="#a33">▼ was 74.0 %`) || !strings.Contains(panels[1], `fill="#a33">▲ was 0.76`) {
+		t.Errorf("a change for the worse is not red:\n%s\n%s", panels[0], panels[1])
 	}
 	// The current point is the rightmost and, for a value above all earlier
 	// ones, the topmost.

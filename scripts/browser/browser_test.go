@@ -9,7 +9,7 @@ import (
 	"github.com/probably-submodular/crf/viz"
 )
 
-const runHint = "PSUB_BROWSER=1 go test -count=1 -run 'TestLiveNotebook|TestSitePages' -v ./scripts/browser/"
+const runHint = "PSUB_BROWSER=1 go test -count=1 -run 'TestLiveNotebook|TestSitePages|TestLiveControls' -v ./scripts/browser/"
 
 // needBrowser skips the test unless PSUB_BROWSER=1 and a Chromium is found,
 // and returns the Chromium to use.

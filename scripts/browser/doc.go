@@ -22,11 +22,17 @@
 //     fail to load, no script may throw, charts must draw, images must load,
 //     MathJax must typeset the pages that carry TeX, and no page may point at
 //     file:// or http(s):// for its scripts, styles or images.
+//   - TestLiveControls runs a copy of notebooks/07-tradeoff.ipynb in the
+//     same way, then moves its live controls (model C1, then C4 with C = 10,
+//     then TGC) and checks that every redraw shows the new setting, that the
+//     accuracy and objective change, that the previous values stay as a trace,
+//     that TGC's non-submodular edges are drawn, and that the stop button ends
+//     the cell without an error.
 //
-// Both need a browser (and the first Jupyter with the gonb kernel), so they
-// run only when PSUB_BROWSER=1:
+// They need a browser (and the live ones Jupyter with the gonb kernel), so
+// they run only when PSUB_BROWSER=1:
 //
-//	PSUB_BROWSER=1 go test -count=1 -run 'TestLiveNotebook|TestSitePages' -v ./scripts/browser/
+//	PSUB_BROWSER=1 go test -count=1 -run 'TestLiveNotebook|TestSitePages|TestLiveControls' -v ./scripts/browser/
 //
 // The browser is $PSUB_CHROMIUM, else chromium or chromium-browser on PATH,
 // else /usr/bin/chromium (Debian: apt-get install chromium). Screenshots go to
