@@ -16,9 +16,24 @@ const maxTime uint32 = 1 << 30
 // capacities), so calling MaxFlow again after changing capacities is
 // correct; ResetCapacities starts from zero flow.
 func (g *Graph) MaxFlow() float64 {
+	// Without terminal capacity nothing can flow, and the arcs need not
+	// be laid out: every node is free.
+	if !g.laidOut() && g.hasTerminals() {
+		g.layoutArcs()
+	}
 	g.initTrees()
 	g.solve()
 	return g.flow
+}
+
+// hasTerminals reports whether some node has residual terminal capacity.
+func (g *Graph) hasTerminals() bool {
+	for k := range g.nodes {
+		if g.nodes[k].rCap != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // MaxFlowReuse is MaxFlow for dynamic graph cuts (Kohli & Torr 2005): after
@@ -31,6 +46,12 @@ func (g *Graph) MaxFlow() float64 {
 func (g *Graph) MaxFlowReuse() float64 {
 	if !g.solved || g.treesDirty {
 		return g.MaxFlow()
+	}
+	// The last solve may have left the arcs unlaid (no terminal capacity);
+	// then every node is free and laying them out now changes nothing.
+	if !g.laidOut() {
+		g.layoutArcs()
+		g.treesDirty = false
 	}
 	g.repairTrees()
 	g.solve()
@@ -96,16 +117,8 @@ func (g *Graph) repairTrees() {
 			n.parent, n.pnode, n.sink, n.ts, n.dist = terminal, none, sink, g.time, 1
 		case n.parent == terminal:
 			g.makeOrphan(i)
-		case n.parent < orphan:
-			// Parent arc: i->p in the source tree carries p->i residual
-			// (the sister), in the sink tree i->p itself.
-			pa := n.parent
-			if !n.sink {
-				pa ^= 1
-			}
-			if arcs[pa].rCap == 0 {
-				g.makeOrphan(i)
-			}
+		case n.parent != noParent && n.parent < orphan && arcs[n.parent].rCap == 0:
+			g.makeOrphan(i)
 		}
 		if n.parent != noParent && n.parent != orphan {
 			g.push(i)
@@ -113,7 +126,14 @@ func (g *Graph) repairTrees() {
 	}
 	g.changed = g.changed[:0]
 	g.time++
-	g.drainOrphans()
+	// Unlike those of the main loop, these orphans may have been re-rooted
+	// since they were queued.
+	for k := 0; k < len(g.orphans); k++ {
+		if i := g.orphans[k]; nodes[i].parent == orphan {
+			g.adoptOne(i)
+		}
+	}
+	g.orphans = g.orphans[:0]
 }
 
 // leaveTree does for node i, which moves out of its tree, what adoption
@@ -122,25 +142,10 @@ func (g *Graph) repairTrees() {
 // passive tree node never has a residual arc from (source tree: to) a node
 // outside its tree.
 func (g *Graph) leaveTree(i uint32) {
-	nodes, arcs := g.nodes, g.arcs
-	sink := nodes[i].sink
-	for a := nodes[i].first; a != none; a = arcs[a].next {
-		j := arcs[a].head
-		nj := &nodes[j]
-		p := nj.parent
-		if p == noParent || nj.sink != sink {
-			continue
-		}
-		c := arcs[a].rCap
-		if !sink {
-			c = arcs[a^1].rCap
-		}
-		if c != 0 {
-			g.push(j)
-		}
-		if p < orphan && nj.pnode == i {
-			g.makeOrphan(j)
-		}
+	if g.nodes[i].sink {
+		g.freeSink(i)
+	} else {
+		g.freeSource(i)
 	}
 }
 
@@ -188,7 +193,7 @@ func (g *Graph) makeOrphan(i uint32) {
 // active node is left. After an augmentation the same node is grown again
 // at once: it often has more paths to the other tree.
 func (g *Graph) solve() {
-	nodes, arcs := g.nodes, g.arcs
+	nodes, arcs, start := g.nodes, g.arcs, g.start
 	cur := none
 	for {
 		i := cur
@@ -207,42 +212,47 @@ func (g *Graph) solve() {
 			g.renumberTime()
 		}
 		ni := &nodes[i]
-		mid := none // arc from the source tree to the sink tree
+		// The arc from the source tree to the sink tree, if growth meets
+		// the other tree, and its ends.
+		mid, si, ti := none, none, none
+		lo := start[i]
+		out := arcs[lo:start[i+1]]
 		if !ni.sink {
-			for a := ni.first; a != none; {
-				ar := &arcs[a]
-				if ar.rCap != 0 {
-					j := ar.head
-					nj := &nodes[j]
-					if nj.parent == noParent {
-						nj.sink, nj.parent, nj.pnode, nj.ts, nj.dist = false, a^1, i, ni.ts, ni.dist+1
-						g.push(j)
-					} else if nj.sink {
-						mid = a
-						break
-					} else if nj.ts <= ni.ts && nj.dist > ni.dist {
-						nj.parent, nj.pnode, nj.ts, nj.dist = a^1, i, ni.ts, ni.dist+1
-					}
+			for k := range out {
+				ar := &out[k]
+				if ar.rCap == 0 {
+					continue
 				}
-				a = ar.next
+				a, j := lo+uint32(k), ar.head
+				nj := &nodes[j]
+				if nj.parent == noParent {
+					nj.sink, nj.parent, nj.pnode, nj.ts, nj.dist = false, a, i, ni.ts, ni.dist+1
+					g.push(j)
+				} else if nj.sink {
+					mid, si, ti = a, i, j
+					break
+				} else if nj.ts <= ni.ts && nj.dist > ni.dist {
+					nj.parent, nj.pnode, nj.ts, nj.dist = a, i, ni.ts, ni.dist+1
+				}
 			}
 		} else {
-			for a := ni.first; a != none; {
-				ar := &arcs[a]
-				if arcs[a^1].rCap != 0 {
-					j := ar.head
-					nj := &nodes[j]
-					if nj.parent == noParent {
-						nj.sink, nj.parent, nj.pnode, nj.ts, nj.dist = true, a^1, i, ni.ts, ni.dist+1
-						g.push(j)
-					} else if !nj.sink {
-						mid = a ^ 1
-						break
-					} else if nj.ts <= ni.ts && nj.dist > ni.dist {
-						nj.parent, nj.pnode, nj.ts, nj.dist = a^1, i, ni.ts, ni.dist+1
-					}
+			for k := range out {
+				ar := &out[k]
+				a := ar.sister // j->i
+				if arcs[a].rCap == 0 {
+					continue
 				}
-				a = ar.next
+				j := ar.head
+				nj := &nodes[j]
+				if nj.parent == noParent {
+					nj.sink, nj.parent, nj.pnode, nj.ts, nj.dist = true, a, i, ni.ts, ni.dist+1
+					g.push(j)
+				} else if !nj.sink {
+					mid, si, ti = a, j, i
+					break
+				} else if nj.ts <= ni.ts && nj.dist > ni.dist {
+					nj.parent, nj.pnode, nj.ts, nj.dist = a, i, ni.ts, ni.dist+1
+				}
 			}
 		}
 		g.time++
@@ -254,16 +264,15 @@ func (g *Graph) solve() {
 		// queue it a second time; it is grown again next.
 		ni.active = true
 		cur = i
-		g.augment(mid)
+		g.augment(mid, si, ti)
 		g.adopt()
 	}
 	g.solved, g.treesDirty = true, false
 }
 
 // augment pushes the bottleneck capacity along the path
-// s -> ... -> tail(mid) -> head(mid) -> ... -> t and orphans the nodes whose
-// parent arc (or terminal arc) became saturated, onto the front stack.
-func (g *Graph) augment(mid uint32) {
+// s -> ... -> si -> ti -> ... -> t, mid being the arc si->ti.
+func (g *Graph) augment(mid, si, ti uint32) {
 	nodes, arcs := g.nodes, g.arcs
 	// The bottleneck is found on the bit patterns: for the residual
 	// capacities, which are >= 0 and never NaN, they order as the numbers
@@ -271,56 +280,56 @@ func (g *Graph) augment(mid uint32) {
 	// float64 is three instructions long and a comparison a branch that
 	// random graphs mispredict.
 	b := bits(arcs[mid].rCap)
-	i := arcs[mid^1].head
-	for nodes[i].parent != terminal {
-		b = min(b, bits(arcs[nodes[i].parent^1].rCap))
-		i = nodes[i].pnode
-	}
-	b = min(b, bits(nodes[i].rCap))
-	i = arcs[mid].head
+	i := si
 	for nodes[i].parent != terminal {
 		b = min(b, bits(arcs[nodes[i].parent].rCap))
 		i = nodes[i].pnode
 	}
-	g.pushFlow(mid, math.Float64frombits(min(b, bits(-nodes[i].rCap))))
+	b = min(b, bits(nodes[i].rCap))
+	i = ti
+	for nodes[i].parent != terminal {
+		b = min(b, bits(arcs[nodes[i].parent].rCap))
+		i = nodes[i].pnode
+	}
+	g.pushFlow(mid, si, ti, math.Float64frombits(min(b, bits(-nodes[i].rCap))))
 }
 
 func bits(x float64) uint64 { return math.Float64bits(x) }
 
 // pushFlow sends b along the path of augment and orphans the nodes whose
 // parent arc (or terminal arc) it saturates, onto the front stack.
-func (g *Graph) pushFlow(mid uint32, b float64) {
+func (g *Graph) pushFlow(mid, si, ti uint32, b float64) {
 	nodes, arcs := g.nodes, g.arcs
-	i := arcs[mid^1].head
 	arcs[mid].rCap -= b
-	arcs[mid^1].rCap += b
+	arcs[arcs[mid].sister].rCap += b
+	i := si
 	for {
 		n := &nodes[i]
-		a := n.parent
-		if a == terminal {
+		if n.parent == terminal {
 			if n.rCap -= b; n.rCap == 0 {
 				g.orphanFront(i)
 			}
 			break
 		}
-		arcs[a].rCap += b
-		if arcs[a^1].rCap -= b; arcs[a^1].rCap == 0 {
+		ar := &arcs[n.parent]
+		arcs[ar.sister].rCap += b
+		if ar.rCap -= b; ar.rCap == 0 {
 			g.orphanFront(i)
 		}
 		i = n.pnode
 	}
-	i = arcs[mid].head
+	i = ti
 	for {
 		n := &nodes[i]
-		a := n.parent
-		if a == terminal {
+		if n.parent == terminal {
 			if n.rCap += b; n.rCap == 0 {
 				g.orphanFront(i)
 			}
 			break
 		}
-		arcs[a^1].rCap += b
-		if arcs[a].rCap -= b; arcs[a].rCap == 0 {
+		ar := &arcs[n.parent]
+		arcs[ar.sister].rCap += b
+		if ar.rCap -= b; ar.rCap == 0 {
 			g.orphanFront(i)
 		}
 		i = n.pnode
@@ -335,31 +344,20 @@ func (g *Graph) orphanFront(i uint32) {
 }
 
 // adopt finds new parents for the orphans of an augmentation, last-made
-// first, each with the orphans its adoption makes before the next.
+// first, each with the orphans its adoption makes before the next. No node
+// is queued twice at once, so the queues never outgrow the nodes: an
+// adopted node gets a parent whose path to the terminal has no orphan, and
+// only the children of freed orphans become orphans.
 func (g *Graph) adopt() {
 	for len(g.front) > 0 {
 		i := g.front[len(g.front)-1]
 		g.front = g.front[:len(g.front)-1]
 		g.adoptOne(i)
-		// Orphans of the main loop are never re-rooted while queued, as
-		// those of repairTrees may be.
 		for k := 0; k < len(g.orphans); k++ {
 			g.adoptOne(g.orphans[k])
 		}
 		g.orphans = g.orphans[:0]
 	}
-}
-
-// drainOrphans adopts the queued orphans in order, and the ones that
-// makes, until none is left.
-func (g *Graph) drainOrphans() {
-	for k := 0; k < len(g.orphans); k++ {
-		i := g.orphans[k]
-		if g.nodes[i].parent == orphan { // not re-rooted by repairTrees since
-			g.adoptOne(i)
-		}
-	}
-	g.orphans = g.orphans[:0]
 }
 
 // adoptOne looks for a new parent of orphan i in its own tree whose path to
@@ -381,12 +379,13 @@ func (g *Graph) adoptOne(i uint32) {
 func (g *Graph) adoptSource(i uint32) {
 	nodes, arcs := g.nodes, g.arcs
 	now := g.time
-	best, dmin := none, infDist
-	for a0 := nodes[i].first; a0 != none; a0 = arcs[a0].next {
-		if arcs[a0^1].rCap == 0 {
+	best, bestNode, dmin := none, none, infDist
+	for _, ar := range arcs[g.start[i]:g.start[i+1]] {
+		a := ar.sister // j->i
+		if arcs[a].rCap == 0 {
 			continue
 		}
-		j := arcs[a0].head
+		j := ar.head
 		if nj := &nodes[j]; nj.parent == noParent || nj.sink {
 			continue
 		}
@@ -415,14 +414,20 @@ func (g *Graph) adoptSource(i uint32) {
 			continue
 		}
 		if d < dmin {
-			best, dmin = a0, d
+			best, bestNode, dmin = a, j, d
 		}
 		for k := j; nodes[k].ts != now; k = nodes[k].pnode {
 			nodes[k].ts, nodes[k].dist = now, d
 			d--
 		}
 	}
-	g.attach(i, best, dmin)
+	if best != none {
+		ni := &nodes[i]
+		ni.parent, ni.pnode, ni.ts, ni.dist = best, bestNode, now, dmin+1
+		return
+	}
+	nodes[i].parent = noParent
+	g.freeSource(i)
 }
 
 // adoptSink is adoptSource in the sink tree: a candidate parent j needs
@@ -430,12 +435,13 @@ func (g *Graph) adoptSource(i uint32) {
 func (g *Graph) adoptSink(i uint32) {
 	nodes, arcs := g.nodes, g.arcs
 	now := g.time
-	best, dmin := none, infDist
-	for a0 := nodes[i].first; a0 != none; a0 = arcs[a0].next {
-		if arcs[a0].rCap == 0 {
+	best, bestNode, dmin := none, none, infDist
+	lo := g.start[i]
+	for k, ar := range arcs[lo:g.start[i+1]] {
+		if ar.rCap == 0 {
 			continue
 		}
-		j := arcs[a0].head
+		j := ar.head
 		if nj := &nodes[j]; nj.parent == noParent || !nj.sink {
 			continue
 		}
@@ -461,47 +467,36 @@ func (g *Graph) adoptSink(i uint32) {
 			continue
 		}
 		if d < dmin {
-			best, dmin = a0, d
+			best, bestNode, dmin = lo+uint32(k), j, d
 		}
 		for k := j; nodes[k].ts != now; k = nodes[k].pnode {
 			nodes[k].ts, nodes[k].dist = now, d
 			d--
 		}
 	}
-	g.attach(i, best, dmin)
-}
-
-// attach gives orphan i the parent arc best found by adoption, or frees it
-// when there is none (best == none): then its children in the tree become
-// orphans and its tree neighbours with residual capacity towards it become
-// active, so that they can grow into the space it leaves.
-func (g *Graph) attach(i, best, dmin uint32) {
-	nodes, arcs := g.nodes, g.arcs
-	ni := &nodes[i]
 	if best != none {
-		ni.parent, ni.pnode, ni.ts, ni.dist = best, arcs[best].head, g.time, dmin+1
+		ni := &nodes[i]
+		ni.parent, ni.pnode, ni.ts, ni.dist = best, bestNode, now, dmin+1
 		return
 	}
-	ni.parent = noParent
-	if ni.sink {
-		g.freeSink(i)
-	} else {
-		g.freeSource(i)
-	}
+	nodes[i].parent = noParent
+	g.freeSink(i)
 }
 
-// freeSource is attach's freeing of node i of the source tree, where a
-// neighbour j has residual capacity towards i on j->i.
+// freeSource handles node i leaving the source tree: its children there
+// become orphans and its neighbours there with residual capacity towards
+// it (on j->i) become active, so that they can grow into the space it
+// leaves.
 func (g *Graph) freeSource(i uint32) {
 	nodes, arcs := g.nodes, g.arcs
-	for a0 := nodes[i].first; a0 != none; a0 = arcs[a0].next {
-		j := arcs[a0].head
+	for _, ar := range arcs[g.start[i]:g.start[i+1]] {
+		j := ar.head
 		nj := &nodes[j]
 		p := nj.parent
 		if p == noParent || nj.sink {
 			continue
 		}
-		if arcs[a0^1].rCap != 0 {
+		if arcs[ar.sister].rCap != 0 {
 			g.push(j)
 		}
 		if p < orphan && nj.pnode == i {
@@ -513,14 +508,14 @@ func (g *Graph) freeSource(i uint32) {
 // freeSink is freeSource in the sink tree (residual capacity on i->j).
 func (g *Graph) freeSink(i uint32) {
 	nodes, arcs := g.nodes, g.arcs
-	for a0 := nodes[i].first; a0 != none; a0 = arcs[a0].next {
-		j := arcs[a0].head
+	for _, ar := range arcs[g.start[i]:g.start[i+1]] {
+		j := ar.head
 		nj := &nodes[j]
 		p := nj.parent
 		if p == noParent || !nj.sink {
 			continue
 		}
-		if arcs[a0].rCap != 0 {
+		if ar.rCap != 0 {
 			g.push(j)
 		}
 		if p < orphan && nj.pnode == i {

@@ -3,30 +3,33 @@ package maxflow
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // Indices are uint32: they load without sign extension, which shortens
-// the dependent chains of loads (parent to parent, arc to arc) that the
+// the dependent chains of loads (node to parent node, arc to node) that the
 // search consists of.
 const (
-	// none ends an arc list and marks an absent node or arc.
+	// none marks an absent node.
 	none uint32 = math.MaxUint32
-	// Special values of node.parent; any smaller value is an arc.
-	noParent = none     // free node: in neither search tree
-	terminal = none - 1 // root: attached directly to its tree's terminal
-	orphan   = none - 2 // lost its parent arc; waiting for adoption
+	// Special values of node.parent; the values between are arcs. Arc 0 is
+	// never used, so that a zero node is a free one.
+	noParent uint32 = 0        // free node: in neither search tree
+	terminal        = none - 1 // root: attached directly to its tree's terminal
+	orphan          = none - 2 // lost its parent arc; waiting for adoption
 	// maxEdges keeps arc indices below the special values.
-	maxEdges = (orphan - 1) / 2
+	maxEdges = (orphan - 2) / 2
 	maxNodes = math.MaxInt32
 )
 
 // node is the per-node state of the Boykov–Kolmogorov search: 32 bytes.
 type node struct {
-	first  uint32 // first outgoing arc, none if none; arcs form a linked list
-	parent uint32 // arc to the parent, or noParent / terminal / orphan
-	// pnode is the parent node (the head of the parent arc), so that
-	// walking up a tree costs one load per step instead of two.
+	// parent is the residual arc of the node's tree edge: parent->node in
+	// the source tree, node->parent in the sink tree (the arc an
+	// augmentation sends flow through), or noParent / terminal / orphan.
+	// The zero node is free and has no terminal capacity.
+	parent uint32
+	// pnode is the parent node, so that walking up a tree costs one load
+	// per step.
 	pnode  uint32
 	ts     uint32 // time stamp of the last check that dist is exact
 	dist   uint32 // distance to the terminal along the tree (heuristic)
@@ -40,17 +43,26 @@ type node struct {
 	rCap float64
 }
 
-// arc is one direction of an edge: 16 bytes. Arcs 2e and 2e+1 are the two
-// directions of edge e, so the reverse ("sister") of arc a is a^1 and the
-// two share a cache line.
+// arc is one direction of an edge: 16 bytes. The arcs leaving node i are
+// arcs[start[i]:start[i+1]] (arc 0 is a placeholder), in the order
+// Kolmogorov's linked lists visit them (last added first), so that the
+// search makes the same choices and computes the same flow, to the last
+// bit, as his implementation. Keeping a node's arcs together, instead of in
+// a linked list, lets a scan run ahead of its loads.
 type arc struct {
-	head uint32 // node the arc points to
-	next uint32 // next arc leaving the same tail, none at the end
-	rCap float64
+	head   uint32 // node the arc points to
+	sister uint32 // the reverse arc
+	rCap   float64
 }
 
-// pair is a pair of original (user-given) capacities, kept outside the hot
-// arrays so that capacities can be overwritten while a flow is kept valid.
+// edgeRec is an edge as added: its ends and its user-given capacities,
+// kept so that capacities can be overwritten while a flow is kept valid.
+type edgeRec struct {
+	i, j     uint32
+	cap, rev float64
+}
+
+// pair is a node's user-given terminal capacities.
 type pair struct{ a, b float64 }
 
 // Graph is a directed graph with a source s and a sink t, float64
@@ -61,27 +73,36 @@ type pair struct{ a, b float64 }
 // use.
 type Graph struct {
 	nodes []node
-	arcs  []arc
-	term  []pair // per node: user capacities (s->i, i->t) as accumulated
-	edge  []pair // per edge: user capacities (i->j, j->i)
+	term  []pair    // per node: user capacities (s->i, i->t) as accumulated
+	edge  []edgeRec // per edge, in creation order
+
+	// The arcs, laid out from the edges when a solve first needs them
+	// (layoutArcs): the edges edge[:laid] have their arcs at earc[e] (i->j)
+	// and its sister (j->i); later edges have no flow yet.
+	arcs []arc
+	laid int
 
 	// flow is the current flow value plus the constants folded in by
 	// AddTerminal and by capacity updates: after a solve it is the min-cut
 	// value.
 	flow float64
 
-	// Search state, sized with the nodes so that a solve allocates nothing.
-	// queue is the active FIFO, a ring of len(nodes) slots (a node is in it
-	// at most once, flagged by node.active).
+	// Solver storage, sized by layoutArcs in one allocation (block) so that
+	// a solve allocates nothing: start (len(nodes)+1), earc (one per laid
+	// edge), and the search state. queue is the active FIFO, a ring of
+	// len(nodes) slots (a node is in it at most once, flagged by
+	// node.active). Orphans are taken in Kolmogorov's order: those of an
+	// augmentation last-made first (front, a stack), each one's adoption,
+	// with all the orphans it makes (orphans, a FIFO), finished before the
+	// next.
+	block        []uint32
+	start, earc  []uint32
 	queue        []uint32
 	qHead, qSize int
-	// Orphans, in Kolmogorov's order: those of an augmentation are taken
-	// last-made first (front, a stack), and each one's adoption, with all
-	// the orphans it makes (orphans, a FIFO), is finished before the next.
-	front   []uint32
-	orphans []uint32
-	time    uint32   // incremented once per growth step
-	changed []uint32 // nodes marked by Update* since the last solve
+	front        []uint32
+	orphans      []uint32
+	time         uint32   // incremented once per growth step
+	changed      []uint32 // nodes marked by Update* since the last solve
 
 	solved     bool // trees are those left by the last solve
 	treesDirty bool // capacities changed without marking: trees unusable
@@ -93,14 +114,24 @@ func New(nodeHint, edgeHint int) *Graph {
 	nodeHint = min(max(nodeHint, 0), maxNodes)
 	edgeHint = min(max(edgeHint, 0), int(maxEdges))
 	return &Graph{
-		nodes:   make([]node, 0, nodeHint),
-		arcs:    make([]arc, 0, 2*edgeHint),
-		term:    make([]pair, 0, nodeHint),
-		edge:    make([]pair, 0, edgeHint),
-		queue:   make([]uint32, 0, nodeHint),
-		front:   make([]uint32, 0, nodeHint),
-		orphans: make([]uint32, 0, nodeHint),
+		nodes: make([]node, 0, nodeHint),
+		term:  make([]pair, 0, nodeHint),
+		edge:  make([]edgeRec, 0, edgeHint),
 	}
+}
+
+// Clear removes all nodes and edges, keeping the storage for the next
+// graph built in it (like reset() in Kolmogorov's library): building many
+// graphs one after the other in one Graph allocates nothing once it has
+// held the largest.
+func (g *Graph) Clear() {
+	g.nodes, g.term, g.edge = g.nodes[:0], g.term[:0], g.edge[:0]
+	g.arcs, g.laid = g.arcs[:0], 0
+	g.start, g.earc, g.queue = nil, nil, nil
+	g.flow = 0
+	g.qHead, g.qSize = 0, 0
+	g.front, g.orphans, g.changed = g.front[:0], g.orphans[:0], g.changed[:0]
+	g.time, g.solved, g.treesDirty = 0, false, true
 }
 
 // AddNodes adds n nodes with no terminal capacity and returns the index of
@@ -110,16 +141,8 @@ func (g *Graph) AddNodes(n int) int {
 	if n < 0 || n > maxNodes-first {
 		panic(fmt.Sprintf("maxflow: AddNodes(%d) with %d nodes: count out of range", n, first))
 	}
-	g.nodes = slices.Grow(g.nodes, n)
-	for range n {
-		g.nodes = append(g.nodes, node{first: none, parent: noParent, pnode: none})
-	}
+	g.nodes = append(g.nodes, make([]node, n)...)
 	g.term = append(g.term, make([]pair, n)...)
-	// The queue holds each node at most once. It is empty between solves,
-	// so growing it loses nothing.
-	g.queue = append(g.queue, make([]uint32, n)...)
-	g.front = slices.Grow(g.front, len(g.nodes)-len(g.front))
-	g.orphans = slices.Grow(g.orphans, len(g.nodes)-len(g.orphans))
 	g.treesDirty = true
 	return first
 }
@@ -225,19 +248,89 @@ func (g *Graph) addEdge(i, j int, cap, revCap float64) int {
 	if e >= int(maxEdges) {
 		panic("maxflow: AddEdge: too many edges for uint32 arc indices")
 	}
-	a := uint32(2 * e)
-	ni, nj := &g.nodes[i], &g.nodes[j]
-	g.arcs = append(g.arcs, arc{head: uint32(j), next: ni.first, rCap: cap}, arc{head: uint32(i), next: nj.first, rCap: revCap})
-	ni.first = a
-	nj.first = a + 1
-	g.edge = append(g.edge, pair{cap, revCap})
+	g.edge = append(g.edge, edgeRec{uint32(i), uint32(j), cap, revCap})
 	g.treesDirty = true
 	return e
 }
 
+// laidOut reports whether the arcs and the solver storage fit the nodes
+// and edges.
+func (g *Graph) laidOut() bool {
+	return g.laid == len(g.edge) && len(g.start) == len(g.nodes)+1
+}
+
+// layoutArcs lays the arcs out from the edges when edges or nodes were
+// added since the last layout: node i's arcs go to arcs[start[i]:start[i+1]]
+// in reverse order of addition, the order of Kolmogorov's linked lists.
+// Residual capacities are carried over from the previous layout, so that
+// any flow is kept; the search trees are not (edges or nodes were added, so
+// the next solve builds them afresh).
+func (g *Graph) layoutArcs() {
+	if g.laidOut() {
+		return
+	}
+	n, m := len(g.nodes), len(g.edge)
+	// The flow on the edges laid out before, in edge order.
+	var kept []pair
+	if g.laid > 0 {
+		kept = make([]pair, g.laid)
+		for e := range kept {
+			a := g.earc[e]
+			kept[e] = pair{g.arcs[a].rCap, g.arcs[g.arcs[a].sister].rCap}
+		}
+	}
+	// One block for the node and edge arrays of the solver; front and
+	// orphans get room for n each (see adopt), queue exactly n.
+	size := 4*n + 1 + m
+	if cap(g.block) < size {
+		g.block = make([]uint32, size)
+	}
+	b := g.block[:size]
+	g.queue, b = b[:n:n], b[n:]
+	g.start, b = b[:n+1:n+1], b[n+1:]
+	g.front, b = b[:0:n], b[n:]
+	g.orphans, b = b[:0:n], b[n:]
+	g.earc = b[:m:m]
+	g.qHead, g.qSize = 0, 0
+	if cap(g.arcs) >= 2*m+1 {
+		g.arcs = g.arcs[:2*m+1]
+	} else {
+		g.arcs = make([]arc, 2*m+1)
+	}
+	start, earc, arcs, edges := g.start, g.earc, g.arcs, g.edge
+	// start[i] counts i's arcs, then holds the end of its block, then,
+	// as the block is filled from the end in edge order, its beginning.
+	clear(start)
+	for _, ed := range edges {
+		start[ed.i]++
+		start[ed.j]++
+	}
+	sum := uint32(1)
+	for k := range n {
+		sum += start[k]
+		start[k] = sum
+	}
+	start[n] = sum
+	for e := range edges {
+		ed := &edges[e]
+		start[ed.i]--
+		start[ed.j]--
+		a, b := start[ed.i], start[ed.j]
+		ra, rb := ed.cap, ed.rev
+		if e < len(kept) {
+			ra, rb = kept[e].a, kept[e].b
+		}
+		arcs[a] = arc{head: ed.j, sister: b, rCap: ra}
+		arcs[b] = arc{head: ed.i, sister: a, rCap: rb}
+		earc[e] = a
+	}
+	g.laid = m
+	g.treesDirty = true
+}
+
 // EdgeNodes returns the endpoints (i, j) of edge e as given to AddEdge.
 func (g *Graph) EdgeNodes(e int) (i, j int) {
-	return int(g.arcs[2*e+1].head), int(g.arcs[2*e].head)
+	return int(g.edge[e].i), int(g.edge[e].j)
 }
 
 // SetEdge overwrites the capacities of edge e (i->j gets cap, j->i gets
@@ -264,32 +357,37 @@ func (g *Graph) UpdateEdge(e int, cap, revCap float64) {
 		badCapacities("UpdateEdge", cap, revCap)
 	}
 	g.setEdge(e, cap, revCap)
-	i, j := g.EdgeNodes(e)
-	g.mark(uint32(i))
-	g.mark(uint32(j))
+	ed := &g.edge[e]
+	g.mark(ed.i)
+	g.mark(ed.j)
 }
 
 func (g *Graph) setEdge(e int, cap, revCap float64) {
-	old := &g.edge[e]
-	a, b := &g.arcs[2*e], &g.arcs[2*e+1]
-	ra := a.rCap + (cap - old.a)
-	rb := b.rCap + (revCap - old.b)
-	old.a, old.b = cap, revCap
+	ed := &g.edge[e]
+	if e >= g.laid { // no arcs yet, so no flow: the capacities are all
+		ed.cap, ed.rev = cap, revCap
+		return
+	}
+	a := &g.arcs[g.earc[e]]
+	b := &g.arcs[a.sister]
+	ra := a.rCap + (cap - ed.cap)
+	rb := b.rCap + (revCap - ed.rev)
+	ed.cap, ed.rev = cap, revCap
 	// ra+rb = cap+revCap >= 0, so at most one of them is negative. A
 	// negative residual x on i->j is rewritten with
 	// x[i∈S][j∈T] = x[i∈S] - x[j∈S] + x[i∈T][j∈S]: the arc pair becomes
 	// (0, x+rb) and the unary terms go to the terminals.
-	i, j := int(b.head), int(a.head)
+	ni, nj := &g.nodes[ed.i], &g.nodes[ed.j]
 	switch {
 	case ra < 0:
 		// cap+revCap is ra+rb without the rounding of ra and rb.
 		a.rCap, b.rCap = 0, cap+revCap
-		g.shiftTerminal(&g.nodes[i], 0, ra)  // adds ra·[i in S] (a deficit)
-		g.shiftTerminal(&g.nodes[j], 0, -ra) // adds -ra·[j in S]
+		g.shiftTerminal(ni, 0, ra)  // adds ra·[i in S] (a deficit)
+		g.shiftTerminal(nj, 0, -ra) // adds -ra·[j in S]
 	case rb < 0:
 		a.rCap, b.rCap = cap+revCap, 0
-		g.shiftTerminal(&g.nodes[j], 0, rb)
-		g.shiftTerminal(&g.nodes[i], 0, -rb)
+		g.shiftTerminal(nj, 0, rb)
+		g.shiftTerminal(ni, 0, -rb)
 	default:
 		a.rCap, b.rCap = ra, rb
 	}
@@ -302,13 +400,15 @@ func (g *Graph) setEdge(e int, cap, revCap float64) {
 func (g *Graph) ResetCapacities() {
 	for k := range g.nodes {
 		n := &g.nodes[k]
-		n.parent, n.pnode, n.ts, n.dist, n.sink, n.active, n.marked, n.rCap = noParent, none, 0, 0, false, false, false, 0
+		*n = node{}
 	}
 	for k := range g.arcs {
 		g.arcs[k].rCap = 0
 	}
 	clear(g.term)
-	clear(g.edge)
+	for k := range g.edge {
+		g.edge[k].cap, g.edge[k].rev = 0, 0
+	}
 	g.flow = 0
 	g.qHead, g.qSize = 0, 0
 	g.front, g.orphans = g.front[:0], g.orphans[:0]
@@ -324,12 +424,16 @@ func (g *Graph) Flow() float64 { return g.flow }
 
 // EdgeFlow returns the flow on edge e from i to j (negative: from j to i).
 func (g *Graph) EdgeFlow(e int) float64 {
-	return g.edge[e].a - g.arcs[2*e].rCap
+	if e >= g.laid {
+		_ = g.edge[e] // the index check
+		return 0
+	}
+	return g.edge[e].cap - g.arcs[g.earc[e]].rCap
 }
 
 // Capacities returns the capacities of edge e as last set by the user.
 func (g *Graph) Capacities(e int) (cap, revCap float64) {
-	return g.edge[e].a, g.edge[e].b
+	return g.edge[e].cap, g.edge[e].rev
 }
 
 // Terminal returns the terminal capacities of node i as accumulated by

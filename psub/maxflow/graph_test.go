@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 var capCases = []struct {
@@ -125,7 +126,7 @@ func TestResetCapacitiesResolve(t *testing.T) {
 				g.MaxFlow()
 				for round := range 4 {
 					next := randomCaps(r, in, cc.c)
-					arcsBefore := &g.arcs[0]
+					arcsBefore := unsafe.SliceData(g.arcs)
 					g.ResetCapacities()
 					for i := range next.n {
 						g.SetTerminal(i, next.src[i], next.sink[i])
@@ -134,7 +135,7 @@ func TestResetCapacitiesResolve(t *testing.T) {
 						g.SetEdge(e, next.cap[e], next.rev[e])
 					}
 					checkSolved(t, fmt.Sprintf("rep %d round %d", rep, round), next, g, g.MaxFlow())
-					if &g.arcs[0] != arcsBefore {
+					if arcsBefore != nil && unsafe.SliceData(g.arcs) != arcsBefore {
 						t.Fatal("ResetCapacities reallocated the arcs")
 					}
 				}
@@ -394,5 +395,73 @@ func TestReuseRenumbersTimeStamps(t *testing.T) {
 		if g.time > maxTime {
 			t.Fatalf("round %d: time %d not renumbered", round, g.time)
 		}
+	}
+}
+
+// TestSolvesAllocateNothing: once a graph has been solved, the reset and
+// the dynamic patterns allocate nothing per solve.
+func TestSolvesAllocateNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 0))
+	in := gridInstance(r, 20, 20)
+	g := in.build()
+	g.MaxFlow()
+	next := randomCaps(r, in, fracCaps)
+	g.UpdateTerminal(0, 1, 2) // the changed list's first growth
+	g.MaxFlowReuse()
+	reset := testing.AllocsPerRun(20, func() {
+		g.ResetCapacities()
+		for i := range next.n {
+			g.SetTerminal(i, next.src[i], next.sink[i])
+		}
+		for e := range next.from {
+			g.SetEdge(e, next.cap[e], next.rev[e])
+		}
+		g.MaxFlow()
+	})
+	k := 0
+	dynamic := testing.AllocsPerRun(20, func() {
+		for range 10 {
+			k = (k + 7) % in.n
+			g.UpdateTerminal(k, r.Float64(), r.Float64())
+		}
+		g.MaxFlowReuse()
+	})
+	if reset != 0 || dynamic != 0 {
+		t.Fatalf("allocations per solve: reset %v, dynamic %v", reset, dynamic)
+	}
+}
+
+// TestClearReusesStorage: graphs built one after the other in one Graph
+// with Clear solve like new graphs, and allocate nothing once the storage
+// has grown to the largest.
+func TestClearReusesStorage(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 0))
+	g := New(0, 0)
+	for rep := range 100 {
+		in := randomInstance(r, 2+r.IntN(20), 1+r.IntN(50), fracCaps)
+		g.Clear()
+		g.AddNodes(in.n)
+		for i := range in.n {
+			g.AddTerminal(i, in.src[i], in.sink[i])
+		}
+		for e := range in.from {
+			g.AddEdge(in.from[e], in.to[e], in.cap[e], in.rev[e])
+		}
+		checkSolved(t, fmt.Sprintf("rep %d", rep), in, g, g.MaxFlow())
+	}
+	in := randomInstance(r, 15, 40, fracCaps)
+	allocs := testing.AllocsPerRun(20, func() {
+		g.Clear()
+		g.AddNodes(in.n)
+		for i := range in.n {
+			g.AddTerminal(i, in.src[i], in.sink[i])
+		}
+		for e := range in.from {
+			g.AddEdge(in.from[e], in.to[e], in.cap[e], in.rev[e])
+		}
+		g.MaxFlow()
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per build and solve after Clear", allocs)
 	}
 }

@@ -48,7 +48,7 @@ type maxflowResult struct {
 
 // runMaxflow solves one DIMACS max-flow problem with Boykov–Kolmogorov.
 func runMaxflow(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("maxflow", "psub maxflow [-repeat R | -rounds K [-mode dynamic|reset|rebuild]] FILE.max", stdout)
+	fs := newFlags("maxflow", "psub maxflow [-repeat R | -rounds K [-mode dynamic|reset|clear|rebuild]] FILE.max", stdout)
 	fs.after = func(w io.Writer) {
 		fmt.Fprintln(w, `
 FILE.max is a DIMACS max-flow problem (format: psub/maxflow/FORMATS.md).
@@ -58,11 +58,12 @@ file first (untimed) and then builds and solves R times, reporting the first
 run (cold) and the fastest other (warm). -rounds solves, then K times draws
 new capacities around the file's and solves again (the learner's pattern):
 "dynamic" updates them in place and reuses the search trees, "reset" resets
-the graph and sets them all, "rebuild" builds a new graph.`)
+the capacities and sets them all, "clear" builds the graph again in the same
+storage, "rebuild" builds a new graph.`)
 	}
 	repeat := fs.Int("repeat", 0, "build and solve this many times from the parsed file (timing)")
 	rounds := fs.Int("rounds", 0, "solve this many rounds of redrawn capacities")
-	mode := fs.String("mode", "dynamic", "with -rounds: dynamic, reset or rebuild")
+	mode := fs.String("mode", "dynamic", "with -rounds: dynamic, reset, clear or rebuild")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -78,8 +79,8 @@ the graph and sets them all, "rebuild" builds a new graph.`)
 		return fs.usageErr("-rounds %d: want >= 1", *rounds)
 	case *repeat > 0 && *rounds > 0:
 		return fs.usageErr("-repeat and -rounds: give one of them")
-	case *mode != "dynamic" && *mode != "reset" && *mode != "rebuild":
-		return fs.usageErr("-mode %q: want dynamic, reset or rebuild", *mode)
+	case *mode != "dynamic" && *mode != "reset" && *mode != "clear" && *mode != "rebuild":
+		return fs.usageErr("-mode %q: want dynamic, reset, clear or rebuild", *mode)
 	}
 	name := fs.Arg(0)
 	f, err := os.Open(name)
@@ -166,10 +167,16 @@ func newBenchInstance(p *maxflow.Problem) *benchInstance {
 	return in
 }
 
-// build makes the graph as a user would: New, AddNodes, AddTerminal for
-// every node, AddEdge for every edge.
+// build makes the graph as a user would: New, then fill.
 func (in *benchInstance) build(src, snk, cap, rev []float64) *maxflow.Graph {
 	g := maxflow.New(in.n, len(in.from))
+	in.fill(g, src, snk, cap, rev)
+	return g
+}
+
+// fill adds the nodes to an empty graph, AddTerminal for every node and
+// AddEdge for every edge.
+func (in *benchInstance) fill(g *maxflow.Graph, src, snk, cap, rev []float64) {
 	g.AddNodes(in.n)
 	for i := range in.n {
 		g.AddTerminal(i, src[i], snk[i])
@@ -177,7 +184,6 @@ func (in *benchInstance) build(src, snk, cap, rev []float64) *maxflow.Graph {
 	for e := range in.from {
 		g.AddEdge(in.from[e], in.to[e], cap[e], rev[e])
 	}
-	return g
 }
 
 func (in *benchInstance) runRepeat(res *maxflowResult, repeat int) {
@@ -252,6 +258,10 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 		switch mode {
 		case "rebuild":
 			g = in.build(src, snk, cap, rev)
+			last = g.MaxFlow()
+		case "clear":
+			g.Clear()
+			in.fill(g, src, snk, cap, rev)
 			last = g.MaxFlow()
 		case "reset":
 			g.ResetCapacities()

@@ -31,6 +31,7 @@ func TestMaxflowPrintsFlow(t *testing.T) {
 		{"dynamic", []string{"-rounds", "4"}, []string{"round_seconds", "flow_sum"}},
 		{"reset", []string{"-rounds", "4", "-mode", "reset"}, []string{"round_seconds", "flow_sum"}},
 		{"rebuild", []string{"-rounds", "4", "-mode", "rebuild"}, []string{"round_seconds", "flow_sum"}},
+		{"clear", []string{"-rounds", "4", "-mode", "clear"}, []string{"round_seconds", "flow_sum"}},
 	}
 	cpuKeys := map[string][]string{
 		"read": {"read_cpu_seconds", "cpu_seconds", "peak_rss_bytes"}, "repeat": {"cold_cpu_seconds", "build_cpu_seconds", "cpu_seconds"},
@@ -70,8 +71,10 @@ func TestMaxflowPrintsFlow(t *testing.T) {
 		})
 	}
 	// The three ways of re-solving see the same capacities each round.
-	if d, r, b := sums["dynamic"], sums["reset"], sums["rebuild"]; math.Abs(d-r) > 1e-9*d || math.Abs(d-b) > 1e-9*d {
-		t.Errorf("flow sums over the rounds: dynamic %v, reset %v, rebuild %v", d, r, b)
+	for _, m := range []string{"reset", "clear", "rebuild"} {
+		if d, x := sums["dynamic"], sums[m]; math.Abs(d-x) > 1e-9*d {
+			t.Errorf("flow sums over the rounds: dynamic %v, %s %v", d, m, x)
+		}
 	}
 }
 

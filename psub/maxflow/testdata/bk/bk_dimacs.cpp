@@ -7,7 +7,7 @@
 //   g++ -O2 -DNDEBUG -std=c++17 -I/usr/include/maxflow-3.0 bk_dimacs.cpp -o bk_dimacs -lmaxflow
 //   ./bk_dimacs FILE                    read the file straight into the graph
 //   ./bk_dimacs -repeat R FILE          build+solve R times from memory
-//   ./bk_dimacs -rounds K -mode M FILE  the learner's pattern (M: rebuild, dynamic)
+//   ./bk_dimacs -rounds K -mode M FILE  the learner's pattern (M: rebuild, clear, dynamic)
 //
 // It mirrors "psub maxflow" flag for flag and prints the same JSON fields,
 // so that psub/maxflow/testdata/bk/compare can set the two side by side:
@@ -28,7 +28,8 @@
 //     (CLOCK_PROCESS_CPUTIME_ID) and wall time.
 //   - -rounds K: after a first solve, K rounds each draw new capacities
 //     around the file's (the same splitmix64 draws as psub maxflow) and
-//     solve again: "rebuild" makes a new graph each round, "dynamic" changes
+//     solve again: "rebuild" makes a new graph each round, "clear" rebuilds
+//     it in the same storage (reset()), "dynamic" changes
 //     capacities in place (add_tweights by the difference, set_rcap on the
 //     residuals with Kohli–Torr's reparameterisation when a residual would go
 //     negative, mark_node on the ends) and calls maxflow(true).
@@ -183,12 +184,18 @@ struct Streamer : Sink {
   void constant(double c) override { konst += c; }
 };
 
-static Graph_DDD* build(const Instance& in, const std::vector<double>& src,
-                        const std::vector<double>& snk, const std::vector<Edge>& edges) {
-  Graph_DDD* g = new Graph_DDD(in.n, (int)edges.size());
+// fill adds the nodes, terminal capacities and edges to an empty graph.
+static void fill(Graph_DDD* g, const Instance& in, const std::vector<double>& src,
+                 const std::vector<double>& snk, const std::vector<Edge>& edges) {
   g->add_node(in.n);
   for (int i = 0; i < in.n; i++) g->add_tweights(i, src[i], snk[i]);
   for (const Edge& e : edges) g->add_edge(e.i, e.j, e.cap, e.rev);
+}
+
+static Graph_DDD* build(const Instance& in, const std::vector<double>& src,
+                        const std::vector<double>& snk, const std::vector<Edge>& edges) {
+  Graph_DDD* g = new Graph_DDD(in.n, (int)edges.size());
+  fill(g, in, src, snk, edges);
   return g;
 }
 
@@ -233,8 +240,8 @@ int main(int argc, char** argv) {
     else break;
   }
   if (a + 1 != argc || repeat < 0 || rounds < 0 || (repeat > 0 && rounds > 0) ||
-      (mode != "dynamic" && mode != "rebuild")) {
-    fprintf(stderr, "usage: bk_dimacs [-repeat R | -rounds K [-mode rebuild|dynamic]] FILE\n");
+      (mode != "dynamic" && mode != "rebuild" && mode != "clear")) {
+    fprintf(stderr, "usage: bk_dimacs [-repeat R | -rounds K [-mode rebuild|clear|dynamic]] FILE\n");
     return 2;
   }
   const char* file = argv[a];
@@ -270,6 +277,10 @@ int main(int argc, char** argv) {
       if (mode == "rebuild") {
         delete g;
         g = build(in, src, snk, edges);
+        last = g->maxflow();
+      } else if (mode == "clear") {
+        g->reset();
+        fill(g, in, src, snk, edges);
         last = g->maxflow();
       } else {
         // old capacities are those of the previous round (round 0: the file's)
