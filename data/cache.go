@@ -11,7 +11,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 
+	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub/imageio"
 )
 
@@ -43,14 +46,20 @@ const segmentCacheMagic = "PSUBSEG\x00"
 // majority labels and oracle are recomputed from them on reading (cheap, and
 // deterministic, so the instance is identical to a fresh build).
 //
-// Writes are atomic: an entry is written to a temporary file in Dir and
-// renamed into place, so a reader sees a whole entry or none. An entry that
-// cannot be decoded is treated as a miss and rewritten.
+// Writes are atomic and sealed (safefile.WriteSealed): an entry is
+// written to a temporary file in Dir with a SHA-256 of its content and
+// renamed into place, so a reader sees a whole entry or none, and an entry
+// damaged on disk later (a flipped bit) fails its checksum. An entry that
+// fails it, or cannot be decoded, is a miss and is rewritten. Temporary
+// files of killed writers are removed by the next Put (once they are a
+// minute old).
 type SegmentCache struct {
 	Dir string
 	// Source, when set, replaces BuilderSource() in keys (tests simulate a
 	// change of the builders' code with it).
 	Source string
+
+	cleaned atomic.Bool // orphaned temporary files removed by this process
 }
 
 // DefaultSegmentCache is the cache under out/cache/segment of the module
@@ -97,16 +106,16 @@ func (c *SegmentCache) Get(key string, b SegmentBuilder) (*SegmentedImage, error
 	if key == "" {
 		return nil, nil
 	}
-	f, err := os.Open(c.path(key))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	f, err := safefile.OpenSealed(c.path(key))
+	switch {
+	case errors.Is(err, os.ErrNotExist), errors.Is(err, safefile.ErrNotSealed):
+		return nil, nil // no entry, or one without a checksum: a miss
+	case err != nil:
 		return nil, err
 	}
 	defer f.Close()
 	e, err := readSegEntry(bufio.NewReaderSize(f, 1<<16))
-	if err != nil {
+	if err != nil || f.Verify() != nil {
 		return nil, nil // a damaged entry is a miss; Put replaces it
 	}
 	b.KeepImage = false
@@ -117,7 +126,8 @@ func (c *SegmentCache) Get(key string, b SegmentBuilder) (*SegmentedImage, error
 	return s, nil
 }
 
-// Put stores s under key, atomically ("" stores nothing, see Key).
+// Put stores s under key, atomically and sealed ("" stores nothing, see
+// Key).
 func (c *SegmentCache) Put(key string, s *SegmentedImage) error {
 	if key == "" {
 		return nil
@@ -125,22 +135,18 @@ func (c *SegmentCache) Put(key string, s *SegmentedImage) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return fmt.Errorf("segment cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(c.Dir, key+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("segment cache: %w", err)
+	if !c.cleaned.Swap(true) {
+		// Once per process: the temporary files of killed writers, named
+		// KEY.*.tmp before safefile and .KEY.seg.*.tmp since.
+		safefile.CleanTempsMatching(c.Dir, func(name string) bool { return strings.HasSuffix(name, ".tmp") })
 	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	w := bufio.NewWriterSize(tmp, 1<<16)
-	err = writeSegEntry(w, s)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.path(key))
-	}
+	err := safefile.WriteSealed(c.path(key), func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		if err := writeSegEntry(bw, s); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 	if err != nil {
 		return fmt.Errorf("segment cache: %s: %w", s.Instance.Name, err)
 	}

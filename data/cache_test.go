@@ -3,13 +3,17 @@ package data
 import (
 	"bufio"
 	"bytes"
+	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub/imageio"
 )
 
@@ -133,13 +137,23 @@ func TestSegmentCacheDamagedEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The entry as the code before checksums wrote it, and with another
+	// version, both sealed: a miss.
+	payload := raw[8 : len(raw)-32]
+	wrongVersion := filepath.Join(t.TempDir(), "v")
+	safefile.WriteSealed(wrongVersion, func(w io.Writer) error {
+		_, err := w.Write(append(append([]byte(segmentCacheMagic), segmentCacheVersion+1), payload[len(segmentCacheMagic)+1:]...))
+		return err
+	})
+	wrongRaw, _ := os.ReadFile(wrongVersion)
 	for _, tc := range []struct {
 		name string
 		data []byte
 	}{
 		{"truncated", raw[:len(raw)/2]},
 		{"empty", nil},
-		{"wrong version", append(append([]byte(segmentCacheMagic), segmentCacheVersion+1), raw[len(segmentCacheMagic)+1:]...)},
+		{"wrong version", wrongRaw},
+		{"unsealed (older code)", payload},
 		{"not an entry", []byte("hello")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -162,6 +176,74 @@ func TestSegmentCacheDamagedEntry(t *testing.T) {
 				t.Fatal("rebuilt entry was not stored")
 			}
 		})
+	}
+}
+
+// Bits flipped in a stored entry (issue 32: 21 of 40 single flips changed
+// the exported features, a histogram bin 0.1192 became 2.14e+307, and the
+// entry stayed): every flip is a miss, the entry is rebuilt identical to a
+// fresh build and stored again.
+func TestSegmentCacheBitFlips(t *testing.T) {
+	var loads atomic.Int64
+	src := cacheSources(t, 1, &loads)
+	cache := &SegmentCache{Dir: t.TempDir()}
+	b := testBuilder(10)
+	first, err := BuildSegmented(src, b, BuildOptions{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := cache.Key(src[0], b)
+	good, err := os.ReadFile(cache.path(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(32, 3))
+	for k := range 40 {
+		bit := rng.IntN(8 * len(good))
+		bad := bytes.Clone(good)
+		bad[bit/8] ^= 1 << (bit % 8)
+		os.WriteFile(cache.path(key), bad, 0o644)
+		if s, err := cache.Get(key, b); s != nil || err != nil {
+			t.Fatalf("flip %d (bit %d of %d): Get = %v, %v; want a miss", k, bit, 8*len(good), s != nil, err)
+		}
+		before := loads.Load()
+		again, err := BuildSegmented(src, b, BuildOptions{Cache: cache})
+		if err != nil || loads.Load() != before+1 {
+			t.Fatalf("flip %d: not rebuilt (%v)", k, err)
+		}
+		sameSegmented(t, first, again)
+		if now, _ := os.ReadFile(cache.path(key)); !bytes.Equal(now, good) {
+			t.Fatalf("flip %d: the rebuilt entry differs from the first", k)
+		}
+	}
+}
+
+// Temporary files of killed cache writers, of both namings, are removed by
+// the next Put once old; fresh ones (a live writer) are kept.
+func TestSegmentCacheOrphans(t *testing.T) {
+	var loads atomic.Int64
+	src := cacheSources(t, 2, &loads)
+	cache := &SegmentCache{Dir: t.TempDir()}
+	old := time.Now().Add(-time.Hour)
+	var orphans []string
+	for _, name := range []string{"abc.123.tmp", ".abc.seg.456.tmp"} {
+		p := filepath.Join(cache.Dir, name)
+		writeFile(t, p, "half an entry")
+		os.Chtimes(p, old, old)
+		orphans = append(orphans, p)
+	}
+	fresh := filepath.Join(cache.Dir, ".def.seg.789.tmp")
+	writeFile(t, fresh, "a live writer's entry")
+	if _, err := BuildSegmented(src, testBuilder(10), BuildOptions{Cache: cache}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range orphans {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("orphan %s kept", p)
+		}
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a fresh temporary file was removed: %v", err)
 	}
 }
 

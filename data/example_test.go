@@ -21,7 +21,7 @@ func ExampleReadJSONL() {
 	fmt.Println(len(set), "graphs,", set[0].UnaryDim(), "unary and", set[0].PairwiseDim(), "pairwise features, err:", err)
 
 	// A bad line is named with its line number and field.
-	_, err = data.ReadJSONL(strings.NewReader(`{"unary":[[1]],"edges":[[0,1]],"pairwise":[[1]]}`), 0)
+	_, err = data.ReadJSONL(strings.NewReader(`{"unary":[[1]],"edges":[[0,1]],"pairwise":[[1]]}`+"\n"), 0)
 	fmt.Println(err)
 	// Output:
 	// 2 graphs, 3 unary and 4 pairwise features, err: <nil>

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +17,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/probably-submodular/crf/internal/safefile"
 )
 
 // Job is one cell of an experiment grid: train on fold Fold of Dataset with
@@ -148,14 +151,24 @@ func RunGrid(ctx context.Context, jobs []Job, fn JobFunc, opt GridOptions) ([]Re
 	done := make([]bool, len(jobs))
 	var out *os.File
 	if opt.Results != "" {
+		if err := os.MkdirAll(filepath.Dir(opt.Results), 0o755); err != nil {
+			return nil, err
+		}
+		// One grid at a time per results file: two would both run every
+		// job and append every row.
+		lock, err := safefile.TryLock(resultsLock(opt.Results))
+		if errors.Is(err, safefile.ErrLocked) {
+			return nil, fmt.Errorf("grid: results file %s is in use by another run (%v); wait for it to finish, or give this grid another results file", opt.Results, err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("grid: %w", err)
+		}
+		defer lock.Unlock()
 		prev, err := openResults(opt.Results)
 		if err != nil {
 			return nil, err
 		}
 		plan := planReuse(prev, index, code, params, policy)
-		if err := os.MkdirAll(filepath.Dir(opt.Results), 0o755); err != nil {
-			return nil, err
-		}
 		if out, err = os.OpenFile(opt.Results, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err != nil {
 			return nil, err
 		}
@@ -236,6 +249,11 @@ feed:
 		return results, fmt.Errorf("grid: stopped after %d of %d jobs: %w", finished, len(jobs)-skipped, ctxErr)
 	}
 	return results, nil
+}
+
+// resultsLock is the lock file of a results file (see RunGrid).
+func resultsLock(results string) string {
+	return filepath.Join(filepath.Dir(results), "."+filepath.Base(results)+".lock")
 }
 
 func appendResult(w io.Writer, r Result) error {
@@ -384,7 +402,8 @@ func WriteResultsCSV(w io.Writer, rs []Result) error {
 }
 
 // SaveResults writes rs as out/<name>.csv and out/<name>.json under the
-// module root (see ResultsPath) and returns the two paths.
+// module root (see ResultsPath), each atomically, and returns the two
+// paths.
 func SaveResults(name string, rs []Result) (csvPath, jsonPath string, err error) {
 	csvPath, jsonPath = ResultsPath(name+".csv"), ResultsPath(name+".json")
 	if err := os.MkdirAll(filepath.Dir(csvPath), 0o755); err != nil {
@@ -394,15 +413,7 @@ func SaveResults(name string, rs []Result) (csvPath, jsonPath string, err error)
 		path  string
 		write func(io.Writer, []Result) error
 	}{{csvPath, WriteResultsCSV}, {jsonPath, WriteResultsJSON}} {
-		out, err := os.Create(f.path)
-		if err != nil {
-			return "", "", err
-		}
-		if err := f.write(out, rs); err != nil {
-			out.Close()
-			return "", "", fmt.Errorf("%s: %w", f.path, err)
-		}
-		if err := out.Close(); err != nil {
+		if err := safefile.Write(f.path, func(w io.Writer) error { return f.write(w, rs) }); err != nil {
 			return "", "", err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -285,5 +286,39 @@ func TestRunGridWarnsWithoutReport(t *testing.T) {
 	out, _ := io.ReadAll(r)
 	if !strings.HasPrefix(string(out), "WARNING: "+g.path) || !strings.Contains(string(out), "reused 6 STALE") {
 		t.Fatalf("stderr %q", out)
+	}
+}
+
+// Two grids on one results file at once: the second is refused at the
+// start with the holder named, before it runs any job (issue 32: both ran
+// every job). The lock goes with the first grid.
+func TestRunGridLocksResults(t *testing.T) {
+	g := newGridRun(t)
+	var inner error
+	innerCalls := 0
+	first := true
+	fn := func(_ context.Context, j Job) (map[string]float64, error) {
+		if first {
+			first = false
+			_, inner = RunGrid(context.Background(), g.jobs, func(context.Context, Job) (map[string]float64, error) {
+				innerCalls++
+				return nil, nil
+			}, GridOptions{Workers: 1, Results: g.path})
+		}
+		return map[string]float64{"fold": float64(j.Fold)}, nil
+	}
+	if _, err := RunGrid(context.Background(), g.jobs, fn, GridOptions{Workers: 1, Results: g.path}); err != nil {
+		t.Fatal(err)
+	}
+	if inner == nil || innerCalls != 0 || !strings.Contains(inner.Error(), "in use by another run") ||
+		!strings.Contains(inner.Error(), "process "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("second grid: %d jobs run, err %v; want a refusal naming this process", innerCalls, inner)
+	}
+	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(g.path), ".*")); len(m) != 0 {
+		t.Fatalf("left after the grid: %v", m)
+	}
+	// Free again once the first grid returned.
+	if _, err := RunGrid(context.Background(), g.jobs, fn, GridOptions{Workers: 1, Results: g.path}); err != nil {
+		t.Fatalf("after the first grid: %v", err)
 	}
 }

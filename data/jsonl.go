@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strings"
 
+	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -95,6 +97,12 @@ func readJSONL(r io.Reader, where string, labels int) ([]psub.Instance, error) {
 		if rerr != nil && rerr != io.EOF {
 			return nil, fmt.Errorf("%sread: %w", prefixOf(where), rerr)
 		}
+		if rerr == io.EOF && len(bytes.TrimSpace(b)) > 0 {
+			// Every line of a whole file ends with a newline: a last line
+			// without one is where an interrupted write stopped, even when
+			// what it holds is a complete instance.
+			v.add(line, "no newline at the end of the file: it may have been cut short by an interrupted write (every line of a complete file ends with a newline)")
+		}
 		if len(bytes.TrimSpace(b)) > 0 {
 			in, ok := decodeLine(b, line, v)
 			if ok {
@@ -148,13 +156,16 @@ func decodeLine(b []byte, line int, v *violations) (psub.Instance, bool) {
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &te) && te.Field != "":
-			v.add(line, "field %q: %s value where %s expected", te.Field, te.Value, te.Type)
+			v.add(line, "field %q: %s where %s expected", psub.Brief(te.Field, 40), psub.Brief(te.Value, 40), jsonExpected(te.Type))
+		case errors.As(err, &te):
+			v.add(line, "a JSON %s where one object {\"unary\": …} expected", psub.Brief(te.Value, 40))
 		case errors.As(err, &se):
-			v.add(line, "invalid JSON at byte %d: %v", se.Offset, err)
+			v.add(line, "invalid JSON at byte %d: %s", se.Offset, psub.Brief(strings.TrimPrefix(err.Error(), "json: "), 80))
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			v.add(line, "invalid JSON: the line ends inside a value")
 		default:
-			v.add(line, "%v", strings.TrimPrefix(err.Error(), "json: "))
+			// Unknown fields, mostly: the message quotes the field's name.
+			v.add(line, "%s", psub.Brief(strings.TrimPrefix(err.Error(), "json: "), 120))
 		}
 		return psub.Instance{}, false
 	}
@@ -194,6 +205,27 @@ func decodeLine(b []byte, line int, v *violations) (psub.Instance, bool) {
 		}
 	}
 	return in, ok
+}
+
+// jsonExpected says in JSON's words what a field of Go type t takes (not
+// Go's type names, which mean nothing to the writer of the file).
+func jsonExpected(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return "a number (a float64: at most about 1.8e308)"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer (written without a fraction or exponent)"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Pointer:
+		return jsonExpected(t.Elem())
+	}
+	return "another value"
 }
 
 // NumLabels returns 1 + the largest label in the set (0 if unlabelled): L as
@@ -242,15 +274,9 @@ func WriteJSONL(w io.Writer, set []psub.Instance) error {
 	return bw.Flush()
 }
 
-// WriteJSONLFile writes set to path (created or truncated).
+// WriteJSONLFile writes set to path atomically (a temporary file renamed
+// into place): a run killed while writing leaves the previous file, or
+// none, never a part that reads as a smaller data set.
 func WriteJSONLFile(path string, set []psub.Instance) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := WriteJSONL(f, set); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	return safefile.Write(path, func(w io.Writer) error { return WriteJSONL(w, set) })
 }

@@ -120,10 +120,19 @@ func TestJSONLMalformedLines(t *testing.T) {
 		{"two values", []string{good + " {}"}, 0, []string{"line 1:", "more than one JSON value"}},
 		{"blank lines counted", []string{good, "", "  ", `[1]`}, 0, []string{"line 4:"}},
 		{"empty file", []string{"", ""}, 0, []string{"no instances"}},
+		// Issue 32: errors quote user data briefly and name fields, not Go types.
+		{"50 kB number", []string{`{"unary":[[1` + strings.Repeat("0", 50000) + `]],"edges":[],"pairwise":[]}`}, 0,
+			[]string{"line 1:", `field "unary": number 1000`, `… (50008 characters) where a number (a float64`}},
+		{"a number, not an object", []string{`12345`}, 0, []string{"line 1:", "a JSON number where one object"}},
+		{"a string label", []string{`{"unary":[[1]],"edges":[],"pairwise":[],"labels":["0"]}`}, 0, []string{"line 1:", `field "labels": string where an integer`}},
+		{"duplicate edge", []string{`{"unary":[[1],[2],[3]],"edges":[[0,1],[1,2],[0,1]],"pairwise":[[1],[1],[1]]}`}, 0,
+			[]string{"line 1:", "edge 2 (0,1) joins the same nodes as edge 0 (0,1)"}},
+		{"reversed duplicate edge", []string{good, `{"unary":[[1,2],[3,4],[5,6]],"edges":[[1,2],[0,1],[2,1]],"pairwise":[[1],[1],[1]]}`}, 0,
+			[]string{"line 2:", "edge 2 (2,1) joins the same nodes as edge 0 (1,2)"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			set, err := ReadJSONL(strings.NewReader(strings.Join(c.lines, "\n")), c.labels)
+			set, err := ReadJSONL(strings.NewReader(strings.Join(c.lines, "\n")+"\n"), c.labels)
 			if err == nil {
 				t.Fatalf("accepted: %+v", set)
 			}
@@ -149,7 +158,7 @@ func TestJSONLReportsEveryViolation(t *testing.T) {
 	for range 25 {
 		lines = append(lines, bad)
 	}
-	_, err := ReadJSONLFile(writeTemp(t, strings.Join(lines, "\n")), 0)
+	_, err := ReadJSONLFile(writeTemp(t, strings.Join(lines, "\n")+"\n"), 0)
 	if err == nil {
 		t.Fatal("accepted")
 	}
@@ -160,6 +169,68 @@ func TestJSONLReportsEveryViolation(t *testing.T) {
 	// Lines 1-20 are listed, lines 21-25 only counted.
 	if !strings.Contains(msg, ".jsonl:20: ") || strings.Contains(msg, ".jsonl:21: ") || !strings.Contains(msg, "and 5 more") {
 		t.Fatalf("unexpected error: %s", msg)
+	}
+}
+
+// A file cut short (a killed writer: issue 32's export) is refused even
+// when it ends exactly after a complete instance, and what error messages
+// say about a 50 MB run of digits stays short.
+func TestJSONLCutShort(t *testing.T) {
+	set := randomSet(rand.New(rand.NewPCG(5, 6)), 6)
+	var buf bytes.Buffer
+	if err := WriteJSONL(&buf, set); err != nil {
+		t.Fatal(err)
+	}
+	whole := buf.Bytes()
+	if _, err := ReadJSONL(bytes.NewReader(whole), 3); err != nil {
+		t.Fatalf("the whole file: %v", err)
+	}
+	cuts := 0
+	for n := 1; n < len(whole); n++ {
+		got, err := ReadJSONL(bytes.NewReader(whole[:n]), 3)
+		if err == nil {
+			// Only a cut right after a newline is invisible: the file then
+			// holds whole lines (which is why writers write atomically).
+			if whole[n-1] != '\n' {
+				t.Fatalf("cut after %d of %d bytes: read %d instances without an error", n, len(whole), len(got))
+			}
+			continue
+		}
+		if whole[n] == '\n' {
+			cuts++
+			if !strings.Contains(err.Error(), "no newline at the end of the file") {
+				t.Fatalf("cut just before newline %d: %v", n, err)
+			}
+		}
+	}
+	if cuts != len(set) {
+		t.Fatalf("%d cuts exactly after an instance checked, want %d", cuts, len(set))
+	}
+	huge := `{"unary":[[1` + strings.Repeat("0", 50<<20) + `]],"edges":[],"pairwise":[]}` + "\n"
+	_, err := ReadJSONL(strings.NewReader(huge), 0)
+	if err == nil || len(err.Error()) > 300 {
+		t.Fatalf("a 50 MB number: error of %d bytes", len(err.Error()))
+	}
+}
+
+// WriteJSONLFile replaces a file only when the new one is whole: a failed
+// write leaves the old one.
+func TestWriteJSONLFileAtomic(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "set.jsonl")
+	set := randomSet(rand.New(rand.NewPCG(7, 8)), 3)
+	if err := WriteJSONLFile(path, set); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	bad := append(randomSet(rand.New(rand.NewPCG(9, 8)), 3), psub.Instance{Unary: [][]float64{{1}}, Edges: [][2]int{{0, 0}}, Pairwise: [][]float64{{1}}})
+	if err := WriteJSONLFile(path, bad); err == nil {
+		t.Fatal("an invalid set was written")
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Fatal("a failed write changed the file")
+	}
+	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(m) != 0 {
+		t.Fatalf("temporary files left: %v", m)
 	}
 }
 

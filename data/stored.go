@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/probably-submodular/crf/internal/safefile"
 )
 
 // ReuseEnv is the environment variable that sets the default ReusePolicy:
@@ -294,33 +296,14 @@ func Store(path string, params, v any) error {
 }
 
 // writeFileAtomic writes b to path through a temporary file in the same
-// folder renamed into place, so a reader sees the old file or the new one,
-// never a part.
+// folder renamed into place (safefile.Write), so a reader sees the old file
+// or the new one, never a part. It creates the folder.
 func writeFileAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err := safefile.WriteBytes(path, b); err != nil {
+		return fmt.Errorf("writing %w", err)
 	}
 	return nil
 }

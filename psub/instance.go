@@ -1,8 +1,10 @@
 package psub
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Instance is one graph x of the training or test set, with its labelling y
@@ -47,7 +49,9 @@ func (in *Instance) label(i int) string {
 // Validate checks one instance against the dimensions du, dp and label count
 // L (pass a negative value to skip a check). index is the instance's position
 // in its data set, used in the message. The error names the instance, node or
-// edge and what was expected.
+// edge and what was expected. Two edges joining the same pair of nodes (in
+// either order) are an error: the format lists each neighbour pair once,
+// and a repeated pair would count its pairwise term twice.
 func (in *Instance) Validate(index, du, dp, labels int) error {
 	who := in.label(index)
 	if len(in.Unary) == 0 {
@@ -84,6 +88,11 @@ func (in *Instance) Validate(index, du, dp, labels int) error {
 		if j := firstNonFinite(in.Pairwise[e]); j >= 0 {
 			return fmt.Errorf("%s: edge %d: pairwise feature %d is %v", who, e, j, in.Pairwise[e][j])
 		}
+	}
+	if a, b, ok := duplicateEdge(in.Edges); ok {
+		e, f := in.Edges[a], in.Edges[b]
+		return fmt.Errorf("%s: edge %d (%d,%d) joins the same nodes as edge %d (%d,%d): each pair of nodes has at most one edge (merge their features into one row)",
+			who, b, f[0], f[1], a, e[0], e[1])
 	}
 	if in.Labels != nil {
 		if len(in.Labels) != n {
@@ -126,4 +135,41 @@ func firstNonFinite(row []float64) int {
 		}
 	}
 	return -1
+}
+
+// duplicateEdge finds two edges that join the same pair of nodes, in either
+// order, and returns their indices (a < b). Edge lists in increasing order
+// of (min, max) node, as the builders write them, are checked in one pass;
+// others are sorted (a copy).
+func duplicateEdge(edges [][2]int) (a, b int, ok bool) {
+	key := func(e [2]int) uint64 {
+		u, v := min(e[0], e[1]), max(e[0], e[1])
+		return uint64(u)<<32 | uint64(uint32(v))
+	}
+	sorted := true
+	for e := 1; e < len(edges); e++ {
+		if key(edges[e-1]) >= key(edges[e]) {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return 0, 0, false
+	}
+	idx := make([]int, len(edges))
+	for e := range idx {
+		idx[e] = e
+	}
+	slices.SortFunc(idx, func(x, y int) int {
+		if c := cmp.Compare(key(edges[x]), key(edges[y])); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
+	for k := 1; k < len(idx); k++ {
+		if key(edges[idx[k-1]]) == key(edges[idx[k]]) {
+			return idx[k-1], idx[k], true
+		}
+	}
+	return 0, 0, false
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -287,10 +289,43 @@ func TestModelSaveLoad(t *testing.T) {
 		{"version", `{"version":9,"labels":2,"unary_dim":1,"pairwise_dim":1,"w":[]}`, "version 9"},
 		{"one-label", `{"version":1,"labels":1,"unary_dim":1,"pairwise_dim":1,"w":[1,1]}`, "at least 2 labels"},
 		{"unknown-field", `{"version":1,"labelz":2}`, "unknown field"},
+		// Issue 32: trailing garbage was accepted; Go type names and whole
+		// 50 kB values went into the message.
+		{"trailing-garbage", buf.String() + `{"version":1}`, "more after the model's JSON object"},
+		{"trailing-text", buf.String() + "x", "more after the model's JSON object"},
+		{"string-weight", `{"version":1,"w":["a"]}`, `field "w": string where a number expected`},
+		{"long-number", `{"version":1,"labels":1` + strings.Repeat("0", 50000) + `}`, `field "labels": number 1000`},
+		{"array", `[1,2]`, "array where a JSON object expected"},
+		{"cut-short", buf.String()[:buf.Len()/2], "the file ends inside the model"},
+		{"hard-tol", `{"version":1,"labels":2,"unary_dim":0,"pairwise_dim":0,"w":[],"hard_tol":-1}`, "hard_tol -1"},
 	} {
-		if _, err := Load(strings.NewReader(tc.json)); err == nil || !strings.Contains(err.Error(), tc.want) {
+		_, err := Load(strings.NewReader(tc.json))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to mention %q", tc.name, err, tc.want)
+			continue
 		}
+		if len(err.Error()) > 200 || strings.Contains(err.Error(), "psub.") || strings.Contains(err.Error(), "Go ") {
+			t.Errorf("%s: error %q: too long or names Go types", tc.name, err)
+		}
+	}
+	// White space after the object is fine; the tolerance round-trips.
+	m.HardTol = 3e-8
+	buf.Reset()
+	m.Save(&buf)
+	if got, err := Load(strings.NewReader(buf.String() + "\n \n")); err != nil || got.HardTol != 3e-8 {
+		t.Errorf("trailing white space: %v, hard_tol %v", err, got.HardTol)
+	}
+	// SaveFile is atomic and LoadFile names the file once.
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := m.SaveFile(path); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, append(buf.Bytes(), "junk"...), 0o644)
+	if _, err := LoadFile(path); err == nil || strings.Count(err.Error(), path) != 1 {
+		t.Errorf("LoadFile error %v: want the path once", err)
+	}
+	if err := m.SaveFile(filepath.Join(t.TempDir(), "missing", "m.json")); err == nil || !strings.Contains(err.Error(), "m.json") {
+		t.Errorf("SaveFile into a missing folder: %v", err)
 	}
 }
 

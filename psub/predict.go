@@ -212,7 +212,10 @@ func jsonErr(err error) string {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &te) && te.Field != "":
-		return fmt.Sprintf("field %q: %s where %s expected", te.Field, Brief(te.Value, 40), jsonKind(te.Type.Kind().String()))
+		// The path runs through the embedded Go structs (Model.Layout.labels):
+		// the file's field is its last part.
+		field := te.Field[strings.LastIndex(te.Field, ".")+1:]
+		return fmt.Sprintf("field %q: %s where %s expected", Brief(field, 40), Brief(te.Value, 40), jsonKind(te.Type.Kind().String()))
 	case errors.As(err, &te):
 		return fmt.Sprintf("%s where a JSON object expected", Brief(te.Value, 40))
 	case errors.As(err, &se):

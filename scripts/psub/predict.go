@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
 )
@@ -98,7 +99,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		res.Accuracy, res.ClassAvg = &acc, &avg
 	}
 	if *out != "" {
-		if err := writeAtomic(*out, func(w io.Writer) error { _, err := w.Write(lines.Bytes()); return err }); err != nil {
+		if err := safefile.Write(*out, func(w io.Writer) error { _, err := w.Write(lines.Bytes()); return err }); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	_ "golang.org/x/image/bmp" // registers BMP for image.Decode
 
+	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub/imageio"
 	"github.com/probably-submodular/crf/psub/slic"
 )
@@ -138,5 +139,5 @@ func writeLabelPNG(file string, m *imageio.LabelMap, count int) error {
 	for i, l := range m.Labels[:m.Width*m.Height] {
 		img.Pix[2*i], img.Pix[2*i+1] = byte(l>>8), byte(l)
 	}
-	return writeAtomic(file, func(w io.Writer) error { return png.Encode(w, img) })
+	return safefile.Write(file, func(w io.Writer) error { return png.Encode(w, img) })
 }
