@@ -26,10 +26,12 @@ import (
 	"github.com/probably-submodular/crf/internal/safefile"
 )
 
-// checkpointVersion changes whenever the saved state changes meaning (it
-// is part of the fingerprint, hence of the file name). Adding a field gob
-// can leave empty does not change it: BestW was added that way.
-const checkpointVersion = 1
+// checkpointVersion changes whenever the saved state changes meaning or
+// form (it is part of the fingerprint, hence of the file name, so files of
+// another version are never read). Adding a field gob can leave empty does
+// not change it: BestW was added that way. Version 2: the file is sealed
+// with a checksum (safefile.WriteSealed).
+const checkpointVersion = 2
 
 // checkpoint is the saved state of a trainer between two iterations.
 type checkpoint struct {
