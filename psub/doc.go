@@ -34,8 +34,9 @@
 //     finds no violated labelling, or at MaxIter; the returned weights are
 //     the iterate of the best bound. "Converged" (Trace.Converged) is a
 //     certificate of the returned model, not just the end of the loop: its
-//     gap is within [−1e-9, Tol] allowing for the QP's rounding level,
-//     every QP solve of the last stage met its tolerance, and no hard
+//     gap is within [−1e-9, Tol] allowing for the QP's rounding level, no
+//     QP solve of the last stage hit its iteration limit or stopped at a
+//     rounding level above Tol, and no hard
 //     constraint of the set is violated beyond HardTol. Otherwise
 //     Trace.Stop is StopNotCertified or StopMaxIter and Trace.Problems says
 //     what failed; when the cause is scale (C·‖a‖², Trace.Scale, beyond

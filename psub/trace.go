@@ -104,8 +104,9 @@ type Trace struct {
 	// (StopNotCertified, see Problems). Converged is Stop.Converged().
 	Stop StopReason
 	// Converged: the returned model is certified (see Train): the stopping
-	// rule ended training, the gap is within [−1e-9, Tol], every QP solve
-	// of the last stage met its tolerance, and no hard constraint is
+	// rule ended training, the gap is within [−1e-9, Tol] allowing for the
+	// QP's rounding level, no QP solve of the last stage hit its iteration
+	// limit or stopped at a rounding level above Tol, and no hard constraint is
 	// violated beyond HardTol.
 	Converged bool
 	// Problems says, one sentence each, what kept the model from being
@@ -126,7 +127,7 @@ type Trace struct {
 	Margins        int64   // hard-constraint margins computed, all calls
 	MinMargin      float64 // smallest hard-constraint margin at the end (pool sets)
 	QPNotConverged int     // QP solves that hit their iteration limit
-	QPRoundOff     int     // QP solves that stopped at the level of rounding error, above their tolerance (at any level)
+	QPRoundOff     int     // QP solves that stopped on the rounding allowance, above the QP's own tolerance (any level; certify counts those above Tol)
 	PlanesRemoved  int     // inactive cutting planes dropped (InactiveWindow)
 	HardRemoved    int     // inactive hard constraints dropped (InactiveWindow)
 	// Resumed lists the iterations after which the training was resumed

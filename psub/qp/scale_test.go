@@ -85,3 +85,73 @@ func TestRowScaleInvariance(t *testing.T) {
 		})
 	}
 }
+
+// TestRoundOffReported: Solve may stop on its allowances for rounding
+// error and for optima near 0, and must then say so. For planes scaled ×1
+// … ×10⁸ (C·‖a‖² from ~10² to ~10¹⁸), every solve that returns no error
+// either meets Tol and FeasTol as asked, checked here from the Solution's
+// own numbers, or has RoundOff set with a Resolution that covers the gap
+// it left. Before RoundOff, planes ×10⁶ and ×10⁸ came back without an
+// error at relative gaps 0.002 and 0.96 (the optimum is ~10⁻¹⁶, below the
+// absolute floor 1e-13·C·max b).
+func TestRoundOffReported(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 32))
+	const d = 8
+	opt := Options{Tol: 1e-6}
+	flagged := 0
+	for trial := range 4 {
+		base := &problem{dim: 4 * d, c: 1, state: make([]int8, 4*d)}
+		for range 6 {
+			a := make([]float64, 4*d)
+			for i := range a {
+				a[i] = rng.NormFloat64()
+			}
+			base.planes = append(base.planes, a)
+			base.b = append(base.b, 0.5+rng.Float64())
+		}
+		for range 20 {
+			g := make([]float64, 4*d)
+			for k := range d {
+				p := rng.ExpFloat64()
+				for blk, sg := range []float64{1, -1, -1, 1} {
+					g[blk*d+k] = sg * p
+				}
+			}
+			base.rows = append(base.rows, g)
+		}
+		for _, s := range []float64{1, 1e2, 1e4, 1e6, 1e8} {
+			pr := *base
+			pr.planes = nil
+			for _, a := range base.planes {
+				h := make([]float64, len(a))
+				for i, x := range a {
+					h[i] = s * x
+				}
+				pr.planes = append(pr.planes, h)
+			}
+			sol, err := pr.solver().Solve(opt)
+			if err != nil {
+				continue // not converged: reported by the error
+			}
+			gap := sol.Primal - sol.Dual
+			strict := gap <= opt.Tol*sol.Primal && sol.RowViolation <= 1e-9*math.Sqrt(2*sol.Primal)
+			if !strict && !sol.RoundOff {
+				t.Errorf("trial %d, planes ×%g: gap %.3g (%.3g relative), row violation %.3g, and RoundOff not set",
+					trial, s, gap, gap/sol.Primal, sol.RowViolation)
+			}
+			if sol.RoundOff {
+				flagged++
+				if rel := gap / sol.Primal; rel > opt.Tol && rel > 2*sol.Resolution+opt.Tol {
+					t.Errorf("trial %d, planes ×%g: relative gap %.3g beyond Tol + Resolution %.3g", trial, s, rel, sol.Resolution)
+				}
+			}
+			if s == 1 && (sol.RoundOff || sol.Resolution > 1e-10) {
+				t.Errorf("trial %d, unscaled: RoundOff %v, Resolution %.3g", trial, sol.RoundOff, sol.Resolution)
+			}
+		}
+	}
+	t.Logf("%d solves stopped at the rounding level", flagged)
+	if flagged == 0 {
+		t.Error("no solve reached the rounding level: the test checks nothing of the flag")
+	}
+}

@@ -63,16 +63,17 @@ type Solution struct {
 	Nu []float64
 	// Iterations is the number of sweeps done.
 	Iterations int
-	// RoundOff is set when Solve stopped only on the rounding-error
-	// allowance (see status.ok): the gap or the row violation is above what
-	// Options asked for, at the level float64 can resolve for these
-	// multipliers. The solution is as usable as a converged one, but it did
-	// not meet its tolerance; callers that certify a result say so.
+	// RoundOff is set when Solve stopped only on its allowances (see
+	// status.ok) for rounding error and for optima near 0 (the floor of
+	// Options.Tol): the relative gap or the row violation is above what
+	// Options asked for, at the level this problem's numbers can resolve.
+	// The solution is as usable as a converged one, but it did not meet its
+	// relative tolerance; callers that certify a result say so.
 	RoundOff bool
-	// Resolution is the relative gap that float64 cannot resolve at these
-	// multipliers, 16ε·N²/Primal with N = Σ_p |λ_p|·‖r_p‖ (the allowance of
-	// the stopping test): Primal and Dual are exact only to about
-	// Resolution·Primal.
+	// Resolution is the relative gap that cannot be resolved at these
+	// multipliers, (16ε·N² + floor)/Primal with N = Σ_p |λ_p|·‖r_p‖ (the
+	// allowances of the stopping test): Primal − Dual is certain only to
+	// about Resolution·Primal.
 	Resolution float64
 }
 
@@ -478,10 +479,10 @@ func (st status) ok(tol, feasTol, floor float64) bool {
 		st.viol <= feasTol*math.Sqrt(2*st.primal)+round
 }
 
-// strict is ok without the rounding-error allowance: the tolerances as
-// asked.
-func (st status) strict(tol, feasTol, floor float64) bool {
-	return st.primal-st.dual <= tol*st.primal+floor && st.viol <= feasTol*math.Sqrt(2*st.primal)
+// strict is ok without the allowances for rounding error and for optima
+// near 0 (the floor): the relative tolerances as asked.
+func (st status) strict(tol, feasTol float64) bool {
+	return st.primal-st.dual <= tol*st.primal && st.viol <= feasTol*math.Sqrt(2*st.primal)
 }
 
 // Solve maximises the dual from the current duals (warm start; planes and
@@ -526,11 +527,11 @@ func (s *Solver) Solve(opt Options) (Solution, error) {
 		}
 	}
 	st := w.measure()
-	roundOff := converged && !st.strict(opt.Tol, opt.FeasTol, floor)
+	roundOff := converged && !st.strict(opt.Tol, opt.FeasTol)
 	sol := s.solution(w)
 	sol.Iterations, sol.RoundOff = iter, roundOff
 	if st.primal > 0 {
-		sol.Resolution = 16 * machEps * st.noise * st.noise / st.primal
+		sol.Resolution = (16*machEps*st.noise*st.noise + floor) / st.primal
 	}
 	if !converged {
 		return sol, fmt.Errorf("%w after %d sweeps: gap %.3g (primal %.6g), row violation %.3g",
