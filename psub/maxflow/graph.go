@@ -36,6 +36,7 @@ type node struct {
 	sink   bool   // in the sink tree (meaningful only when parent != noParent)
 	active bool   // in the active queue, or being grown
 	marked bool   // in the changed list for MaxFlowReuse
+	deg    uint32 // number of arcs leaving the node (edges at it)
 	// rCap is the residual terminal capacity: > 0 is residual capacity of
 	// source->node, < 0 is minus the residual capacity of node->sink. One
 	// number suffices because capacity present on both terminal arcs can
@@ -55,10 +56,13 @@ type arc struct {
 	rCap   float64
 }
 
-// edgeRec is an edge as added: its ends and its user-given capacities,
-// kept so that capacities can be overwritten while a flow is kept valid.
+// edgeRec is an edge as added: its ends, how many edges each end had
+// before it (which fixes where its arcs go: see arcOf), and its user-given
+// capacities, kept so that capacities can be overwritten while a flow is
+// kept valid. 32 bytes.
 type edgeRec struct {
 	i, j     uint32
+	ri, rj   uint32
 	cap, rev float64
 }
 
@@ -77,8 +81,8 @@ type Graph struct {
 	edge  []edgeRec // per edge, in creation order
 
 	// The arcs, laid out from the edges when a solve first needs them
-	// (layoutArcs): the edges edge[:laid] have their arcs at earc[e] (i->j)
-	// and its sister (j->i); later edges have no flow yet.
+	// (layoutArcs): the edges edge[:laid] have their arcs at arcOf(e)
+	// (i->j) and its sister (j->i); later edges have no flow yet.
 	arcs []arc
 	laid int
 
@@ -88,15 +92,14 @@ type Graph struct {
 	flow float64
 
 	// Solver storage, sized by layoutArcs in one allocation (block) so that
-	// a solve allocates nothing: start (len(nodes)+1), earc (one per laid
-	// edge), and the search state. queue is the active FIFO, a ring of
+	// a solve allocates nothing: start (len(nodes)+1) and the search state. queue is the active FIFO, a ring of
 	// len(nodes) slots (a node is in it at most once, flagged by
 	// node.active). Orphans are taken in Kolmogorov's order: those of an
 	// augmentation last-made first (front, a stack), each one's adoption,
 	// with all the orphans it makes (orphans, a FIFO), finished before the
 	// next.
 	block        []uint32
-	start, earc  []uint32
+	start        []uint32
 	queue        []uint32
 	qHead, qSize int
 	front        []uint32
@@ -127,7 +130,7 @@ func New(nodeHint, edgeHint int) *Graph {
 func (g *Graph) Clear() {
 	g.nodes, g.term, g.edge = g.nodes[:0], g.term[:0], g.edge[:0]
 	g.arcs, g.laid = g.arcs[:0], 0
-	g.start, g.earc, g.queue = nil, nil, nil
+	g.start, g.queue = nil, nil
 	g.flow = 0
 	g.qHead, g.qSize = 0, 0
 	g.front, g.orphans, g.changed = g.front[:0], g.orphans[:0], g.changed[:0]
@@ -168,7 +171,7 @@ func (g *Graph) Edges() int { return len(g.edge) }
 // flow valid, and the next MaxFlow (not MaxFlowReuse) gives the new min cut.
 func (g *Graph) AddTerminal(i int, source, sink float64) {
 	if !finite(source) || !finite(sink) {
-		badCapacities("AddTerminal", source, sink)
+		panic(capacityError("AddTerminal", source, sink))
 	}
 	g.addTerminal(i, source, sink)
 }
@@ -187,7 +190,7 @@ func (g *Graph) addTerminal(i int, source, sink float64) {
 // does not mark i for MaxFlowReuse (use UpdateTerminal for that).
 func (g *Graph) SetTerminal(i int, source, sink float64) {
 	if !finite(source) || !finite(sink) {
-		badCapacities("SetTerminal", source, sink)
+		panic(capacityError("SetTerminal", source, sink))
 	}
 	t := &g.term[i]
 	g.shiftTerminal(&g.nodes[i], source-t.a, sink-t.b)
@@ -199,7 +202,7 @@ func (g *Graph) SetTerminal(i int, source, sink float64) {
 // that MaxFlowReuse repairs the search trees around it.
 func (g *Graph) UpdateTerminal(i int, source, sink float64) {
 	if !finite(source) || !finite(sink) {
-		badCapacities("UpdateTerminal", source, sink)
+		panic(capacityError("UpdateTerminal", source, sink))
 	}
 	t := &g.term[i]
 	g.shiftTerminal(&g.nodes[i], source-t.a, sink-t.b)
@@ -219,10 +222,11 @@ func (g *Graph) shiftTerminal(n *node, cs, ct float64) {
 	} else {
 		ct -= r
 	}
-	if cs < ct {
-		g.flow += cs
-	} else {
-		g.flow += ct
+	// min has no branch to mispredict on random capacities; usually one
+	// side is 0, and skipping the addition then keeps a run of calls from
+	// waiting on one another through g.flow.
+	if m := min(cs, ct); m != 0 {
+		g.flow += m
 	}
 	n.rCap = cs - ct
 }
@@ -234,23 +238,40 @@ func (g *Graph) shiftTerminal(n *node, cs, ct float64) {
 // reader does).
 func (g *Graph) AddEdge(i, j int, cap, revCap float64) int {
 	if n := uint(len(g.nodes)); uint(i) >= n || uint(j) >= n || i == j {
-		badEdge(i, j, len(g.nodes))
+		panic(edgeError(i, j, len(g.nodes)))
 	}
 	if !edgeCapacity(cap) || !edgeCapacity(revCap) {
-		badCapacities("AddEdge", cap, revCap)
+		panic(capacityError("AddEdge", cap, revCap))
 	}
 	return g.addEdge(i, j, cap, revCap)
 }
 
-// addEdge is AddEdge without the checks, for validated input.
-func (g *Graph) addEdge(i, j int, cap, revCap float64) int {
+// addEdge is AddEdge without the checks, for validated input. Growing the
+// edge array is left to a function of its own so that this one keeps its
+// arguments in registers.
+func (g *Graph) addEdge(i, j int, c, revCap float64) int {
 	e := len(g.edge)
-	if e >= int(maxEdges) {
-		panic("maxflow: AddEdge: too many edges for uint32 arc indices")
+	if e == cap(g.edge) {
+		g.growEdges()
 	}
-	g.edge = append(g.edge, edgeRec{uint32(i), uint32(j), cap, revCap})
+	ni, nj := &g.nodes[i], &g.nodes[j]
+	g.edge = g.edge[:e+1]
+	// Field by field: a composite literal would be built on the stack and
+	// copied.
+	ed := &g.edge[e]
+	ed.i, ed.j, ed.ri, ed.rj, ed.cap, ed.rev = uint32(i), uint32(j), ni.deg, nj.deg, c, revCap
+	ni.deg++
+	nj.deg++
 	g.treesDirty = true
 	return e
+}
+
+//go:noinline
+func (g *Graph) growEdges() {
+	if len(g.edge) >= int(maxEdges) {
+		panic("maxflow: AddEdge: too many edges for uint32 arc indices")
+	}
+	g.edge = append(g.edge, edgeRec{})[:len(g.edge)]
 }
 
 // laidOut reports whether the arcs and the solver storage fit the nodes
@@ -275,13 +296,13 @@ func (g *Graph) layoutArcs() {
 	if g.laid > 0 {
 		kept = make([]pair, g.laid)
 		for e := range kept {
-			a := g.earc[e]
+			a := g.arcOf(e)
 			kept[e] = pair{g.arcs[a].rCap, g.arcs[g.arcs[a].sister].rCap}
 		}
 	}
-	// One block for the node and edge arrays of the solver; front and
-	// orphans get room for n each (see adopt), queue exactly n.
-	size := 4*n + 1 + m
+	// One block for the node arrays of the solver; front and orphans get
+	// room for n each (see adopt), queue exactly n.
+	size := 4*n + 1
 	if cap(g.block) < size {
 		g.block = make([]uint32, size)
 	}
@@ -289,43 +310,56 @@ func (g *Graph) layoutArcs() {
 	g.queue, b = b[:n:n], b[n:]
 	g.start, b = b[:n+1:n+1], b[n+1:]
 	g.front, b = b[:0:n], b[n:]
-	g.orphans, b = b[:0:n], b[n:]
-	g.earc = b[:m:m]
+	g.orphans = b[:0:n]
 	g.qHead, g.qSize = 0, 0
 	if cap(g.arcs) >= 2*m+1 {
 		g.arcs = g.arcs[:2*m+1]
 	} else {
 		g.arcs = make([]arc, 2*m+1)
 	}
-	start, earc, arcs, edges := g.start, g.earc, g.arcs, g.edge
-	// start[i] counts i's arcs, then holds the end of its block, then,
-	// as the block is filled from the end in edge order, its beginning.
-	clear(start)
-	for _, ed := range edges {
-		start[ed.i]++
-		start[ed.j]++
-	}
+	start, nodes := g.start, g.nodes
 	sum := uint32(1)
-	for k := range n {
-		sum += start[k]
+	for k := range nodes {
 		start[k] = sum
+		sum += nodes[k].deg
 	}
 	start[n] = sum
-	for e := range edges {
-		ed := &edges[e]
-		start[ed.i]--
-		start[ed.j]--
-		a, b := start[ed.i], start[ed.j]
-		ra, rb := ed.cap, ed.rev
-		if e < len(kept) {
-			ra, rb = kept[e].a, kept[e].b
-		}
-		arcs[a] = arc{head: ed.j, sister: b, rCap: ra}
-		arcs[b] = arc{head: ed.i, sister: a, rCap: rb}
-		earc[e] = a
-	}
+	g.placeArcs(kept)
 	g.laid = m
 	g.treesDirty = true
+}
+
+// arcOf returns the arc i->j of laid-out edge e. Node i's arcs are stored
+// last-added first, so an edge that came after ri others at i is ri arcs
+// from the end of i's block.
+func (g *Graph) arcOf(e int) uint32 {
+	ed := &g.edge[e]
+	return g.start[ed.i+1] - 1 - ed.ri
+}
+
+// placeArcs writes the arcs of every edge where arcOf puts them, with the
+// residual capacities kept for the first edges and the user's for the
+// others. No iteration depends on another, so the loop runs at the speed
+// of its stores.
+func (g *Graph) placeArcs(kept []pair) {
+	start, arcs := g.start, g.arcs
+	edges := g.edge
+	for k := range edges {
+		// Fields into locals: a range copy of the record, or a composite
+		// literal stored into arcs, would go through the stack.
+		ed := &edges[k]
+		i, j, c, r := ed.i, ed.j, ed.cap, ed.rev
+		a := start[i+1] - 1 - ed.ri
+		b := start[j+1] - 1 - ed.rj
+		x, y := &arcs[a], &arcs[b]
+		x.head, x.sister, x.rCap = j, b, c
+		y.head, y.sister, y.rCap = i, a, r
+	}
+	for e, r := range kept {
+		a := g.arcOf(e)
+		arcs[a].rCap = r.a
+		arcs[arcs[a].sister].rCap = r.b
+	}
 }
 
 // EdgeNodes returns the endpoints (i, j) of edge e as given to AddEdge.
@@ -338,7 +372,7 @@ func (g *Graph) EdgeNodes(e int) (i, j int) {
 // mark the endpoints for MaxFlowReuse.
 func (g *Graph) SetEdge(e int, cap, revCap float64) {
 	if !edgeCapacity(cap) || !edgeCapacity(revCap) {
-		badCapacities("SetEdge", cap, revCap)
+		panic(capacityError("SetEdge", cap, revCap))
 	}
 	g.setEdge(e, cap, revCap)
 	g.treesDirty = true
@@ -354,7 +388,7 @@ func (g *Graph) SetEdge(e int, cap, revCap float64) {
 // the same cut function up to a constant, which goes into the flow value.
 func (g *Graph) UpdateEdge(e int, cap, revCap float64) {
 	if !edgeCapacity(cap) || !edgeCapacity(revCap) {
-		badCapacities("UpdateEdge", cap, revCap)
+		panic(capacityError("UpdateEdge", cap, revCap))
 	}
 	g.setEdge(e, cap, revCap)
 	ed := &g.edge[e]
@@ -368,7 +402,7 @@ func (g *Graph) setEdge(e int, cap, revCap float64) {
 		ed.cap, ed.rev = cap, revCap
 		return
 	}
-	a := &g.arcs[g.earc[e]]
+	a := &g.arcs[g.arcOf(e)]
 	b := &g.arcs[a.sister]
 	ra := a.rCap + (cap - ed.cap)
 	rb := b.rCap + (revCap - ed.rev)
@@ -400,7 +434,7 @@ func (g *Graph) setEdge(e int, cap, revCap float64) {
 func (g *Graph) ResetCapacities() {
 	for k := range g.nodes {
 		n := &g.nodes[k]
-		*n = node{}
+		*n = node{deg: n.deg}
 	}
 	for k := range g.arcs {
 		g.arcs[k].rCap = 0
@@ -428,7 +462,7 @@ func (g *Graph) EdgeFlow(e int) float64 {
 		_ = g.edge[e] // the index check
 		return 0
 	}
-	return g.edge[e].cap - g.arcs[g.earc[e]].rCap
+	return g.edge[e].cap - g.arcs[g.arcOf(e)].rCap
 }
 
 // Capacities returns the capacities of edge e as last set by the user.
@@ -483,18 +517,19 @@ func finite(x float64) bool { return x-x == 0 }
 // edgeCapacity reports whether x is a valid edge capacity: finite, >= 0.
 func edgeCapacity(x float64) bool { return x >= 0 && x <= math.MaxFloat64 }
 
-// The panics of the checks live in functions of their own, so that the
-// checked functions stay small enough to be inlined.
+// The messages of the checks' panics are made in functions of their own,
+// so that the checked functions stay short and keep their arguments in
+// registers.
 
 //go:noinline
-func badCapacities(op string, a, b float64) {
+func capacityError(op string, a, b float64) string {
 	if op == "AddTerminal" || op == "SetTerminal" || op == "UpdateTerminal" {
-		panic(fmt.Sprintf("maxflow: %s(%g, %g): capacities must be finite", op, a, b))
+		return fmt.Sprintf("maxflow: %s(%g, %g): capacities must be finite", op, a, b)
 	}
-	panic(fmt.Sprintf("maxflow: %s capacities (%g, %g): must be finite and >= 0", op, a, b))
+	return fmt.Sprintf("maxflow: %s capacities (%g, %g): must be finite and >= 0", op, a, b)
 }
 
 //go:noinline
-func badEdge(i, j, n int) {
-	panic(fmt.Sprintf("maxflow: AddEdge(%d, %d) with %d nodes: need distinct nodes in [0, %d)", i, j, n, n))
+func edgeError(i, j, n int) string {
+	return fmt.Sprintf("maxflow: AddEdge(%d, %d) with %d nodes: need distinct nodes in [0, %d)", i, j, n, n)
 }

@@ -91,7 +91,7 @@ func (g *Graph) checkLayout() string {
 	owner := make([]int, len(g.arcs)) // edge of each arc, +1
 	for e := range g.laid {
 		ed := &g.edge[e]
-		a := g.earc[e]
+		a := g.arcOf(e)
 		b := g.arcs[a].sister
 		if g.arcs[b].sister != a || g.arcs[a].head != ed.j || g.arcs[b].head != ed.i ||
 			a < g.start[ed.i] || a >= g.start[ed.i+1] || b < g.start[ed.j] || b >= g.start[ed.j+1] {

@@ -28,7 +28,8 @@ type maxflowResult struct {
 
 	// -repeat: build from the parsed file and solve, Repeat times; the
 	// first run of the process is reported as cold, the fastest of the
-	// others as warm. Without -repeat, Seconds is the one solve.
+	// others as warm. Without -repeat, Seconds is the one solve. -rounds
+	// reports its first build and solve as cold too.
 	Repeat              int      `json:"repeat,omitempty"`
 	ColdBuildSeconds    *float64 `json:"cold_build_seconds,omitempty"`
 	ColdSeconds         *float64 `json:"cold_seconds,omitempty"`
@@ -40,10 +41,14 @@ type maxflowResult struct {
 	CPUSeconds          *float64 `json:"cpu_seconds,omitempty"`
 	Mode                string   `json:"mode,omitempty"`
 	Rounds              int      `json:"rounds,omitempty"`
+	ColdFlow            *float64 `json:"cold_flow,omitempty"` // -rounds: the first solve's
 	FlowSum             *float64 `json:"flow_sum,omitempty"`
 	RoundSeconds        *float64 `json:"round_seconds,omitempty"`
 	RoundCPUSeconds     *float64 `json:"round_cpu_seconds,omitempty"`
-	PeakRSSBytes        *int64   `json:"peak_rss_bytes,omitempty"`
+	// The part of RoundCPUSeconds spent building (rebuild and clear; the
+	// arcs are laid out by the solve).
+	RoundBuildCPUSeconds *float64 `json:"round_build_cpu_seconds,omitempty"`
+	PeakRSSBytes         *int64   `json:"peak_rss_bytes,omitempty"`
 }
 
 // runMaxflow solves one DIMACS max-flow problem with Boykov–Kolmogorov.
@@ -129,14 +134,19 @@ storage, "rebuild" builds a new graph.`)
 
 // benchInstance is a parsed file in the form a program builds a graph
 // from: terminal capacities per node and the edges, with Problem.Build's
-// conventions (see psub/maxflow/FORMATS.md).
+// conventions (see psub/maxflow/FORMATS.md); laid out as the C++
+// yardstick's.
 type benchInstance struct {
-	n         int
-	src, snk  []float64
-	from, to  []int
-	cap, rev  []float64
-	konst     float64 // arcs s->t
-	edgeCount int
+	n        int
+	src, snk []float64
+	edges    []benchEdge
+	konst    float64 // arcs s->t
+	noise    float64 // a tenth of the mean |src-snk|, for perturb
+}
+
+type benchEdge struct {
+	i, j     int32
+	cap, rev float64
 }
 
 func newBenchInstance(p *maxflow.Problem) *benchInstance {
@@ -159,30 +169,34 @@ func newBenchInstance(p *maxflow.Problem) *benchInstance {
 				rev = arcs[k+1].Cap
 				k++
 			}
-			in.from = append(in.from, p.NodeIndex(a.From))
-			in.to = append(in.to, p.NodeIndex(a.To))
-			in.cap, in.rev = append(in.cap, a.Cap), append(in.rev, rev)
+			in.edges = append(in.edges, benchEdge{int32(p.NodeIndex(a.From)), int32(p.NodeIndex(a.To)), a.Cap, rev})
 		}
+	}
+	for i := range in.n {
+		in.noise += math.Abs(in.src[i] - in.snk[i])
+	}
+	if in.n > 0 {
+		in.noise = 0.1 * in.noise / float64(in.n)
 	}
 	return in
 }
 
 // build makes the graph as a user would: New, then fill.
-func (in *benchInstance) build(src, snk, cap, rev []float64) *maxflow.Graph {
-	g := maxflow.New(in.n, len(in.from))
-	in.fill(g, src, snk, cap, rev)
+func (in *benchInstance) build(src, snk []float64, edges []benchEdge) *maxflow.Graph {
+	g := maxflow.New(in.n, len(edges))
+	in.fill(g, src, snk, edges)
 	return g
 }
 
 // fill adds the nodes to an empty graph, AddTerminal for every node and
 // AddEdge for every edge.
-func (in *benchInstance) fill(g *maxflow.Graph, src, snk, cap, rev []float64) {
+func (in *benchInstance) fill(g *maxflow.Graph, src, snk []float64, edges []benchEdge) {
 	g.AddNodes(in.n)
 	for i := range in.n {
 		g.AddTerminal(i, src[i], snk[i])
 	}
-	for e := range in.from {
-		g.AddEdge(in.from[e], in.to[e], cap[e], rev[e])
+	for _, e := range edges {
+		g.AddEdge(int(e.i), int(e.j), e.cap, e.rev)
 	}
 }
 
@@ -190,7 +204,7 @@ func (in *benchInstance) runRepeat(res *maxflowResult, repeat int) {
 	res.Repeat = repeat
 	for r := range repeat {
 		c0, w0 := processCPU(), time.Now()
-		g := in.build(in.src, in.snk, in.cap, in.rev)
+		g := in.build(in.src, in.snk, in.edges)
 		c1, w1 := processCPU(), time.Now()
 		flow := g.MaxFlow() + in.konst
 		c2, w2 := processCPU(), time.Now()
@@ -225,51 +239,65 @@ func (x *splitmix64) uniform() float64 {
 	return float64(z>>11) * 0x1p-53
 }
 
-// perturb draws round k's capacities: node i's difference src-snk moves by
-// U[-1, 1], each edge capacity is scaled by U[0.9, 1.1]. The explicit
-// float64 conversions keep the compiler from fusing multiply-adds, so the
-// draws are bit for bit the C++ yardstick's.
-func (in *benchInstance) perturb(k int, src, snk, cap, rev []float64) {
+// perturb draws round k's capacities: node i's difference d = src-snk
+// becomes d·U[0.9, 1.1] + U[-1, 1]·noise (so some nodes change side, and
+// an instance without terminal capacities keeps none), each edge capacity
+// is scaled by U[0.9, 1.1]. The explicit float64 conversions keep the
+// compiler from fusing multiply-adds, so the draws are bit for bit the C++
+// yardstick's.
+func (in *benchInstance) perturb(k int, src, snk []float64, edges []benchEdge) {
 	r := splitmix64(k)
 	for i := range in.n {
-		d := float64(in.src[i]-in.snk[i]) + float64(2*r.uniform()-1)
+		u1 := r.uniform()
+		u2 := r.uniform()
+		d := float64(float64(in.src[i]-in.snk[i])*float64(0.9+float64(0.2*u1))) + float64(float64(2*u2-1)*in.noise)
 		src[i], snk[i] = max(d, 0), max(-d, 0)
 	}
-	for e := range in.from {
-		cap[e] = in.cap[e] * float64(0.9+float64(0.2*r.uniform()))
-		rev[e] = in.rev[e] * float64(0.9+float64(0.2*r.uniform()))
+	for e, ed := range in.edges {
+		ed.cap *= float64(0.9 + float64(0.2*r.uniform()))
+		ed.rev *= float64(0.9 + float64(0.2*r.uniform()))
+		edges[e] = ed
 	}
 }
 
 func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) {
 	res.Mode, res.Rounds = mode, rounds
-	m := len(in.from)
 	src, snk := make([]float64, in.n), make([]float64, in.n)
-	cap, rev := make([]float64, m), make([]float64, m)
-	g := in.build(in.src, in.snk, in.cap, in.rev)
-	g.MaxFlow()
-	sum, last := 0.0, 0.0
-	var draw float64
+	edges := make([]benchEdge, len(in.edges))
+	// The first build and solve of the process are the cold ones.
 	c0, w0 := processCPU(), time.Now()
+	g := in.build(in.src, in.snk, in.edges)
+	c1, w1 := processCPU(), time.Now()
+	res.ColdFlow = ptr(g.MaxFlow() + in.konst)
+	c2, w2 := processCPU(), time.Now()
+	res.ColdBuildSeconds, res.ColdSeconds = ptr(w1.Sub(w0).Seconds()), ptr(w2.Sub(w1).Seconds())
+	res.ColdBuildCPUSeconds, res.ColdCPUSeconds = cpuPtr(c0, c1), cpuPtr(c1, c2)
+	sum, last := 0.0, 0.0
+	var draw, build float64
+	c0, w0 = processCPU(), time.Now()
 	for k := 1; k <= rounds; k++ {
 		d0 := processCPU()
-		in.perturb(k, src, snk, cap, rev)
+		in.perturb(k, src, snk, edges)
 		draw += processCPU() - d0
 		switch mode {
 		case "rebuild":
-			g = in.build(src, snk, cap, rev)
+			b0 := processCPU()
+			g = in.build(src, snk, edges)
+			build += processCPU() - b0
 			last = g.MaxFlow()
 		case "clear":
+			b0 := processCPU()
 			g.Clear()
-			in.fill(g, src, snk, cap, rev)
+			in.fill(g, src, snk, edges)
+			build += processCPU() - b0
 			last = g.MaxFlow()
 		case "reset":
 			g.ResetCapacities()
 			for i := range in.n {
 				g.SetTerminal(i, src[i], snk[i])
 			}
-			for e := range m {
-				g.SetEdge(e, cap[e], rev[e])
+			for e, ed := range edges {
+				g.SetEdge(e, ed.cap, ed.rev)
 			}
 			last = g.MaxFlow()
 		default:
@@ -278,20 +306,23 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 					g.UpdateTerminal(i, src[i], snk[i])
 				}
 			}
-			for e := range m {
-				if c, r := g.Capacities(e); c != cap[e] || r != rev[e] {
-					g.UpdateEdge(e, cap[e], rev[e])
+			for e, ed := range edges {
+				if c, r := g.Capacities(e); c != ed.cap || r != ed.rev {
+					g.UpdateEdge(e, ed.cap, ed.rev)
 				}
 			}
 			last = g.MaxFlowReuse()
 		}
 		sum += last
 	}
-	c1, w1 := processCPU(), time.Now()
+	c1, w1 = processCPU(), time.Now()
 	res.Flow, res.FlowSum = last+in.konst, ptr(sum+float64(rounds)*in.konst)
 	res.RoundSeconds = ptr(w1.Sub(w0).Seconds() / float64(rounds))
 	if !math.IsNaN(c0) && !math.IsNaN(c1) {
 		res.RoundCPUSeconds = ptr((c1 - c0 - draw) / float64(rounds))
+		if mode == "rebuild" || mode == "clear" {
+			res.RoundBuildCPUSeconds = ptr(build / float64(rounds))
+		}
 	}
 }
 
