@@ -78,9 +78,13 @@ func fmtGap(g float64) string {
 type ConvergenceRow struct {
 	Set, Loss, Tag string
 	Fits, Capped   int
-	Unknown        int // fits whose rows record neither "stop" nor "converged"
-	MeanIter       float64
-	MaxIter        int
+	// NotCertified counts fits that the stopping rule ended but whose
+	// returned model failed a check of its certificate
+	// (psub.StopNotCertified: gap, QP solves or hard constraints).
+	NotCertified int
+	Unknown      int // fits whose rows record neither "stop" nor "converged"
+	MeanIter     float64
+	MaxIter      int
 	// MaxCappedGap is the largest gap (metric "gap") among the capped fits;
 	// NaN when none was capped or the rows carry no gap.
 	MaxCappedGap float64
@@ -116,6 +120,9 @@ func Convergence(rs []Result) []ConvergenceRow {
 		if !ok {
 			g.Unknown++
 		}
+		if stop == psub.StopNotCertified {
+			g.NotCertified++
+		}
 		if stop == psub.StopMaxIter {
 			g.Capped++
 			if gap, ok := r.Metrics["gap"]; ok && !(gap <= g.MaxCappedGap) {
@@ -146,21 +153,26 @@ func TotalSeconds(rs []Result) (perTag map[string]float64, tags []string, total 
 
 // ConvergenceTable lays out Convergence(rs) for display: set, loss (only
 // when the rows have more than one loss), stage, fits, fits stopped at the
-// cap, fits without a recorded stop reason (only when there are some), mean
+// cap, fits not certified (only when there are some), fits without a
+// recorded stop reason (only when there are some), mean
 // and maximum iterations, the largest gap at the cap ("–" when none was
 // capped) and the job time in seconds.
 func ConvergenceTable(rs []Result) (header []string, rows [][]string) {
 	groups := Convergence(rs)
 	losses := map[string]bool{}
-	unknown := false
+	unknown, uncertified := false, false
 	for _, g := range groups {
 		losses[g.Loss] = true
 		unknown = unknown || g.Unknown > 0
+		uncertified = uncertified || g.NotCertified > 0
 	}
 	withLoss := len(losses) > 1
 	header = []string{"set", "stage", "fits", "stopped at the cap", "mean iterations", "max iterations", "largest gap at the cap", "job time (s)"}
 	if unknown {
 		header = slices.Insert(header, 4, "stop not recorded")
+	}
+	if uncertified {
+		header = slices.Insert(header, 4, "not certified")
 	}
 	if withLoss {
 		header = slices.Insert(header, 1, "loss")
@@ -174,6 +186,9 @@ func ConvergenceTable(rs []Result) (header []string, rows [][]string) {
 			fmt.Sprint(g.MaxIter), gap, fmt.Sprintf("%.0f", g.Seconds)}
 		if unknown {
 			row = slices.Insert(row, 4, fmt.Sprint(g.Unknown))
+		}
+		if uncertified {
+			row = slices.Insert(row, 4, fmt.Sprint(g.NotCertified))
 		}
 		if withLoss {
 			row = slices.Insert(row, 1, g.Loss)

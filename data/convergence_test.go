@@ -3,6 +3,8 @@ package data
 import (
 	"math"
 	"testing"
+
+	"github.com/probably-submodular/crf/psub"
 )
 
 func TestConvergence(t *testing.T) {
@@ -41,6 +43,17 @@ func TestConvergence(t *testing.T) {
 	h, rows := ConvergenceTable(rs)
 	if len(h) != 8 || len(rows) != 3 || rows[0][0] != "C4" || rows[0][1] != "select" || rows[0][3] != "2" || rows[0][6] != "0.0007" || rows[1][6] != "–" {
 		t.Errorf("ConvergenceTable, one loss: %v %v", h, rows)
+	}
+	// A fit that the stopping rule ended but whose certificate failed is
+	// not converged, and the table says so in a column of its own.
+	nc := row("C2", "select", 150, 1, 2e-3, 3)
+	nc.Metrics["stop"] = float64(psub.StopNotCertified)
+	withNC := append(append([]Result(nil), rs...), nc)
+	if g := Convergence(withNC)[1]; g.NotCertified != 1 || g.Capped != 0 || g.Fits != 2 {
+		t.Errorf("C2 select with a not certified fit: %+v", g)
+	}
+	if h, rows := ConvergenceTable(withNC); len(h) != 9 || h[4] != "not certified" || rows[1][4] != "1" || rows[0][4] != "0" {
+		t.Errorf("ConvergenceTable, not certified: %v %v", h, rows)
 	}
 	rs[1].Loss = "hamming"
 	if h, rows := ConvergenceTable(rs); len(h) != 9 || h[1] != "loss" || rows[1][1] != "hamming" || rows[0][1] != "avg" {
