@@ -1,225 +1,432 @@
 package data
 
 import (
-	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// BenchRecordFiles lists, relative to the module root, the recorded
-// benchmark files whose tables the benchmarks notebook shows: each gives
-// its commands, its machine and the load it ran under.
-func BenchRecordFiles() []string {
+// Benchmark records: the numbers of the repository's BENCHMARKS files in a
+// machine-readable form (one benchmarks.json beside each), so that notebook
+// 08 reads them by record, row and column key instead of parsing the prose.
+// The markdown explains the records; its wording can change freely.
+
+// BenchFiles lists, relative to the module root, the benchmark record files
+// that the benchmarks notebook shows.
+func BenchFiles() []string {
 	return []string{
-		"psub/maxflow/BENCHMARKS.md",
-		"psub/slic/BENCHMARKS.md",
-		"psub/inference/README.md",
-		"data/BENCHMARKS.md",
-		"psub/BENCHMARKS.md",
+		"psub/maxflow/benchmarks.json",
+		"psub/slic/benchmarks.json",
+		"psub/inference/benchmarks.json",
+		"data/benchmarks.json",
+		"psub/benchmarks.json",
 	}
 }
 
-// BenchTable is one markdown table of a recorded benchmark file, cells as
-// written (bold marks and all).
-type BenchTable struct {
-	Source  string // the file it was read from
-	Heading string // the nearest heading above the table ("" if none)
-	Header  []string
-	Rows    [][]string
+// BenchFile is one benchmarks.json: the machines its records were measured
+// on and the records.
+type BenchFile struct {
+	Path     string         `json:"-"`   // where it was read from
+	Doc      string         `json:"doc"` // the markdown that explains it, relative to the module root
+	Machines []BenchMachine `json:"machines"`
+	Records  []BenchRecord  `json:"records"`
 }
 
-// BenchRecord is one recorded benchmark file: its tables and the text that
-// says on which machine, and under which load, the numbers were measured.
+// BenchMachine describes a machine that records were measured on.
+type BenchMachine struct {
+	ID       string `json:"id"`
+	CPU      string `json:"cpu"`
+	Memory   string `json:"memory"`
+	System   string `json:"system"`
+	Software string `json:"software"` // compilers, libraries, yardsticks
+}
+
+// BenchRecord is one measurement: what was measured, on which machine, when
+// and at which commit, how (the method), the command that reruns it, and the
+// numbers as a table. A row may name its own commit when it was measured on
+// other code than the rest.
 type BenchRecord struct {
-	Source  string
-	Machine string
-	Tables  []BenchTable
+	ID       string        `json:"id"`
+	What     string        `json:"what"`
+	Machine  string        `json:"machine"` // a BenchMachine.ID of the file
+	Date     string        `json:"date"`    // YYYY-MM-DD
+	Commit   string        `json:"commit"`
+	Load     string        `json:"load"` // other work on the machine during the runs
+	Method   string        `json:"method"`
+	Command  string        `json:"command"`
+	RowLabel string        `json:"row_label"` // header of the rows' name column
+	Columns  []BenchColumn `json:"columns"`
+	Rows     []BenchRow    `json:"rows"`
+	Notes    []string      `json:"notes,omitempty"`
 }
 
-// ReadBenchRecord reads a recorded benchmark file. A missing file is
+// BenchColumn is a column of a record. Ratio, when set, names the numerator
+// and denominator columns of the same row; reading checks the ratio against
+// them within the rounding of the numbers as written.
+type BenchColumn struct {
+	Key   string   `json:"key"`
+	Label string   `json:"label"`
+	Unit  string   `json:"unit,omitempty"`
+	Ratio []string `json:"ratio,omitempty"`
+}
+
+// BenchRow is a named row, one cell per column.
+type BenchRow struct {
+	Name   string      `json:"name"`
+	Commit string      `json:"commit,omitempty"` // when not the record's
+	Cells  []BenchCell `json:"cells"`
+}
+
+// BenchCell is a JSON number (kept as written, so its rounding is known), a
+// string, or null for "not measured".
+type BenchCell struct {
+	Num  json.Number
+	Text string
+}
+
+// UnmarshalJSON accepts a number, a string or null.
+func (c *BenchCell) UnmarshalJSON(b []byte) error {
+	*c = BenchCell{}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case nil:
+	case json.Number:
+		c.Num = v
+	case string:
+		c.Text = v
+	default:
+		return fmt.Errorf("cell %s is not a number, a string or null", b)
+	}
+	return nil
+}
+
+// MarshalJSON writes the cell back as it was read.
+func (c BenchCell) MarshalJSON() ([]byte, error) {
+	switch {
+	case c.Num != "":
+		return []byte(c.Num), nil
+	case c.Text != "":
+		return json.Marshal(c.Text)
+	}
+	return []byte("null"), nil
+}
+
+// Float is the cell's number; ok is false for text and empty cells.
+func (c BenchCell) Float() (v float64, ok bool) {
+	if c.Num == "" {
+		return 0, false
+	}
+	v, err := c.Num.Float64()
+	return v, err == nil
+}
+
+// String is the cell as written: the number's digits, the text, or "–".
+func (c BenchCell) String() string {
+	switch {
+	case c.Num != "":
+		return string(c.Num)
+	case c.Text != "":
+		return c.Text
+	}
+	return "–"
+}
+
+// ErrNoBenchRecord is wrapped by lookups of a record, row or column that a
+// file does not have.
+var ErrNoBenchRecord = errors.New("no such benchmark record")
+
+// ReadBenchFile reads and checks a benchmarks.json. A missing file is
 // reported with errors.Is(err, os.ErrNotExist).
-func ReadBenchRecord(path string) (*BenchRecord, error) {
+func ReadBenchFile(path string) (*BenchFile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	text := string(b)
-	tables, err := ParseMarkdownTables(strings.NewReader(text), path)
-	if err != nil {
-		return nil, err
-	}
-	return &BenchRecord{Source: path, Machine: MachineText(text), Tables: tables}, nil
+	return ParseBenchFile(bytes.NewReader(b), path)
 }
 
-// ReadBenchRecords reads every file of BenchRecordFiles under root, skipping
-// the ones that do not exist (yet); the second result lists them.
-func ReadBenchRecords(root string) (recs []*BenchRecord, missing []string, err error) {
-	for _, f := range BenchRecordFiles() {
-		r, err := ReadBenchRecord(filepath.Join(root, f))
-		if os.IsNotExist(err) {
-			missing = append(missing, f)
+// ReadBenchFiles reads every file of BenchFiles under root, skipping the
+// ones that do not exist (yet): the second result lists them. Paths are kept
+// relative to root.
+func ReadBenchFiles(root string) (files []*BenchFile, missing []string, err error) {
+	for _, name := range BenchFiles() {
+		f, err := ReadBenchFile(filepath.Join(root, filepath.FromSlash(name)))
+		if errors.Is(err, os.ErrNotExist) {
+			missing = append(missing, name)
 			continue
 		}
 		if err != nil {
 			return nil, nil, err
 		}
-		r.Source = f
-		for i := range r.Tables {
-			r.Tables[i].Source = f
-		}
-		recs = append(recs, r)
+		f.Path = name
+		files = append(files, f)
 	}
-	return recs, missing, nil
+	return files, missing, nil
 }
 
-// ParseMarkdownTables returns the pipe tables of a markdown text: a header
-// row, a separator row of dashes, then body rows. A body row with a
-// different number of cells than the header is an error naming the line.
-func ParseMarkdownTables(r io.Reader, source string) ([]BenchTable, error) {
-	var out []BenchTable
-	var cur *BenchTable
-	heading := ""
-	var prev []string // the previous line's cells, a header candidate
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		s := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(s, "#") {
-			heading = strings.TrimSpace(strings.TrimLeft(s, "#"))
-		}
-		cells, isRow := splitRow(s)
-		switch {
-		case cur != nil && isRow:
-			if len(cells) != len(cur.Header) {
-				return nil, fmt.Errorf("%s:%d: table row has %d cells, header has %d", source, line, len(cells), len(cur.Header))
-			}
-			cur.Rows = append(cur.Rows, cells)
-		case cur != nil:
-			out = append(out, *cur)
-			cur = nil
-		case isRow && prev != nil && isSeparator(cells) && len(cells) == len(prev):
-			cur = &BenchTable{Source: source, Heading: heading, Header: prev}
-		}
-		prev = nil
-		if isRow && cur == nil {
-			prev = cells
-		}
+// ParseBenchFile decodes a benchmarks.json (unknown fields are errors) and
+// checks it; name is used in errors.
+func ParseBenchFile(r io.Reader, name string) (*BenchFile, error) {
+	d := json.NewDecoder(r)
+	d.DisallowUnknownFields()
+	var f BenchFile
+	if err := d.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+	if d.More() {
+		return nil, fmt.Errorf("%s: data after the top-level object", name)
 	}
-	if cur != nil {
-		out = append(out, *cur)
+	f.Path = name
+	if err := f.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return out, nil
+	return &f, nil
 }
 
-func splitRow(s string) ([]string, bool) {
-	if len(s) < 2 || s[0] != '|' || s[len(s)-1] != '|' {
-		return nil, false
-	}
-	parts := strings.Split(s[1:len(s)-1], "|")
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
-	}
-	return parts, true
-}
+var benchDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
-func isSeparator(cells []string) bool {
-	for _, c := range cells {
-		if strings.Trim(c, ":-") != "" || !strings.Contains(c, "-") {
-			return false
+func (f *BenchFile) check() error {
+	if f.Doc == "" {
+		return errors.New(`no "doc" (the markdown that explains the records)`)
+	}
+	machines := map[string]bool{}
+	for i, m := range f.Machines {
+		if m.ID == "" || m.CPU == "" {
+			return fmt.Errorf("machine %d: needs an id and a cpu", i+1)
 		}
-	}
-	return true
-}
-
-// Column is the index of the header cell equal to name (ignoring bold
-// marks and case), or -1.
-func (t BenchTable) Column(name string) int {
-	for i, h := range t.Header {
-		if strings.EqualFold(strings.Trim(h, "* "), name) {
-			return i
+		if machines[m.ID] {
+			return fmt.Errorf("machine %q twice", m.ID)
 		}
+		machines[m.ID] = true
 	}
-	return -1
-}
-
-// Row is the first body row whose first cell (without bold marks or
-// backquotes) equals name, or nil.
-func (t BenchTable) Row(name string) []string {
-	for _, r := range t.Rows {
-		if strings.Trim(r[0], "*` ") == name {
-			return r
+	if len(f.Records) == 0 {
+		return errors.New("no records")
+	}
+	ids := map[string]bool{}
+	for i := range f.Records {
+		r := &f.Records[i]
+		if r.ID == "" {
+			return fmt.Errorf("record %d: no id", i+1)
+		}
+		if ids[r.ID] {
+			return fmt.Errorf("record %q twice", r.ID)
+		}
+		ids[r.ID] = true
+		if !machines[r.Machine] {
+			return fmt.Errorf("record %q: machine %q is not among the file's machines", r.ID, r.Machine)
+		}
+		if err := r.check(); err != nil {
+			return fmt.Errorf("record %q: %w", r.ID, err)
 		}
 	}
 	return nil
 }
 
-// CellFloat reads a number as the benchmark files write it: bold marks,
-// spaces between digit groups (2 530 304), a trailing unit or "×" after a
-// space-free number (4.4×, 28.2 s, 351 MB) are dropped.
-func CellFloat(cell string) (float64, error) {
-	s := strings.Trim(cell, "*` ")
-	s = strings.ReplaceAll(s, "\u202f", " ")
-	// Join digit groups: "2 530 304" → "2530304"; stop at the first
-	// token that is not all digits (a unit).
-	fields := strings.Fields(s)
-	num := ""
-	for i, f := range fields {
-		if i > 0 && !allDigits(f) {
-			break
-		}
-		num += f
-		if i == 0 && !allDigits(f) {
-			break
+func (r *BenchRecord) check() error {
+	for _, f := range []struct{ name, v string }{
+		{"what", r.What}, {"commit", r.Commit}, {"load", r.Load},
+		{"method", r.Method}, {"command", r.Command}, {"row_label", r.RowLabel},
+	} {
+		if strings.TrimSpace(f.v) == "" {
+			return fmt.Errorf("no %q", f.name)
 		}
 	}
-	num = strings.TrimRight(num, "×xs%")
-	v, err := strconv.ParseFloat(num, 64)
+	if !benchDate.MatchString(r.Date) {
+		return fmt.Errorf("date %q is not YYYY-MM-DD", r.Date)
+	}
+	if len(r.Columns) == 0 || len(r.Rows) == 0 {
+		return errors.New("needs columns and rows")
+	}
+	for i, c := range r.Columns {
+		if c.Key == "" || c.Label == "" {
+			return fmt.Errorf("column %d: needs a key and a label", i+1)
+		}
+		if r.column(c.Key) != i {
+			return fmt.Errorf("column %q twice", c.Key)
+		}
+	}
+	names := map[string]bool{}
+	for i, row := range r.Rows {
+		if row.Name == "" {
+			return fmt.Errorf("row %d: no name", i+1)
+		}
+		if names[row.Name] {
+			return fmt.Errorf("row %q twice", row.Name)
+		}
+		names[row.Name] = true
+		if len(row.Cells) != len(r.Columns) {
+			return fmt.Errorf("row %q: %d cells for %d columns", row.Name, len(row.Cells), len(r.Columns))
+		}
+		for j, c := range row.Cells {
+			if c.Num == "" {
+				continue
+			}
+			if v, ok := c.Float(); !ok || math.IsInf(v, 0) {
+				return fmt.Errorf("row %q, column %q: %s is not a finite number", row.Name, r.Columns[j].Key, c.Num)
+			}
+		}
+	}
+	for _, c := range r.Columns {
+		if err := r.checkRatio(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRatio checks a ratio column in every row where it and both of its
+// inputs are numbers: written q = a/b must hold up to the rounding of q, a
+// and b as written (half a unit of their last digit).
+func (r *BenchRecord) checkRatio(c BenchColumn) error {
+	if c.Ratio == nil {
+		return nil
+	}
+	if len(c.Ratio) != 2 || r.column(c.Ratio[0]) < 0 || r.column(c.Ratio[1]) < 0 {
+		return fmt.Errorf("column %q: ratio must name two columns of the record, has %q", c.Key, c.Ratio)
+	}
+	qi, ai, bi := r.column(c.Key), r.column(c.Ratio[0]), r.column(c.Ratio[1])
+	for _, row := range r.Rows {
+		q, ok1 := row.Cells[qi].Float()
+		a, ok2 := row.Cells[ai].Float()
+		b, ok3 := row.Cells[bi].Float()
+		if !ok1 || !ok2 || !ok3 {
+			continue
+		}
+		if b == 0 {
+			return fmt.Errorf("row %q, column %q: ratio over a zero %q", row.Name, c.Key, c.Ratio[1])
+		}
+		ea, eb := halfULP(row.Cells[ai].Num), halfULP(row.Cells[bi].Num)
+		tol := halfULP(row.Cells[qi].Num) + math.Abs(a/b)*(ea/math.Abs(a)+eb/math.Abs(b))
+		if math.Abs(q-a/b) > tol*(1+1e-9) {
+			return fmt.Errorf("row %q: %s %s but %s / %s = %s / %s = %.4g", row.Name, c.Key, row.Cells[qi].Num,
+				c.Ratio[0], c.Ratio[1], row.Cells[ai].Num, row.Cells[bi].Num, a/b)
+		}
+	}
+	return nil
+}
+
+// halfULP is half a unit of the last digit of a number as written: 0.005
+// for 0.95, 0.5 for 21, 0.05e6 for 101.5e6.
+func halfULP(n json.Number) float64 {
+	s := strings.ToLower(string(n))
+	exp := 0
+	if i := strings.IndexByte(s, 'e'); i >= 0 {
+		exp, _ = strconv.Atoi(s[i+1:])
+		s = s[:i]
+	}
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		exp -= len(s) - i - 1
+	}
+	return 0.5 * math.Pow(10, float64(exp))
+}
+
+func (r *BenchRecord) column(key string) int {
+	return slices.IndexFunc(r.Columns, func(c BenchColumn) bool { return c.Key == key })
+}
+
+func (r *BenchRecord) row(name string) (*BenchRow, error) {
+	for i := range r.Rows {
+		if r.Rows[i].Name == name {
+			return &r.Rows[i], nil
+		}
+	}
+	return nil, fmt.Errorf("record %q has no row %q: %w", r.ID, name, ErrNoBenchRecord)
+}
+
+// Record is the record with the given id.
+func (f *BenchFile) Record(id string) (*BenchRecord, error) {
+	for i := range f.Records {
+		if f.Records[i].ID == id {
+			return &f.Records[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%s has no record %q: %w", f.Path, id, ErrNoBenchRecord)
+}
+
+// Machine is the description of the machine a record of f names.
+func (f *BenchFile) Machine(r *BenchRecord) BenchMachine {
+	for _, m := range f.Machines {
+		if m.ID == r.Machine {
+			return m
+		}
+	}
+	return BenchMachine{ID: r.Machine}
+}
+
+// Value is the number in a row and column (by key) of the record.
+func (r *BenchRecord) Value(row, column string) (float64, error) {
+	rw, err := r.row(row)
 	if err != nil {
-		return 0, fmt.Errorf("cell %q is not a number", cell)
+		return 0, err
+	}
+	j := r.column(column)
+	if j < 0 {
+		return 0, fmt.Errorf("record %q has no column %q: %w", r.ID, column, ErrNoBenchRecord)
+	}
+	v, ok := rw.Cells[j].Float()
+	if !ok {
+		return 0, fmt.Errorf("record %q, row %q, column %q: %q is not a number", r.ID, row, column, rw.Cells[j].String())
 	}
 	return v, nil
 }
 
-func allDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
+// Table is the record as a table to show: the row label, then each column's
+// label with its unit in brackets, and a commit column when a row was
+// measured at another commit than the record's.
+func (r *BenchRecord) Table() (header []string, rows [][]string) {
+	header = []string{r.RowLabel}
+	for _, c := range r.Columns {
+		h := c.Label
+		if c.Unit != "" {
+			h += " (" + c.Unit + ")"
 		}
+		header = append(header, h)
 	}
-	return s != ""
+	commits := slices.ContainsFunc(r.Rows, func(row BenchRow) bool { return row.Commit != "" })
+	if commits {
+		header = append(header, "commit")
+	}
+	for _, row := range r.Rows {
+		cells := []string{row.Name}
+		for _, c := range row.Cells {
+			cells = append(cells, c.String())
+		}
+		if commits {
+			cells = append(cells, orElse(row.Commit, r.Commit))
+		}
+		rows = append(rows, cells)
+	}
+	return header, rows
 }
 
-// MachineText returns what a benchmark file says about its machine: the
-// section under the first heading containing "Machine", or else the first
-// paragraph starting with "Measured".
-func MachineText(text string) string {
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, "#") && strings.Contains(l, "Machine") {
-			var sec []string
-			for _, m := range lines[i+1:] {
-				if strings.HasPrefix(m, "#") {
-					break
-				}
-				sec = append(sec, m)
-			}
-			return strings.TrimSpace(strings.Join(sec, "\n"))
+func orElse(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// String describes the machine in one line.
+func (m BenchMachine) String() string {
+	var parts []string
+	for _, s := range []string{m.CPU, m.Memory, m.System, m.Software} {
+		if s != "" {
+			parts = append(parts, s)
 		}
 	}
-	paras := strings.Split(text, "\n\n")
-	for _, p := range paras {
-		if strings.HasPrefix(strings.TrimSpace(p), "Measured") {
-			return strings.TrimSpace(p)
-		}
-	}
-	return ""
+	return strings.Join(parts, "; ")
 }

@@ -1,200 +1,236 @@
 package data
 
 import (
+	"encoding/json"
+	"errors"
 	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/probably-submodular/crf/psub/imageio"
 )
 
-func TestParseMarkdownTables(t *testing.T) {
+// benchJSON is a valid file; the cases below break it one way each.
+const benchJSON = `{
+  "doc": "x/BENCHMARKS.md",
+  "machines": [{"id": "vm", "cpu": "2 vCPUs", "memory": "24 GiB", "system": "Linux", "software": "Go"}],
+  "records": [{
+    "id": "solve", "what": "one solve", "machine": "vm", "date": "2026-11-22", "commit": "abc1234",
+    "load": "idle", "method": "min of 3", "command": "go test -bench .", "row_label": "instance",
+    "columns": [
+      {"key": "cpp", "label": "C++", "unit": "ms"},
+      {"key": "go", "label": "Go", "unit": "ms"},
+      {"key": "ratio", "label": "Go/C++", "ratio": ["go", "cpp"]},
+      {"key": "flow", "label": "same flow"}
+    ],
+    "rows": [
+      {"name": "grid", "cells": [1.945, 1.840, 0.95, "yes"]},
+      {"name": "small", "commit": "def5678", "cells": [0.351, 0.433, 1.23, null]},
+      {"name": "big", "cells": [101.5e6, 21, null, "yes"]}
+    ],
+    "notes": ["a note"]
+  }]
+}`
+
+func TestParseBenchFile(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		text    string
-		tables  int
-		heading string
-		rows    int
-		wantErr string
+		name, from, to, wantErr string
 	}{
-		{"one table", "# A\n\n| x | y |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n", 1, "A", 2, ""},
-		{"aligned separator, text after", "## B\n| x | y |\n|:--|--:|\n| 1 | 2 |\ntext\n", 1, "B", 1, ""},
-		{"no separator is no table", "| x | y |\n| 1 | 2 |\n", 0, "", 0, ""},
-		{"two tables", "# C\n| a |\n|---|\n| 1 |\n\n# D\n| b |\n|---|\n| 2 |\n| 3 |\n", 2, "C", 1, ""},
-		{"ragged row", "| a | b |\n|---|---|\n| 1 |\n", 0, "", 0, "x.md:3: table row has 1 cells, header has 2"},
+		{"valid", "", "", ""},
+		{"no doc", `"doc": "x/BENCHMARKS.md",`, ``, `t.json: no "doc" (the markdown that explains the records)`},
+		{"unknown field", `"doc":`, `"docs": 1, "doc":`, `t.json: json: unknown field "docs"`},
+		{"unknown machine", `"machine": "vm"`, `"machine": "pc"`, `t.json: record "solve": machine "pc" is not among the file's machines`},
+		{"no command", `"command": "go test -bench ."`, `"command": " "`, `t.json: record "solve": no "command"`},
+		{"bad date", `2026-11-22`, `22.11.2026`, `t.json: record "solve": date "22.11.2026" is not YYYY-MM-DD`},
+		{"ragged row", `[1.945, 1.840, 0.95, "yes"]`, `[1.945, 1.840, 0.95]`, `t.json: record "solve": row "grid": 3 cells for 4 columns`},
+		{"row twice", `"name": "small"`, `"name": "grid"`, `t.json: record "solve": row "grid" twice`},
+		{"column twice", `"key": "go"`, `"key": "cpp"`, `t.json: record "solve": column "cpp" twice`},
+		{"bool cell", `0.95, "yes"`, `0.95, true`, `t.json: cell true is not a number, a string or null`},
+		{"ratio off", `1.840, 0.95`, `1.840, 0.94`, `t.json: record "solve": row "grid": ratio 0.94 but go / cpp = 1.840 / 1.945 = 0.946`},
+		{"ratio of nothing", `"ratio": ["go", "cpp"]`, `"ratio": ["go", "c"]`, `t.json: record "solve": column "ratio": ratio must name two columns of the record, has ["go" "c"]`},
+		{"trailing data", `"notes": ["a note"]
+  }]
+}`, `"notes": ["a note"]
+  }]
+} {}`, `t.json: data after the top-level object`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseMarkdownTables(strings.NewReader(tc.text), "x.md")
-			if tc.wantErr != "" {
-				if err == nil || err.Error() != tc.wantErr {
-					t.Fatalf("err %v, want %q", err, tc.wantErr)
+			text := strings.Replace(benchJSON, tc.from, tc.to, 1)
+			if tc.from != "" && text == benchJSON {
+				t.Fatalf("case does not change the file: %q", tc.from)
+			}
+			f, err := ParseBenchFile(strings.NewReader(text), "t.json")
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Path != "t.json" || len(f.Records) != 1 || len(f.Records[0].Rows) != 3 {
+					t.Errorf("parsed %+v", f)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != tc.tables {
-				t.Fatalf("%d tables, want %d", len(got), tc.tables)
-			}
-			if tc.tables > 0 && (got[0].Heading != tc.heading || len(got[0].Rows) != tc.rows || got[0].Source != "x.md") {
-				t.Errorf("first table %+v", got[0])
+			if err == nil || err.Error() != tc.wantErr {
+				t.Fatalf("err %v\nwant %s", err, tc.wantErr)
 			}
 		})
 	}
 }
 
-func TestCellFloat(t *testing.T) {
+// TestBenchRatioRounding: the ratio check allows exactly the rounding of
+// the numbers as written. 0.433/0.351 = 1.2336; written 1.23 with inputs
+// rounded to 0.0005 the true ratio lies in [1.2290, 1.2382] ± 0.005.
+func TestBenchRatioRounding(t *testing.T) {
 	for _, tc := range []struct {
-		cell string
-		want float64
-		ok   bool
-	}{
-		{"**1.23**", 1.23, true},
-		{"2 530 304", 2530304, true},
-		{"28.2 s", 28.2, true},
-		{"4.4×", 4.4, true},
-		{"**21×**", 21, true},
-		{"351 MB", 351, true},
-		{"0.76", 0.76, true},
-		{"–", 0, false},
-		{"yes (613.3606967)", 0, false},
-	} {
-		got, err := CellFloat(tc.cell)
-		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
-			t.Errorf("CellFloat(%q) = %g, %v; want %g, ok %v", tc.cell, got, err, tc.want, tc.ok)
+		q  string
+		ok bool
+	}{{"1.23", true}, {"1.24", true}, {"1.2", true}, {"1.244", false}, {"1.22", false}, {"1.0", false}, {"1", true}} {
+		text := strings.Replace(benchJSON, "0.433, 1.23", "0.433, "+tc.q, 1)
+		_, err := ParseBenchFile(strings.NewReader(text), "t.json")
+		if (err == nil) != tc.ok {
+			t.Errorf("ratio %s written for 0.433/0.351: err %v, want ok %v", tc.q, err, tc.ok)
 		}
 	}
 }
 
-// TestBenchRecordFiles reads the repository's recorded benchmark files and
-// checks that the numbers the notebook compares are there and consistent
-// with each other as written (ratio columns against their inputs).
-func TestBenchRecordFiles(t *testing.T) {
-	recs, missing, err := ReadBenchRecords("..")
+func TestHalfULP(t *testing.T) {
+	for n, want := range map[json.Number]float64{"0.95": 0.005, "21": 0.5, "101.5e6": 0.05e6, "2E-3": 0.5e-3, "1.840": 0.0005} {
+		if got := halfULP(n); math.Abs(got-want) > 1e-12*want {
+			t.Errorf("halfULP(%s) = %g, want %g", n, got, want)
+		}
+	}
+}
+
+func TestBenchRecordLookups(t *testing.T) {
+	f, err := ParseBenchFile(strings.NewReader(benchJSON), "t.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("missing (not yet written): %v", missing)
-	found := map[string]*BenchRecord{}
-	for _, r := range recs {
-		found[r.Source] = r
-		if r.Machine == "" {
-			t.Errorf("%s: no machine description found", r.Source)
-		}
-		if len(r.Tables) == 0 {
-			t.Errorf("%s: no tables", r.Source)
+	r, err := f.Record("solve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := r.Value("big", "cpp"); err != nil || v != 101.5e6 {
+		t.Errorf("Value(big, cpp) = %g, %v", v, err)
+	}
+	for _, c := range [][2]string{{"grid", "flow"}, {"small", "flow"}, {"nothing", "cpp"}, {"grid", "nothing"}} {
+		if _, err := r.Value(c[0], c[1]); err == nil {
+			t.Errorf("Value(%s, %s): no error", c[0], c[1])
 		}
 	}
-	mf := found["psub/maxflow/BENCHMARKS.md"]
-	if mf == nil {
-		t.Skip("psub/maxflow/BENCHMARKS.md not present")
+	if _, err := r.Value("grid", "nothing"); !errors.Is(err, ErrNoBenchRecord) {
+		t.Errorf("unknown column: %v does not wrap ErrNoBenchRecord", err)
 	}
-	var checked int
-	for _, tb := range mf.Tables {
-		cpp, gor, ratio := tb.Column("solve CPU ms C++"), tb.Column("solve CPU ms Go"), tb.Column("Go/C++ CPU")
-		if cpp < 0 || gor < 0 || ratio < 0 {
+	if _, err := f.Record("nothing"); !errors.Is(err, ErrNoBenchRecord) {
+		t.Errorf("unknown record: %v", err)
+	}
+	if m := f.Machine(r); m.String() != "2 vCPUs; 24 GiB; Linux; Go" {
+		t.Errorf("machine %q", m)
+	}
+	h, rows := r.Table()
+	wantH := []string{"instance", "C++ (ms)", "Go (ms)", "Go/C++", "same flow", "commit"}
+	wantRows := [][]string{
+		{"grid", "1.945", "1.840", "0.95", "yes", "abc1234"},
+		{"small", "0.351", "0.433", "1.23", "–", "def5678"},
+		{"big", "101.5e6", "21", "–", "yes", "abc1234"},
+	}
+	if !reflect.DeepEqual(h, wantH) || !reflect.DeepEqual(rows, wantRows) {
+		t.Errorf("Table:\n%q\n%q\nwant\n%q\n%q", h, rows, wantH, wantRows)
+	}
+	// Written back, the file reads the same (cells as written).
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ParseBenchFile(strings.NewReader(string(b)), "t.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(f, g) {
+		t.Errorf("round trip changed the file:\n%s", b)
+	}
+}
+
+// docNumber finds numbers as the BENCHMARKS files write them: digit groups
+// separated by a space or a thin space (129 259), decimals, and an exponent
+// as e6 or ·10⁶.
+var docNumber = regexp.MustCompile(`\d+(?:[ \x{202f}\x{2009}\x{a0}]\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+|·10[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?`)
+
+// docNumbers is every number written in text; a grouped number also counts
+// as its separate groups ("2 135" may be two numbers of a table row).
+func docNumbers(text string) []float64 {
+	var out []float64
+	sup := strings.NewReplacer("⁻", "-", "⁰", "0", "¹", "1", "²", "2", "³", "3", "⁴", "4", "⁵", "5", "⁶", "6", "⁷", "7", "⁸", "8", "⁹", "9")
+	for _, m := range docNumber.FindAllString(text, -1) {
+		s := m
+		if i := strings.Index(s, "·10"); i >= 0 {
+			s = s[:i] + "e" + sup.Replace(s[i+len("·10"):])
+		}
+		s = strings.NewReplacer(" ", "", "\u202f", "", "\u2009", "", "\u00a0", "").Replace(s)
+		if v, err := strconv.ParseFloat(s, 64); err == nil {
+			out = append(out, v)
+		}
+		if strings.ContainsAny(m, " \u202f\u2009\u00a0") {
+			out = append(out, docNumbers(strings.NewReplacer("\u202f", "|", "\u2009", "|", "\u00a0", "|", " ", "|").Replace(m))...)
+		}
+	}
+	return out
+}
+
+func TestDocNumbers(t *testing.T) {
+	got := docNumbers("129 259 edges, 0.479 s, **4.4×**, 101.5e6 and 6.16·10⁶ margins, 10⁻³ gap, 2 135")
+	want := []float64{129259, 129, 259, 0.479, 4.4, 101.5e6, 6.16e6, 10, 2135, 2, 135}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("docNumbers = %v, want %v", got, want)
+	}
+}
+
+// TestRepositoryBenchFiles reads the repository's benchmark records (the
+// ratio columns are checked on reading) and checks each against the
+// markdown that explains it: the doc exists, names the JSON file, and
+// writes every number of the records, so the two cannot drift apart
+// silently.
+func TestRepositoryBenchFiles(t *testing.T) {
+	files, missing, err := ReadBenchFiles("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(missing) > 0 {
+		t.Logf("not recorded yet: %v", missing)
+	}
+	if len(files) < 4 {
+		t.Errorf("%d benchmark files read, want at least 4 (missing %v)", len(files), missing)
+	}
+	for _, f := range files {
+		doc, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(f.Doc)))
+		if err != nil {
+			t.Errorf("%s: its doc: %v", f.Path, err)
 			continue
 		}
-		for _, r := range tb.Rows {
-			c, err1 := CellFloat(r[cpp])
-			g, err2 := CellFloat(r[gor])
-			q, err3 := CellFloat(r[ratio])
-			if err1 != nil || err2 != nil || err3 != nil {
-				t.Fatalf("%s row %q: %v %v %v", mf.Source, r[0], err1, err2, err3)
-			}
-			if math.Abs(g/c-q) > 0.006 {
-				t.Errorf("%s row %q: Go/C++ %g but %g/%g = %.3f", mf.Source, r[0], q, g, c, g/c)
-			}
-			checked++
+		if !strings.Contains(string(doc), filepath.Base(f.Path)) {
+			t.Errorf("%s does not name %s", f.Doc, filepath.Base(f.Path))
 		}
-	}
-	if checked == 0 {
-		t.Errorf("%s: no table with solve CPU columns for Go and C++", mf.Source)
+		nums := docNumbers(string(doc))
+		for _, r := range f.Records {
+			for _, row := range r.Rows {
+				for j, c := range row.Cells {
+					v, ok := c.Float()
+					if ok && !containsNumber(nums, v) {
+						t.Errorf("%s: record %q, row %q, column %q: %s is not written in %s", f.Path, r.ID, row.Name, r.Columns[j].Key, c.Num, f.Doc)
+					}
+				}
+			}
+		}
 	}
 }
 
-func TestGridMaxFlow(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		side       int
-		seed       uint64
-		nodes, arc int
-	}{
-		{"2x2", 2, 1, 4, 4},
-		{"16x16", 16, 2, 256, 480},
-		{"64x64", 64, 3, 4096, 8064},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			g := NewGrid(tc.side, tc.seed)
-			if g.Nodes() != tc.nodes || g.Edges() != tc.arc {
-				t.Fatalf("%d nodes, %d edges; want %d, %d", g.Nodes(), g.Edges(), tc.nodes, tc.arc)
-			}
-			f := g.MaxFlow()
-			// A feasible flow equal to a cut's capacity certifies both
-			// optimal (weak duality).
-			if cut := CutCapacity(g); math.Abs(f-cut) > 1e-9*math.Max(1, f) {
-				t.Errorf("flow %g, cut %g", f, cut)
-			}
-			g.ResetCapacities()
-			GridCapacities(g, tc.side, tc.seed)
-			if f2 := g.MaxFlow(); f2 != f {
-				t.Errorf("flow after reset %g, first %g", f2, f)
-			}
-		})
-	}
-}
-
-func TestUpscaleBilinear(t *testing.T) {
-	v := imageio.NewVolume(3, 2, 1, 3)
-	for i := range v.Pix {
-		v.Pix[i] = float32(i * 10 % 256)
-	}
-	same, err := UpscaleBilinear(v, 3, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range v.Pix {
-		if same.Pix[i] != v.Pix[i] {
-			t.Fatalf("same-size resize changed sample %d: %g → %g", i, v.Pix[i], same.Pix[i])
+func containsNumber(nums []float64, v float64) bool {
+	for _, n := range nums {
+		if math.Abs(n-v) <= 1e-9*math.Abs(v) {
+			return true
 		}
 	}
-	c := imageio.NewVolume(4, 4, 1, 1)
-	for i := range c.Pix {
-		c.Pix[i] = 77
-	}
-	up, err := UpscaleBilinear(c, 10, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if up.Width != 10 || up.Height != 7 {
-		t.Fatalf("size %d×%d", up.Width, up.Height)
-	}
-	for i, p := range up.Pix {
-		if p != 77 {
-			t.Fatalf("constant image: sample %d is %g", i, p)
-		}
-	}
-	if _, err := UpscaleBilinear(c, 0, 5); err == nil {
-		t.Error("no error for a 0×5 target")
-	}
-}
-
-func TestQPSequence(t *testing.T) {
-	sol, sweeps, err := QPSequence(5, 5, 40, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sweeps <= 0 || len(sol.W) != 2*5+4*5 {
-		t.Fatalf("sweeps %d, dim %d", sweeps, len(sol.W))
-	}
-	if sol.Primal < sol.Dual-1e-12 || sol.Gap() > 1e-5 {
-		t.Errorf("primal %g dual %g gap %g", sol.Primal, sol.Dual, sol.Gap())
-	}
-	if sol.RowViolation > 1e-6 {
-		t.Errorf("row violation %g", sol.RowViolation)
-	}
-	if len(sol.Mu) != 20 || len(sol.Alpha) == 0 {
-		t.Errorf("%d rows, %d planes", len(sol.Mu), len(sol.Alpha))
-	}
+	return false
 }
