@@ -151,8 +151,9 @@ type LiveFit struct {
 	// constraint sets).
 	Primal, PrimalLo, PrimalHi float64
 	// NonSubmodularTest is the fraction of the test edges whose pairwise
-	// energy is not submodular (Model.NonSubmodularFraction, tolerance
-	// 1e-9): the edges TGC truncates. TestEdges counts the test edges.
+	// energy is not submodular by the model's tolerance (the rule of
+	// Model.NonSubmodularFraction, the one training enforces): the edges
+	// TGC truncates. TestEdges counts the test edges.
 	NonSubmodularTest float64
 	TestEdges         int
 	// Iters and Stop say how training ended (Stop is StopMaxIter when the
@@ -170,10 +171,6 @@ type LiveFit struct {
 	Truth, Pred   []int
 	NonSubmodular []bool
 }
-
-// liveEps is the tolerance of the non-submodular test: that of
-// Model.NonSubmodularFraction's default.
-const liveEps = 1e-9
 
 // ErrUnknownEntry is wrapped by the error of a LiveSettings.Entry that is
 // not one of LiveEntries.
@@ -245,7 +242,7 @@ func (l *Live) Refit(s LiveSettings) (*LiveFit, error) {
 			f.Pred = y
 		}
 		for _, p := range in.Pairwise {
-			if m.EdgeSubmodularity(m.W, p) < -liveEps*math.Max(1, math.Sqrt(tradeoffSqNorm(p))) {
+			if m.NonSubmodularEdge(p) {
 				f.NonSubmodularTest++
 				if i == 0 {
 					f.NonSubmodular = append(f.NonSubmodular, true)

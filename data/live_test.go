@@ -62,7 +62,7 @@ func TestLiveRefitMatchesTradeoff(t *testing.T) {
 		if err != nil || !slices.Equal(y, f.Pred) {
 			t.Errorf("%s: drawn labels differ from the model's prediction (%v)", name, err)
 		}
-		frac, err := f.Model.NonSubmodularFraction(test[:1], liveEps)
+		frac, err := f.Model.NonSubmodularFraction(test[:1], 0)
 		if err != nil {
 			t.Fatal(err)
 		}
