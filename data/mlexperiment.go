@@ -32,7 +32,8 @@ type MultiLabelExperiment struct {
 	Workers int
 	// Checkpoints, when set, is the psub.Settings.CheckpointDir of every
 	// training: a job interrupted (a closed notebook, an ended session)
-	// resumes from its last cutting-plane iteration when run again.
+	// resumes from its last cutting-plane iteration when run again, also
+	// when it was stopped after its training, while scoring (see trainJob).
 	Checkpoints string
 	// Progress, when set, is called after every cutting-plane iteration of
 	// every job (from the job's goroutine).
@@ -42,12 +43,15 @@ type MultiLabelExperiment struct {
 // Run trains job.Set on the training graphs of job.Dataset and scores it.
 // Metrics: train_acc, train_se, test_acc, test_se (Hamming accuracy and the
 // standard error of the per-example Hamming accuracy across examples, see
-// HammingStats), iterations, stop and converged (see trainJob; StopLabel
-// says it in words), primal, gap, hard_introduced, hard_active,
-// train_seconds (all runs of a resumed training), resumed (how often it was
-// resumed from a checkpoint), nonsub_test (fraction of non-submodular test
-// edges under the model) and truncated_test (edges TGC truncated when
-// predicting the test set, for the columns predicted by TGC).
+// HammingStats), nonsub_test (fraction of non-submodular test edges under
+// the model), truncated_test (edges TGC truncated when predicting the test
+// set, for the columns predicted by TGC), and the training metrics of
+// trainJob: iterations, stop and converged (StopLabel says it in words),
+// what the certificate found (hard_violated, qp_missed, problems, scale),
+// primal, gap, hard_introduced, hard_active, train_seconds (all runs of a
+// resumed training) and resumed (how often it was resumed from a
+// checkpoint). The scoring is done before the training's checkpoint is
+// removed (see trainJob).
 func (e *MultiLabelExperiment) Run(ctx context.Context, job Job) (map[string]float64, error) {
 	p, ok := e.Problems[job.Dataset]
 	if !ok || p == nil {
@@ -59,10 +63,17 @@ func (e *MultiLabelExperiment) Run(ctx context.Context, job Job) (map[string]flo
 	if e.Progress != nil {
 		base.Progress = func(it psub.Iteration) { e.Progress(job, it) }
 	}
-	model, method, m, err := trainJob(ctx, job, p.Train, p.Test, base)
+	m, err := trainJob(ctx, job, p.Train, p.Test, base, func(model *psub.Model, method Method, m map[string]float64) error {
+		return scoreMultiLabel(model, method, p, m)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", job.Dataset, job.Set, err)
 	}
+	return m, nil
+}
+
+// scoreMultiLabel records the scores of Run in m.
+func scoreMultiLabel(model *psub.Model, method Method, p *MultiLabelProblem, m map[string]float64) error {
 	for _, part := range []struct {
 		prefix string
 		set    []psub.Instance
@@ -72,24 +83,23 @@ func (e *MultiLabelExperiment) Run(ctx context.Context, job Job) (map[string]flo
 		for i := range part.set {
 			labels, tr, err := predict(model, &part.set[i], method.Test)
 			if err != nil {
-				return nil, fmt.Errorf("%s %s: %s example %d: %w", job.Dataset, job.Set, part.prefix[:len(part.prefix)-1], i, err)
+				return fmt.Errorf("%s example %d: %w", part.prefix[:len(part.prefix)-1], i, err)
 			}
 			truth[i], pred[i] = part.set[i].Labels, labels
 			truncated += tr
 		}
 		mean, se, err := HammingStats(truth, pred)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m[part.prefix+"acc"], m[part.prefix+"se"] = mean, se
 		if part.prefix == "test_" {
 			m["truncated_test"] = float64(truncated)
 		}
 	}
-	if m["nonsub_test"], err = model.NonSubmodularFraction(p.Test, 0); err != nil {
-		return nil, err
-	}
-	return m, nil
+	var err error
+	m["nonsub_test"], err = model.NonSubmodularFraction(p.Test, 0)
+	return err
 }
 
 // HammingStats is the mean over examples of the per-example Hamming accuracy

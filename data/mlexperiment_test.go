@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/probably-submodular/crf/psub"
@@ -130,5 +131,45 @@ func TestMultiLabelExperimentResumes(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
 		t.Errorf("a converged job left %v", left)
+	}
+}
+
+// A job whose scoring fails after its training converged keeps the
+// training's checkpoint (the scores are made before it goes): the next run
+// resumes the converged fit instead of training again. The metrics carry
+// what the certificate found.
+func TestMultiLabelExperimentKeepsFitUntilScored(t *testing.T) {
+	tr, te := SyntheticMultiLabel(SyntheticMultiLabelOptions{Seed: 4, Train: 40, Test: 20, Labels: 4, Features: 6})
+	p, err := BuildMultiLabel(tr, te, MultiLabelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	job := Job{Dataset: "syn", Set: "C4", Loss: "hamming", C: 10}
+	// A test example with a pairwise feature too many: predicting it fails.
+	good := p.Test[0].Pairwise
+	bad := make([][]float64, len(good))
+	for k, row := range good {
+		bad[k] = append(append([]float64(nil), row...), 0)
+	}
+	p.Test[0].Pairwise = bad
+	e := &MultiLabelExperiment{Problems: map[string]*MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 200, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
+	if _, err := e.Run(context.Background(), job); err == nil || !strings.Contains(err.Error(), "test example 0") || !strings.Contains(err.Error(), "is kept") {
+		t.Fatalf("scoring a bad test example: err %v, want its error and the kept checkpoint", err)
+	}
+	if f, _ := filepath.Glob(filepath.Join(dir, "*.ckpt")); len(f) != 1 {
+		t.Fatalf("after the failed scoring %s holds %v, want the checkpoint", dir, f)
+	}
+	p.Test[0].Pairwise = good
+	m, err := e.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["resumed"] != 1 || m["converged"] != 1 || m["problems"] != 0 || m["qp_missed"] != 0 || m["hard_violated"] != 0 {
+		t.Errorf("rerun: resumed %v, converged %v, problems %v, qp_missed %v, hard_violated %v; want a certified fit resumed from the checkpoint",
+			m["resumed"], m["converged"], m["problems"], m["qp_missed"], m["hard_violated"])
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("a stored job left %v", left)
 	}
 }
