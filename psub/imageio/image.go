@@ -12,6 +12,8 @@ import (
 	"os"
 
 	_ "golang.org/x/image/bmp" // registers BMP with image.Decode
+
+	"github.com/probably-submodular/crf/internal/safefile"
 )
 
 // ReadImage reads a PNG, JPEG, BMP or TIFF file into a Volume. PNG, JPEG and
@@ -169,8 +171,9 @@ func Luma(v *Volume) *Volume {
 }
 
 // WriteLabelPNG writes a 2-D label map as a 16-bit greyscale PNG, so label
-// ids up to 65535 survive (superpixel maps). It fails for a 3-D map or a
-// label outside [0, 65535].
+// ids up to 65535 survive (superpixel maps), atomically (internal/safefile:
+// a failed or killed write leaves the old file). It fails for a 3-D map or
+// a label outside [0, 65535].
 func WriteLabelPNG(path string, m *LabelMap) error {
 	if m.Depth != 1 {
 		return fmt.Errorf("%s: label map has depth %d; PNG holds 2-D maps only", path, m.Depth)
@@ -182,20 +185,7 @@ func WriteLabelPNG(path string, m *LabelMap) error {
 		}
 		img.Pix[2*i], img.Pix[2*i+1] = byte(l>>8), byte(l)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	if err := png.Encode(bw, img); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	return safefile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
 
 // ReadLabelMap reads a greyscale image (e.g. one written by WriteLabelPNG,

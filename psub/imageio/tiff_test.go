@@ -83,6 +83,34 @@ func TestTIFFFile(t *testing.T) {
 	}
 }
 
+// A write that fails (a value that does not fit, found in the last slice,
+// after the first slices were written) leaves the file as it was, and no
+// temporary file: WriteTIFF writes atomically. It used to truncate the file
+// first and leave the slices before the bad value.
+func TestTIFFWriteFailureKeepsFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "stack.tif")
+	old := randomVolume(300, 200, 3, 255, 9)
+	if err := WriteTIFF(p, old, nil); err != nil {
+		t.Fatal(err)
+	}
+	bad := randomVolume(300, 200, 3, 255, 10)
+	bad.Pix[len(bad.Pix)-1] = 256
+	if err := WriteTIFF(p, bad, nil); err == nil || !strings.Contains(err.Error(), p) {
+		t.Fatalf("value 256 in 8 bits: err = %v, want an error naming %s", err, p)
+	}
+	got, err := ReadTIFF(p)
+	if err != nil || !equalF32(got.Pix, old.Pix) {
+		t.Fatalf("after the failed write the file is not the old one (err %v)", err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 1 {
+		t.Errorf("files left: %v", files)
+	}
+	if hidden, _ := filepath.Glob(filepath.Join(dir, ".*")); len(hidden) != 0 {
+		t.Errorf("temporary files left: %v", hidden)
+	}
+}
+
 func TestTIFFWriteErrors(t *testing.T) {
 	v := NewVolume(2, 2, 1, 1)
 	v.Pix[3] = 256

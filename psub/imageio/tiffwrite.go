@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
+
+	"github.com/probably-submodular/crf/internal/safefile"
 )
 
 // TIFFWriteOptions tunes EncodeTIFF; nil means defaults.
@@ -18,17 +19,11 @@ type TIFFWriteOptions struct {
 }
 
 // WriteTIFF writes a greyscale volume as an uncompressed multi-page TIFF
-// file, one page per slice (see EncodeTIFF).
+// file, one page per slice (see EncodeTIFF), atomically (internal/safefile:
+// a failed or killed write, such as a value that does not fit found in the
+// last slice, leaves the old file).
 func WriteTIFF(path string, v *Volume, opt *TIFFWriteOptions) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := EncodeTIFF(f, v, opt); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	return safefile.Write(path, func(w io.Writer) error { return EncodeTIFF(w, v, opt) })
 }
 
 // tiffLayout places one page: its strips, then its IFD, then the strip

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -23,6 +22,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/probably-submodular/crf/internal/safefile"
 )
 
 // FindChromium returns the browser to drive: $PSUB_CHROMIUM, else chromium
@@ -338,7 +338,7 @@ func (p *Page) Screenshot(path, scrollEl string) ([]string, error) {
 		if n > 1 {
 			name = fmt.Sprintf("%s-%d.png", strings.TrimSuffix(path, ".png"), i+1)
 		}
-		if err := writeFileAtomic(name, r.Data); err != nil {
+		if err := safefile.WriteBytes(name, r.Data); err != nil {
 			return files, err
 		}
 		files = append(files, name)
@@ -347,21 +347,6 @@ func (p *Page) Screenshot(path, scrollEl string) ([]string, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// writeFileAtomic writes data to a temporary name beside path and renames it.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
 
 // decodeDataURL decodes a "data:image/png;base64,..." URL, as a canvas's
 // toDataURL returns it.

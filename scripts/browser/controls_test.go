@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/probably-submodular/crf/internal/safefile"
 )
 
 // controlsNotebook is the notebook TestLiveControls runs: its last cell is
@@ -324,7 +325,7 @@ func elementShot(t *testing.T, p *Page, sel, path string) {
 		t.Error(err)
 		return
 	}
-	if err := writeFileAtomic(path, buf); err != nil {
+	if err := safefile.WriteBytes(path, buf); err != nil {
 		t.Error(err)
 		return
 	}

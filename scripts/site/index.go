@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/probably-submodular/crf/internal/safefile"
 )
 
 // Row is one notebook of the index.
@@ -139,7 +141,7 @@ func WriteIndex(outDir string, s Site) error {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(outDir, "index.html"), b.Bytes())
+	return safefile.WriteBytes(filepath.Join(outDir, "index.html"), b.Bytes())
 }
 
 var codeSpan = regexp.MustCompile("`([^`]+)`")

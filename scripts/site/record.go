@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/viz"
 )
 
@@ -54,7 +55,7 @@ func WriteRecord(outDir string, r Record) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(p, append(b, '\n'))
+	return safefile.WriteBytes(p, append(b, '\n'))
 }
 
 // ReadRecord reads a record; a missing one is (nil, nil).

@@ -152,7 +152,7 @@ func TestIndexRows(t *testing.T) {
 		t.Error("the index should need no script")
 	}
 	// No temporary file is left behind, and the whole site passes the check.
-	if tmp, _ := filepath.Glob(filepath.Join(out, ".index.html.tmp*")); len(tmp) > 0 {
+	if tmp, _ := filepath.Glob(filepath.Join(out, ".index.html.*")); len(tmp) > 0 {
 		t.Errorf("temporary files left: %v", tmp)
 	}
 	n, problems, err := CheckSite(out)

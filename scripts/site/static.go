@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/probably-submodular/crf/internal/safefile"
 )
 
 // staticDir is the folder of out/ that holds the pages' JavaScript.
@@ -120,7 +122,7 @@ func SyncStatic(npmDir, outDir string) (StaticStats, error) {
 		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 			return st, err
 		}
-		if err := writeFileAtomic(to, b); err != nil {
+		if err := safefile.WriteBytes(to, b); err != nil {
 			return st, err
 		}
 		st.Copied++
@@ -154,30 +156,4 @@ func missing(p string, err error) error {
 		err = fs.ErrNotExist
 	}
 	return fmt.Errorf("%s: %v; run scripts/assets, which installs MathJax 2 and require.js with npm into .cache/npm", p, err)
-}
-
-// writeFileAtomic writes b to path through a temporary file in the same
-// folder and a rename, so readers see the old file or the new one, never a
-// part.
-func writeFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
