@@ -51,12 +51,7 @@ func TestMethodByName(t *testing.T) {
 }
 
 func TestSegmentationProtocolOnSynthetic(t *testing.T) {
-	s := SyntheticSegmentation(SegmentationOptions{Seed: 3, Train: 8, Test: 4})
-	items := pixelPerNode(t, append(append([]psub.Instance(nil), s.Train...), s.Test...))
-	folds, err := KFold(len(items), 2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	items, folds := syntheticItems(t, 3, 8, 4)
 	models := t.TempDir()
 	e := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1, Delayed: true, ModelDir: models}
 	results := filepath.Join(t.TempDir(), "results.jsonl")
@@ -112,6 +107,19 @@ func TestSegmentationProtocolOnSynthetic(t *testing.T) {
 	}
 }
 
+// syntheticItems is the embedded synthetic segmentation (seed, train + test
+// graphs) as pixel-per-node images, in 2 folds.
+func syntheticItems(t *testing.T, seed uint64, train, test int) ([]*SegmentedImage, []Fold) {
+	t.Helper()
+	s := SyntheticSegmentation(SegmentationOptions{Seed: seed, Train: train, Test: test})
+	items := pixelPerNode(t, append(append([]psub.Instance(nil), s.Train...), s.Test...))
+	folds, err := KFold(len(items), 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items, folds
+}
+
 func jobsOf(rs []Result) []Job {
 	out := make([]Job, len(rs))
 	for i, r := range rs {
@@ -141,12 +149,7 @@ func TestAggregate(t *testing.T) {
 // fit trains at C·n/k̄ (Hamming) or C·n/(s·k̄) (Δ_avg, s = L²/Σ_t 1/f_t), here
 // recomputed from the fold's training images.
 func TestSegmentationPyStructC(t *testing.T) {
-	s := SyntheticSegmentation(SegmentationOptions{Seed: 5, Train: 6, Test: 2})
-	items := pixelPerNode(t, append(append([]psub.Instance(nil), s.Train...), s.Test...))
-	folds, err := KFold(len(items), 2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	items, folds := syntheticItems(t, 5, 6, 2)
 	train := folds[0].Train
 	nodes, counts := 0.0, [2]float64{}
 	for _, k := range train {
@@ -182,8 +185,9 @@ func TestSegmentationPyStructC(t *testing.T) {
 // is Trace.Converged, problems counts Trace.Problems, hard_violated is
 // Trace.HardViolated and qp_missed the count of QP solves the certificate
 // names as missing their tolerance (read from its sentence). A plain fit
-// is certified; a QP cut to one sweep per solve, and features ×10⁵ (C·‖a‖²
-// far beyond 10¹⁰), are not, and their rows say why.
+// is certified; a QP cut to one sweep per solve, and C = 10¹⁰ (C·‖a‖² far
+// beyond 10¹⁰, as features ×10⁵ would give), are not, and their rows say
+// why.
 func TestTrainJobCertificateMetrics(t *testing.T) {
 	s := SyntheticSegmentation(SegmentationOptions{Seed: 3, Train: 8, Test: 4})
 	edges := 0
@@ -192,23 +196,23 @@ func TestTrainJobCertificateMetrics(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name      string
-		features  float64
+		c         float64
 		qp        qp.Options
 		certified bool
 	}{
 		{"plain", 1, qp.Options{}, true},
 		{"QP one sweep per solve", 1, qp.Options{MaxIter: 1, NoPolish: true}, false},
-		{"features ×1e5", 1e5, qp.Options{}, false},
+		{"C = 1e10", 1e10, qp.Options{}, false},
 	} {
-		train := scaledInstances(s.Train, tc.features)
-		base := psub.Settings{Set: psub.C4{}, C: 1, Tol: DefaultTol, MaxIter: 300, Workers: 1, QP: tc.qp}
+		train := s.Train
+		base := psub.Settings{Set: psub.C4{}, C: tc.c, Tol: DefaultTol, MaxIter: 300, Workers: 1, QP: tc.qp}
 		_, trace, err := psub.Train(train, 2, base)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// What trainJob records, through the Save hook, for the same fit.
 		var nonsub float64
-		m, err := trainJob(context.Background(), Job{Set: "C4", Loss: "hamming", C: 1}, train, nil,
+		m, err := trainJob(context.Background(), Job{Set: "C4", Loss: "hamming", C: tc.c}, train, nil,
 			psub.Settings{MaxIter: 300, Workers: 1, QP: tc.qp},
 			func(model *psub.Model, _ Method, m map[string]float64) error {
 				var err error
@@ -241,29 +245,10 @@ func TestTrainJobCertificateMetrics(t *testing.T) {
 		if m["qp_missed"] != float64(missed) || (missed == 0) != tc.certified {
 			t.Errorf("%s: qp_missed %v, the certificate names %d", tc.name, m["qp_missed"], missed)
 		}
-		if m["scale"] != trace.Scale || (tc.features > 1) != (m["scale"] > 1e10) {
+		if m["scale"] != trace.Scale || (tc.c > 1) != (m["scale"] > 1e10) {
 			t.Errorf("%s: scale %v, trace %v", tc.name, m["scale"], trace.Scale)
 		}
 	}
-}
-
-func scaledInstances(set []psub.Instance, f float64) []psub.Instance {
-	scale := func(rows [][]float64) [][]float64 {
-		out := make([][]float64, len(rows))
-		for k, r := range rows {
-			out[k] = make([]float64, len(r))
-			for j, v := range r {
-				out[k][j] = v * f
-			}
-		}
-		return out
-	}
-	out := make([]psub.Instance, len(set))
-	for i, in := range set {
-		out[i] = in
-		out[i].Unary, out[i].Pairwise = scale(in.Unary), scale(in.Pairwise)
-	}
-	return out
 }
 
 // ckptFiles lists the checkpoints in dir.
@@ -281,12 +266,7 @@ func ckptFiles(t *testing.T, dir string) []string {
 // before the checkpoint goes, so a failure there keeps the checkpoint and
 // the next run resumes from it instead of training again.
 func TestSegmentationKeepsFitUntilScored(t *testing.T) {
-	s := SyntheticSegmentation(SegmentationOptions{Seed: 3, Train: 8, Test: 4})
-	items := pixelPerNode(t, append(append([]psub.Instance(nil), s.Train...), s.Test...))
-	folds, err := KFold(len(items), 2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	items, folds := syntheticItems(t, 3, 8, 4)
 	ckpt := t.TempDir()
 	// A model folder that cannot be made: a file is in its way.
 	blocked := filepath.Join(t.TempDir(), "models")

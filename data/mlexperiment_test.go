@@ -44,15 +44,23 @@ func TestHammingStats(t *testing.T) {
 	}
 }
 
-// The runner's test accuracy is that of the model's own predictions, scored
-// independently; every column trains and returns its metrics; pairwise
-// columns beat C0 on the synthetic problem built for it.
-func TestMultiLabelExperiment(t *testing.T) {
-	tr, te := SyntheticMultiLabel(SyntheticMultiLabelOptions{Seed: 3, Train: 60, Test: 60, Labels: 4, Features: 6})
+// smallMultiLabel is a synthetic multi-label problem (4 labels, 6
+// features) with train and test examples.
+func smallMultiLabel(t *testing.T, seed uint64, train, test int) *MultiLabelProblem {
+	t.Helper()
+	tr, te := SyntheticMultiLabel(SyntheticMultiLabelOptions{Seed: seed, Train: train, Test: test, Labels: 4, Features: 6})
 	p, err := BuildMultiLabel(tr, te, MultiLabelOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// The runner's test accuracy is that of the model's own predictions, scored
+// independently; every column trains and returns its metrics; pairwise
+// columns beat C0 on the synthetic problem built for it.
+func TestMultiLabelExperiment(t *testing.T) {
+	p := smallMultiLabel(t, 3, 60, 60)
 	e := &MultiLabelExperiment{Problems: map[string]*MultiLabelProblem{"syn": p}, Tol: 1e-2, MaxIter: 100, Delayed: true, Workers: 1}
 	cols := MultiLabelColumns()
 	if testing.Short() {
@@ -106,11 +114,7 @@ func TestMultiLabelExperiment(t *testing.T) {
 // With Checkpoints, a job stopped by its iteration limit is continued, not
 // restarted, by a run with a larger limit, and says so in its metrics.
 func TestMultiLabelExperimentResumes(t *testing.T) {
-	tr, te := SyntheticMultiLabel(SyntheticMultiLabelOptions{Seed: 4, Train: 40, Test: 20, Labels: 4, Features: 6})
-	p, err := BuildMultiLabel(tr, te, MultiLabelOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := smallMultiLabel(t, 4, 40, 20)
 	dir := t.TempDir()
 	job := Job{Dataset: "syn", Set: "C4", Loss: "hamming", C: 10}
 	e := &MultiLabelExperiment{Problems: map[string]*MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 3, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
@@ -139,11 +143,7 @@ func TestMultiLabelExperimentResumes(t *testing.T) {
 // resumes the converged fit instead of training again. The metrics carry
 // what the certificate found.
 func TestMultiLabelExperimentKeepsFitUntilScored(t *testing.T) {
-	tr, te := SyntheticMultiLabel(SyntheticMultiLabelOptions{Seed: 4, Train: 40, Test: 20, Labels: 4, Features: 6})
-	p, err := BuildMultiLabel(tr, te, MultiLabelOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := smallMultiLabel(t, 4, 40, 20)
 	dir := t.TempDir()
 	job := Job{Dataset: "syn", Set: "C4", Loss: "hamming", C: 10}
 	// A test example with a pairwise feature too many: predicting it fails.
