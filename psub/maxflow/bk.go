@@ -26,6 +26,14 @@ func (g *Graph) MaxFlow() float64 {
 	return g.flow
 }
 
+// Prepare lays out the arcs and sizes the solver's storage for the current
+// nodes and edges now, which the first solve after adding nodes or edges
+// otherwise does. It changes nothing else; call it to pay that cost when
+// you choose (the benchmarks count it as part of building).
+func (g *Graph) Prepare() {
+	g.layoutArcs()
+}
+
 // hasTerminals reports whether some node has residual terminal capacity.
 func (g *Graph) hasTerminals() bool {
 	for k := range g.nodes {
@@ -94,59 +102,64 @@ func (g *Graph) initTrees() {
 }
 
 // repairTrees restores the search-tree invariants after UpdateTerminal and
-// UpdateEdge changed capacities around the marked nodes, leaving all other
-// nodes where they were. Only arcs at marked nodes changed, so only marked
-// nodes can have an invalid parent arc or a wrong terminal status; children
-// of a node that changes tree become orphans. Marked nodes become active so
-// that growth looks again at their arcs.
+// UpdateEdge changed capacities around the marked nodes, leaving the trees
+// elsewhere as they were, as Kolmogorov's maxflow(reuse_trees) does (so
+// that the two compute the same flows): each marked node becomes active; one
+// left without terminal capacity becomes an orphan; one with terminal
+// capacity becomes a root of the tree its capacity points to, and when that
+// is a change of tree its children become orphans and its neighbours in
+// the other tree with residual capacity towards it become active. Only arcs
+// at marked nodes changed, so no other parent arc can have lost its
+// residual capacity.
 func (g *Graph) repairTrees() {
-	if g.time > maxTime {
+	if g.time >= maxTime {
 		g.renumberTime()
 	}
 	g.qHead, g.qSize = 0, 0
-	nodes, arcs := g.nodes, g.arcs
+	g.time++
+	now := g.time
+	nodes, arcs, start := g.nodes, g.arcs, g.start
 	for _, i := range g.changed {
 		n := &nodes[i]
 		n.marked = false
-		switch {
-		case n.rCap > 0 || n.rCap < 0:
-			sink := n.rCap < 0
-			if n.parent != noParent && n.sink != sink {
-				g.leaveTree(i)
+		g.push(i)
+		if n.rCap == 0 {
+			if n.parent != noParent {
+				g.makeOrphan(i)
 			}
-			n.parent, n.pnode, n.sink, n.ts, n.dist = terminal, none, sink, g.time, 1
-		case n.parent == terminal:
-			g.makeOrphan(i)
-		case n.parent != noParent && n.parent < orphan && arcs[n.parent].rCap == 0:
-			g.makeOrphan(i)
+			continue
 		}
-		if n.parent != noParent && n.parent != orphan {
-			g.push(i)
+		sink := n.rCap < 0
+		if n.parent == noParent || n.sink != sink {
+			n.sink = sink
+			for _, ar := range arcs[start[i]:start[i+1]] {
+				j := ar.head
+				nj := &nodes[j]
+				if nj.marked {
+					continue // it is repaired in its turn
+				}
+				if nj.parent != noParent && nj.parent < orphan && nj.pnode == i {
+					g.makeOrphan(j)
+				}
+				// A neighbour in the other tree with residual capacity
+				// towards i's new terminal: source tree i->j, sink j->i.
+				c := ar.rCap
+				if sink {
+					c = arcs[ar.sister].rCap
+				}
+				if nj.parent != noParent && nj.sink != sink && c > 0 {
+					g.push(j)
+				}
+			}
 		}
+		n.parent, n.pnode, n.ts, n.dist = terminal, none, now, 1
 	}
 	g.changed = g.changed[:0]
-	g.time++
-	// Unlike those of the main loop, these orphans may have been re-rooted
-	// since they were queued.
+	// No node is queued twice: a queued orphan is no one's child.
 	for k := 0; k < len(g.orphans); k++ {
-		if i := g.orphans[k]; nodes[i].parent == orphan {
-			g.adoptOne(i)
-		}
+		g.adoptOne(g.orphans[k])
 	}
 	g.orphans = g.orphans[:0]
-}
-
-// leaveTree does for node i, which moves out of its tree, what adoption
-// does for a freed node: its tree children become orphans and its tree
-// neighbours with residual capacity towards it become active, so that a
-// passive tree node never has a residual arc from (source tree: to) a node
-// outside its tree.
-func (g *Graph) leaveTree(i uint32) {
-	if g.nodes[i].sink {
-		g.freeSink(i)
-	} else {
-		g.freeSource(i)
-	}
 }
 
 // push appends node i to the active queue unless it is active already.

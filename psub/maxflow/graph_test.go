@@ -465,3 +465,27 @@ func TestClearReusesStorage(t *testing.T) {
 		t.Fatalf("%v allocations per build and solve after Clear", allocs)
 	}
 }
+
+// TestPrepare: laying the arcs out ahead changes nothing of the solve, and
+// again after growing the graph keeps the flow found so far.
+func TestPrepare(t *testing.T) {
+	r := rand.New(rand.NewPCG(16, 0))
+	for rep := range 50 {
+		in := randomInstance(r, 2+r.IntN(20), 1+r.IntN(50), intCaps(9))
+		g, h := in.build(), in.build()
+		g.Prepare()
+		if s := g.checkLayout(); s != "" {
+			t.Fatalf("rep %d: %s", rep, s)
+		}
+		if f, want := g.MaxFlow(), h.MaxFlow(); f != want {
+			t.Fatalf("rep %d: flow %v after Prepare, want %v", rep, f, want)
+		}
+		g.AddNodes(1)
+		g.AddEdge(0, g.Nodes()-1, 1, 1)
+		f := g.Flow()
+		g.Prepare()
+		if s := g.checkLayout(); s != "" || g.Flow() != f {
+			t.Fatalf("rep %d: after growing: %s, flow %v want %v", rep, s, g.Flow(), f)
+		}
+	}
+}
