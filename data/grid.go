@@ -156,7 +156,7 @@ func RunGrid(ctx context.Context, jobs []Job, fn JobFunc, opt GridOptions) ([]Re
 		}
 		// One grid at a time per results file: two would both run every
 		// job and append every row.
-		lock, err := safefile.TryLock(resultsLock(opt.Results))
+		lock, err := safefile.TryLock(safefile.LockPath(opt.Results))
 		if errors.Is(err, safefile.ErrLocked) {
 			return nil, fmt.Errorf("grid: results file %s is in use by another run (%v); wait for it to finish, or give this grid another results file", opt.Results, err)
 		}
@@ -249,11 +249,6 @@ feed:
 		return results, fmt.Errorf("grid: stopped after %d of %d jobs: %w", finished, len(jobs)-skipped, ctxErr)
 	}
 	return results, nil
-}
-
-// resultsLock is the lock file of a results file (see RunGrid).
-func resultsLock(results string) string {
-	return filepath.Join(filepath.Dir(results), "."+filepath.Base(results)+".lock")
 }
 
 func appendResult(w io.Writer, r Result) error {

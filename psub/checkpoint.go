@@ -184,7 +184,7 @@ func (t *trainer) lockCheckpoint() (func(), error) {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	path := t.checkpointPath()
-	l, err := safefile.TryLock(lockPath(path))
+	l, err := safefile.TryLock(safefile.LockPath(path))
 	if errors.Is(err, safefile.ErrLocked) {
 		return nil, fmt.Errorf("checkpoint %s: another training of the same problem and settings is running (%v); wait for it, or give this one another checkpoint folder", path, err)
 	}
@@ -197,11 +197,6 @@ func (t *trainer) lockCheckpoint() (func(), error) {
 		return strings.HasPrefix(name, ".train-") && strings.HasSuffix(name, ".tmp")
 	})
 	return func() { l.Unlock() }, nil
-}
-
-// lockPath is the lock file of a checkpoint.
-func lockPath(ckpt string) string {
-	return filepath.Join(filepath.Dir(ckpt), "."+filepath.Base(ckpt)+".lock")
 }
 
 // saveCheckpoint writes the state after an iteration of stage st, it

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -48,6 +49,12 @@ func TryLock(path string) (*Lock, error) {
 		}
 		f.Close()
 	}
+}
+
+// LockPath is the lock file that guards the file at path: .NAME.lock
+// beside it, hidden, and never taken for a temporary file by CleanTemps.
+func LockPath(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
 }
 
 // Unlock removes the lock file and releases the lock.

@@ -257,6 +257,34 @@ func TestLock(t *testing.T) {
 	}
 }
 
+// The lock file of a target sits beside it and outlives the target's
+// writes: CleanTemps does not take it for an orphan, even when old and
+// unlocked (left by a killed run).
+func TestLockPath(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "results.jsonl")
+	lock := LockPath(target)
+	if lock != filepath.Join(dir, ".results.jsonl.lock") {
+		t.Fatalf("LockPath(%s) = %s", target, lock)
+	}
+	if err := os.WriteFile(lock, []byte("1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(lock, old, old)
+	if err := WriteBytes(target, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("a write of the target removed its lock file: %v", err)
+	}
+	l, err := TryLock(lock)
+	if err != nil {
+		t.Fatalf("a stale lock file: %v", err)
+	}
+	l.Unlock()
+}
+
 func TestHelperLocker(t *testing.T) {
 	path := os.Getenv("SAFEFILE_LOCK")
 	if path == "" {
