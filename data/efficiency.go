@@ -153,3 +153,13 @@ func Positive(x, y []float64) (px, py []float64) {
 }
 
 func nan() float64 { return math.NaN() }
+
+// processCPU is the CPU time of the process so far in seconds
+// (processUsage), NaN where it is not measured.
+func processCPU() float64 {
+	cpu, _, ok := processUsage()
+	if !ok {
+		return nan()
+	}
+	return cpu.Seconds()
+}

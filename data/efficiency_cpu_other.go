@@ -2,5 +2,7 @@
 
 package data
 
-// processCPU is not measured on this platform.
-func processCPU() float64 { return nan() }
+import "time"
+
+// processUsage is not measured on this platform.
+func processUsage() (cpu time.Duration, maxRSS int64, ok bool) { return 0, 0, false }

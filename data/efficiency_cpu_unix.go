@@ -2,13 +2,18 @@
 
 package data
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
-// processCPU is the user+system CPU time of this process so far, in seconds.
-func processCPU() float64 {
+// processUsage is the user+system CPU time of this process so far and its
+// peak resident set size in bytes (Linux reports ru_maxrss in KiB); ok is
+// false when they cannot be read.
+func processUsage() (cpu time.Duration, maxRSS int64, ok bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return nan()
+		return 0, 0, false
 	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), int64(ru.Maxrss) * 1024, true
 }

@@ -34,7 +34,7 @@ func BenchmarkLiveRefit(b *testing.B) {
 					b.Fatal(err)
 				}
 				var slowest time.Duration
-				cpu0, _ := segProcessCPU()
+				cpu0, _, _ := processUsage()
 				for b.Loop() {
 					t0 := time.Now()
 					if _, err := l.Refit(s); err != nil {
@@ -42,7 +42,7 @@ func BenchmarkLiveRefit(b *testing.B) {
 					}
 					slowest = max(slowest, time.Since(t0))
 				}
-				cpu1, _ := segProcessCPU()
+				cpu1, _, _ := processUsage()
 				b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 				b.ReportMetric(float64(slowest.Microseconds())/1000, "max-ms")
 			})

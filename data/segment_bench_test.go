@@ -81,15 +81,15 @@ func measure(b *testing.B, f func() error) {
 	var peak uint64
 	for b.Loop() {
 		h := startHeapSampler()
-		start, _ := segProcessCPU()
+		start, _, _ := processUsage()
 		if err := f(); err != nil {
 			b.Fatal(err)
 		}
-		end, _ := segProcessCPU()
+		end, _, _ := processUsage()
 		cpu += end - start
 		peak = max(peak, h.Stop())
 	}
-	_, rss := segProcessCPU()
+	_, rss, _ := processUsage()
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 	b.ReportMetric(float64(rss)/(1<<20), "maxrss-MB")
