@@ -33,15 +33,22 @@
 // the path found, turns the nodes whose parent arc saturated into orphans,
 // and re-attaches (adopts) or frees them. Trees are kept between
 // augmentations, which makes BK fast on the short-path, grid-like graphs of
-// vision. Like Kolmogorov's implementation this one keeps an "active" FIFO
-// of tree nodes still to grow, time stamps and distance-to-terminal
-// estimates to pick short new parents during adoption, and grows the same
-// node again right after an augmentation.
+// vision. This implementation makes Kolmogorov's choices in Kolmogorov's
+// order (the active FIFO, the time stamps and distance estimates of
+// adoption, growing the same node again right after an augmentation,
+// orphans of an augmentation taken last-made first, each with the orphans
+// it makes, and a node's arcs visited last-added first), so it computes the
+// same flow as his library, to the last bit, and the same cut.
+//
+// The data are laid out for the search: a node's arcs are stored together
+// (laid out by the first solve after edges are added, or by Prepare), a
+// node keeps its parent node beside its parent arc, and indices are
+// uint32.
 //
 // # Reuse
 //
 // Structured SVM training solves the same graph many times with different
-// capacities. Two patterns avoid rebuilding it:
+// capacities. Three patterns avoid building it from nothing:
 //
 //   - Reset: ResetCapacities zeroes every capacity and the flow but keeps
 //     nodes, edges and storage; then SetTerminal/SetEdge and MaxFlow.
@@ -49,16 +56,24 @@
 //     some capacities with UpdateTerminal/UpdateEdge, which keep the current
 //     flow valid (reparameterising when a capacity drops below the flow it
 //     carries) and mark the nodes touched; MaxFlowReuse then repairs the
-//     previous search trees around the marked nodes and continues. The flow
-//     value equals that of a fresh solve.
+//     previous search trees around the marked nodes, as Kolmogorov's
+//     maxflow(reuse_trees) does, and continues. The flow value equals that
+//     of a fresh solve.
+//   - Clear: empties the graph but keeps its storage, so that graph after
+//     graph of any shape can be built and solved in it without allocating
+//     once it has held the largest (Kolmogorov's reset()).
+//
+// Solves allocate nothing: the solver's arrays are sized when the arcs are
+// laid out.
 //
 // # Memory
 //
-// Per node: 32 bytes of search state (node) plus 16 bytes of user
-// capacities (term); per edge: two 16-byte arcs plus 16 bytes of user
-// capacities, 48 bytes. Indices are int32, so a graph holds at most 2^31-1
-// nodes and 2^30-1 edges. Solves allocate nothing once the orphan queue has
-// reached its working size.
+// Per node: 32 bytes of search state, 16 bytes of user capacities and 16
+// bytes of solver arrays (where its arcs start, its slot in the active
+// queue, room for two orphans): 64 bytes. Per edge: the edge as added (its
+// ends, where its arcs go and its user capacities, 32 bytes) and its two
+// arcs (16 bytes each): 64 bytes. Indices are uint32, so a graph holds at
+// most 2^31-1 nodes and 2^31-3 edges.
 //
 // # DIMACS
 //
