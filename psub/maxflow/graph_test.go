@@ -435,6 +435,9 @@ func TestSolvesAllocateNothing(t *testing.T) {
 // with Clear solve like new graphs, and allocate nothing once the storage
 // has grown to the largest.
 func TestClearReusesStorage(t *testing.T) {
+	if raceEnabled {
+		t.Skip("counts allocations, which the race detector adds to")
+	}
 	r := rand.New(rand.NewPCG(15, 0))
 	g := New(0, 0)
 	for rep := range 100 {
