@@ -170,18 +170,24 @@ func (g *Graph) Edges() int { return len(g.edge) }
 // AddTerminal may be called at any time; after a solve it keeps the current
 // flow valid, and the next MaxFlow (not MaxFlowReuse) gives the new min cut.
 func (g *Graph) AddTerminal(i int, source, sink float64) {
-	if !finite(source) || !finite(sink) {
-		panic(capacityError("AddTerminal", source, sink))
+	// Small enough to be inlined into a caller's loop: one test for both
+	// values (x-x is NaN for NaN and ±Inf), a message without them.
+	if source-source+(sink-sink) != 0 {
+		panic("maxflow: AddTerminal: capacities must be finite (not NaN or infinite)")
 	}
-	g.addTerminal(i, source, sink)
+	t := &g.term[i]
+	t.a += source
+	t.b += sink
+	g.treesDirty = true
+	g.shiftTerminal(&g.nodes[i], source, sink)
 }
 
 // addTerminal is AddTerminal without the checks, for validated input.
 func (g *Graph) addTerminal(i int, source, sink float64) {
 	t := &g.term[i]
-	g.shiftTerminal(&g.nodes[i], source, sink)
 	t.a += source
 	t.b += sink
+	g.shiftTerminal(&g.nodes[i], source, sink)
 	g.treesDirty = true
 }
 
