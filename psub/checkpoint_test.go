@@ -20,19 +20,21 @@ import (
 // its checkpoint is written).
 func interrupted(t *testing.T, train []Instance, s Settings, stop int) {
 	t.Helper()
-	done := make(chan bool)
+	exited := make(chan struct{})
 	s.Progress = func(it Iteration) {
 		if it.Iter == stop {
-			close(done)
 			runtime.Goexit()
 		}
 	}
 	go func() {
+		// Closed after Train's own deferred clean-up has run (Goexit runs
+		// the deferred calls): until then the checkpoint's lock is held, and
+		// a second Train started at once would find it taken.
+		defer close(exited)
 		_, tr, err := Train(train, 2, s)
 		t.Errorf("Train returned before iteration %d (err %v, %d iterations)", stop, err, len(tr.Iterations))
-		close(done)
 	}()
-	<-done
+	<-exited
 }
 
 func checkpointFiles(t *testing.T, dir string) []string {
