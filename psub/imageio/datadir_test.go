@@ -1,61 +1,14 @@
 package imageio
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/probably-submodular/crf/internal/datadir"
 )
 
-// The tests on real data find it the way the data package's Locator does
-// ($PSUB_DATA, then ../shared/data beside the module root), without
-// importing data, which imports this package. An explicit path is the
-// loaders' first choice; tests have none.
-
-// findData returns the folder sub (e.g. "tud_cows/images") in the first data
-// folder that has it, or "" and the places looked at.
-func findData(sub string) (string, []string) {
-	var looked []string
-	check := func(root, why string) string {
-		dir := filepath.Join(root, filepath.FromSlash(sub))
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			return dir
-		}
-		looked = append(looked, fmt.Sprintf("%s (%s)", dir, why))
-		return ""
-	}
-	if env := os.Getenv("PSUB_DATA"); env != "" {
-		if dir := check(env, "$PSUB_DATA"); dir != "" {
-			return dir, nil
-		}
-	} else {
-		looked = append(looked, "$PSUB_DATA: not set")
-	}
-	wd, err := os.Getwd()
-	for err == nil {
-		if _, e := os.Stat(filepath.Join(wd, "go.mod")); e == nil {
-			if dir := check(filepath.Join(wd, "..", "shared", "data"), "../shared/data beside the module root"); dir != "" {
-				return dir, nil
-			}
-			return "", looked
-		}
-		parent := filepath.Dir(wd)
-		if parent == wd {
-			break
-		}
-		wd = parent
-	}
-	return "", append(looked, "../shared/data: no go.mod above the working directory")
-}
-
-// needData returns the folder sub of the data, or skips the test saying
-// where it looked.
+// needData returns the folder sub (e.g. "tud_cows/images") of the real
+// data, or skips the test saying where it looked (see package datadir).
 func needData(tb testing.TB, sub string) string {
 	tb.Helper()
-	dir, looked := findData(sub)
-	if dir == "" {
-		tb.Skipf("data folder %s not found (looked in: %s); set PSUB_DATA or run scripts/fetch-data", sub, strings.Join(looked, "; "))
-	}
-	return dir
+	return datadir.Need(tb, sub)
 }
