@@ -91,13 +91,13 @@ type Graph struct {
 	// value.
 	flow float64
 
-	// Solver storage, sized by layoutArcs in one allocation (block) so that
-	// a solve allocates nothing: start (len(nodes)+1) and the search state. queue is the active FIFO, a ring of
-	// len(nodes) slots (a node is in it at most once, flagged by
-	// node.active). Orphans are taken in Kolmogorov's order: those of an
-	// augmentation last-made first (front, a stack), each one's adoption,
-	// with all the orphans it makes (orphans, a FIFO), finished before the
-	// next.
+	// Solver storage, sized by layoutArcs in one allocation (block) so
+	// that a solve allocates nothing: start (len(nodes)+1) and the search
+	// state. queue is the active FIFO, a ring of len(nodes) slots (a node is
+	// in it at most once, flagged by node.active). Orphans are taken in
+	// Kolmogorov's order: those of an augmentation last-made first (front,
+	// a stack), each one's adoption, with all the orphans it makes
+	// (orphans, a FIFO), finished before the next.
 	block        []uint32
 	start        []uint32
 	queue        []uint32
@@ -207,13 +207,13 @@ func (g *Graph) SetTerminal(i int, source, sink float64) {
 // UpdateTerminal is SetTerminal for dynamic graph cuts: it also marks i, so
 // that MaxFlowReuse repairs the search trees around it.
 func (g *Graph) UpdateTerminal(i int, source, sink float64) {
-	if !finite(source) || !finite(sink) {
+	if source-source+(sink-sink) != 0 { // NaN or ±Inf
 		panic(capacityError("UpdateTerminal", source, sink))
 	}
-	t := &g.term[i]
-	g.shiftTerminal(&g.nodes[i], source-t.a, sink-t.b)
+	n, t := &g.nodes[i], &g.term[i]
+	g.shiftTerminal(n, source-t.a, sink-t.b)
 	t.a, t.b = source, sink
-	g.mark(uint32(i))
+	g.mark(n, uint32(i))
 }
 
 // shiftTerminal adds cs to the capacity of s->n and ct to that of n->t in
@@ -380,8 +380,7 @@ func (g *Graph) SetEdge(e int, cap, revCap float64) {
 	if !edgeCapacity(cap) || !edgeCapacity(revCap) {
 		panic(capacityError("SetEdge", cap, revCap))
 	}
-	g.setEdge(e, cap, revCap)
-	g.treesDirty = true
+	g.setEdge(e, cap, revCap, false)
 }
 
 // UpdateEdge is SetEdge for dynamic graph cuts: it also marks both
@@ -396,40 +395,52 @@ func (g *Graph) UpdateEdge(e int, cap, revCap float64) {
 	if !edgeCapacity(cap) || !edgeCapacity(revCap) {
 		panic(capacityError("UpdateEdge", cap, revCap))
 	}
-	g.setEdge(e, cap, revCap)
-	ed := &g.edge[e]
-	g.mark(ed.i)
-	g.mark(ed.j)
+	g.setEdge(e, cap, revCap, true)
 }
 
-func (g *Graph) setEdge(e int, cap, revCap float64) {
+// setEdge sets the capacities of edge e, keeping the flow valid, and
+// either marks its ends for MaxFlowReuse (update) or makes the trees
+// unusable for it. One function for both, so that a call costs one call.
+func (g *Graph) setEdge(e int, cap, revCap float64, update bool) {
 	ed := &g.edge[e]
-	if e >= g.laid { // no arcs yet, so no flow: the capacities are all
-		ed.cap, ed.rev = cap, revCap
+	if e < g.laid { // else no arcs yet, so no flow: the capacities are all
+		a := &g.arcs[g.start[ed.i+1]-1-ed.ri] // arcOf(e)
+		b := &g.arcs[a.sister]
+		ra := a.rCap + (cap - ed.cap)
+		rb := b.rCap + (revCap - ed.rev)
+		if ra >= 0 && rb >= 0 {
+			a.rCap, b.rCap = ra, rb
+		} else {
+			g.reparameterise(ed, a, b, ra, rb, cap+revCap)
+		}
+	}
+	ed.cap, ed.rev = cap, revCap
+	if !update {
+		g.treesDirty = true
 		return
 	}
-	a := &g.arcs[g.arcOf(e)]
-	b := &g.arcs[a.sister]
-	ra := a.rCap + (cap - ed.cap)
-	rb := b.rCap + (revCap - ed.rev)
-	ed.cap, ed.rev = cap, revCap
-	// ra+rb = cap+revCap >= 0, so at most one of them is negative. A
-	// negative residual x on i->j is rewritten with
-	// x[i∈S][j∈T] = x[i∈S] - x[j∈S] + x[i∈T][j∈S]: the arc pair becomes
-	// (0, x+rb) and the unary terms go to the terminals.
+	nodes := g.nodes
+	g.mark(&nodes[ed.i], ed.i)
+	g.mark(&nodes[ed.j], ed.j)
+}
+
+// reparameterise handles a new capacity below the flow the edge carries.
+// ra+rb = cap+revCap >= 0, so only one of ra, rb is negative. A negative
+// residual x on i->j is rewritten with
+// x[i∈S][j∈T] = x[i∈S] - x[j∈S] + x[i∈T][j∈S]: the arc pair becomes
+// (0, x+rb) and the unary terms go to the terminals.
+//
+// sum is cap+revCap: ra+rb without the rounding of ra and rb.
+func (g *Graph) reparameterise(ed *edgeRec, a, b *arc, ra, rb, sum float64) {
 	ni, nj := &g.nodes[ed.i], &g.nodes[ed.j]
-	switch {
-	case ra < 0:
-		// cap+revCap is ra+rb without the rounding of ra and rb.
-		a.rCap, b.rCap = 0, cap+revCap
+	if ra < 0 {
+		a.rCap, b.rCap = 0, sum
 		g.shiftTerminal(ni, 0, ra)  // adds ra·[i in S] (a deficit)
 		g.shiftTerminal(nj, 0, -ra) // adds -ra·[j in S]
-	case rb < 0:
-		a.rCap, b.rCap = cap+revCap, 0
+	} else {
+		a.rCap, b.rCap = sum, 0
 		g.shiftTerminal(nj, 0, rb)
 		g.shiftTerminal(ni, 0, -rb)
-	default:
-		a.rCap, b.rCap = ra, rb
 	}
 }
 
@@ -509,8 +520,8 @@ func (g *Graph) ReachableFromSource(i int) bool {
 	return !n.sink && n.parent != noParent
 }
 
-func (g *Graph) mark(i uint32) {
-	n := &g.nodes[i]
+// mark puts node i, which is n, in the changed list for MaxFlowReuse.
+func (g *Graph) mark(n *node, i uint32) {
 	if !n.marked {
 		n.marked = true
 		g.changed = append(g.changed, i)
