@@ -68,12 +68,13 @@
 //
 // # Memory
 //
-// Per node: 32 bytes of search state, 16 bytes of user capacities and 16
+// Per node: 32 bytes of search state, 16 bytes of user capacities and 8
 // bytes of solver arrays (where its arcs start, its slot in the active
-// queue, room for two orphans): 64 bytes. Per edge: the edge as added (its
-// ends, where its arcs go and its user capacities, 32 bytes) and its two
-// arcs (16 bytes each): 64 bytes. Indices are uint32, so a graph holds at
-// most 2^31-1 nodes and 2^31-3 edges.
+// queue): 56 bytes, plus room for orphans (8 bytes per node, at most 512
+// KiB in all at first). Per edge: the edge as added (its ends, where its
+// arcs go and its user capacities, 32 bytes) and its two arcs (16 bytes
+// each): 64 bytes. Indices are uint32, so a graph holds at most 2^31-1
+// nodes and 2^31-3 edges.
 //
 // # DIMACS
 //

@@ -21,6 +21,10 @@ const (
 	maxNodes = math.MaxInt32
 )
 
+// orphanRoom is the room the orphan lists get at first (a variable so that
+// a test can make them grow).
+var orphanRoom = 1 << 16
+
 // node is the per-node state of the Boykov–Kolmogorov search: 32 bytes.
 type node struct {
 	// parent is the residual arc of the node's tree edge: parent->node in
@@ -306,17 +310,19 @@ func (g *Graph) layoutArcs() {
 			kept[e] = pair{g.arcs[a].rCap, g.arcs[g.arcs[a].sister].rCap}
 		}
 	}
-	// One block for the node arrays of the solver; front and orphans get
-	// room for n each (see adopt), queue exactly n.
-	size := 4*n + 1
+	// One block for the node arrays of the solver. Orphans at once are at
+	// most the nodes (see adopt), but far fewer on large graphs: front and
+	// orphans get room for up to orphanRoom each and grow (once) beyond.
+	room := min(n, orphanRoom)
+	size := 2*n + 1 + 2*room
 	if cap(g.block) < size {
 		g.block = make([]uint32, size)
 	}
 	b := g.block[:size]
 	g.queue, b = b[:n:n], b[n:]
 	g.start, b = b[:n+1:n+1], b[n+1:]
-	g.front, b = b[:0:n], b[n:]
-	g.orphans = b[:0:n]
+	g.front, b = b[:0:room], b[room:]
+	g.orphans = b[:0:room]
 	g.qHead, g.qSize = 0, 0
 	if cap(g.arcs) >= 2*m+1 {
 		g.arcs = g.arcs[:2*m+1]

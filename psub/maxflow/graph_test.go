@@ -492,3 +492,18 @@ func TestPrepare(t *testing.T) {
 		}
 	}
 }
+
+// TestOrphanListsGrow: with almost no room for orphans at first, the lists
+// grow and every solve is still exact.
+func TestOrphanListsGrow(t *testing.T) {
+	defer func(r int) { orphanRoom = r }(orphanRoom)
+	orphanRoom = 1
+	r := rand.New(rand.NewPCG(17, 0))
+	for rep := range 100 {
+		in := randomInstance(r, 2+r.IntN(30), 1+r.IntN(90), fracCaps)
+		g := in.build()
+		checkSolved(t, fmt.Sprintf("rep %d", rep), in, g, g.MaxFlow())
+		in = perturb(r, in, g, fracCaps, false)
+		checkSolved(t, fmt.Sprintf("rep %d, reuse", rep), in, g, g.MaxFlowReuse())
+	}
+}
