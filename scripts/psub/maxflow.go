@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/probably-submodular/crf/psub/maxflow"
@@ -136,19 +135,14 @@ storage, "rebuild" builds a new graph.`)
 
 // benchInstance is a parsed file in the form a program builds a graph
 // from: terminal capacities per node and the edges, with Problem.Build's
-// conventions (see psub/maxflow/FORMATS.md); laid out as the C++
-// yardstick's.
+// conventions (see psub/maxflow/FORMATS.md).
 type benchInstance struct {
 	n        int
 	src, snk []float64
-	edges    []benchEdge
+	ends     [][2]int
+	cap, rev []float64
 	konst    float64 // arcs s->t
 	noise    float64 // a tenth of the mean |src-snk|, for perturb
-}
-
-type benchEdge struct {
-	i, j     int32
-	cap, rev float64
 }
 
 func newBenchInstance(p *maxflow.Problem) *benchInstance {
@@ -171,7 +165,8 @@ func newBenchInstance(p *maxflow.Problem) *benchInstance {
 				rev = arcs[k+1].Cap
 				k++
 			}
-			in.edges = append(in.edges, benchEdge{int32(p.NodeIndex(a.From)), int32(p.NodeIndex(a.To)), a.Cap, rev})
+			in.ends = append(in.ends, [2]int{p.NodeIndex(a.From), p.NodeIndex(a.To)})
+			in.cap, in.rev = append(in.cap, a.Cap), append(in.rev, rev)
 		}
 	}
 	for i := range in.n {
@@ -184,22 +179,18 @@ func newBenchInstance(p *maxflow.Problem) *benchInstance {
 }
 
 // build makes the graph as a user would: New, then fill.
-func (in *benchInstance) build(src, snk []float64, edges []benchEdge) *maxflow.Graph {
-	g := maxflow.New(in.n, len(edges))
-	in.fill(g, src, snk, edges)
+func (in *benchInstance) build(src, snk, cap, rev []float64) *maxflow.Graph {
+	g := maxflow.New(in.n, len(in.ends))
+	in.fill(g, src, snk, cap, rev)
 	return g
 }
 
-// fill adds the nodes to an empty graph, AddTerminal for every node and
-// AddEdge for every edge.
-func (in *benchInstance) fill(g *maxflow.Graph, src, snk []float64, edges []benchEdge) {
+// fill adds the nodes, their terminal capacities and the edges to an
+// empty graph, with the calls that take arrays (AddTerminals, AddEdges).
+func (in *benchInstance) fill(g *maxflow.Graph, src, snk, cap, rev []float64) {
 	g.AddNodes(in.n)
-	for i := range in.n {
-		g.AddTerminal(i, src[i], snk[i])
-	}
-	for _, e := range edges {
-		g.AddEdge(int(e.i), int(e.j), e.cap, e.rev)
-	}
+	g.AddTerminals(0, src, snk)
+	g.AddEdges(in.ends, cap, rev)
 }
 
 func (in *benchInstance) runRepeat(res *maxflowResult, repeat int) {
@@ -211,10 +202,10 @@ func (in *benchInstance) runRepeat(res *maxflowResult, repeat int) {
 		// again in the same storage (warm), as the C++ driver's repeats
 		// get the same memory back from malloc.
 		if r == 0 {
-			g = in.build(in.src, in.snk, in.edges)
+			g = in.build(in.src, in.snk, in.cap, in.rev)
 		} else {
 			g.Clear()
-			in.fill(g, in.src, in.snk, in.edges)
+			in.fill(g, in.src, in.snk, in.cap, in.rev)
 		}
 		g.Prepare() // the arcs' layout is building, not solving
 		c1, w1 := processCPU(), time.Now()
@@ -256,7 +247,7 @@ func (x *splitmix64) uniform() float64 {
 // is scaled by U[0.9, 1.1]. The explicit float64 conversions keep the
 // compiler from fusing multiply-adds, so the draws are bit for bit the C++
 // yardstick's.
-func (in *benchInstance) perturb(k int, src, snk []float64, edges []benchEdge) {
+func (in *benchInstance) perturb(k int, src, snk, cap, rev []float64) {
 	r := splitmix64(k)
 	for i := range in.n {
 		u1 := r.uniform()
@@ -264,22 +255,20 @@ func (in *benchInstance) perturb(k int, src, snk []float64, edges []benchEdge) {
 		d := float64(float64(in.src[i]-in.snk[i])*float64(0.9+float64(0.2*u1))) + float64(float64(2*u2-1)*in.noise)
 		src[i], snk[i] = max(d, 0), max(-d, 0)
 	}
-	for e, ed := range in.edges {
-		ed.cap *= float64(0.9 + float64(0.2*r.uniform()))
-		ed.rev *= float64(0.9 + float64(0.2*r.uniform()))
-		edges[e] = ed
+	for e := range in.ends {
+		cap[e] = in.cap[e] * float64(0.9+float64(0.2*r.uniform()))
+		rev[e] = in.rev[e] * float64(0.9+float64(0.2*r.uniform()))
 	}
 }
 
 func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) {
 	res.Mode, res.Rounds = mode, rounds
+	m := len(in.ends)
 	src, snk := make([]float64, in.n), make([]float64, in.n)
-	edges := make([]benchEdge, len(in.edges))
-	oldSrc, oldSnk := slices.Clone(in.src), slices.Clone(in.snk)
-	oldEdges := slices.Clone(in.edges)
+	cap, rev := make([]float64, m), make([]float64, m)
 	// The first build and solve of the process are the cold ones.
 	c0, w0 := processCPU(), time.Now()
-	g := in.build(in.src, in.snk, in.edges)
+	g := in.build(in.src, in.snk, in.cap, in.rev)
 	c1, w1 := processCPU(), time.Now()
 	res.ColdFlow = ptr(g.MaxFlow() + in.konst)
 	c2, w2 := processCPU(), time.Now()
@@ -290,45 +279,32 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 	c0, w0 = processCPU(), time.Now()
 	for k := 1; k <= rounds; k++ {
 		d0 := processCPU()
-		in.perturb(k, src, snk, edges)
+		in.perturb(k, src, snk, cap, rev)
 		draw += processCPU() - d0
 		switch mode {
 		case "rebuild":
 			b0 := processCPU()
-			g = in.build(src, snk, edges)
+			g = in.build(src, snk, cap, rev)
 			build += processCPU() - b0
 			last = g.MaxFlow()
 		case "clear":
 			b0 := processCPU()
 			g.Clear()
-			in.fill(g, src, snk, edges)
+			in.fill(g, src, snk, cap, rev)
 			build += processCPU() - b0
 			last = g.MaxFlow()
 		case "reset":
 			g.ResetCapacities()
-			for i := range in.n {
-				g.SetTerminal(i, src[i], snk[i])
-			}
-			for e, ed := range edges {
-				g.SetEdge(e, ed.cap, ed.rev)
+			g.AddTerminals(0, src, snk)
+			for e := range m {
+				g.SetEdge(e, cap[e], rev[e])
 			}
 			last = g.MaxFlow()
 		default:
-			// Compared with the previous round's capacities, as the C++
-			// yardstick does (Kolmogorov's library cannot tell them).
-			for i := range in.n {
-				if src[i] != oldSrc[i] || snk[i] != oldSnk[i] {
-					g.UpdateTerminal(i, src[i], snk[i])
-				}
-			}
-			for e, ed := range edges {
-				if o := oldEdges[e]; ed.cap != o.cap || ed.rev != o.rev {
-					g.UpdateEdge(e, ed.cap, ed.rev)
-				}
-			}
-			copy(oldSrc, src)
-			copy(oldSnk, snk)
-			copy(oldEdges, edges)
+			// Only the capacities that changed are updated (and their
+			// nodes marked), as the C++ yardstick does.
+			g.UpdateTerminals(src, snk)
+			g.UpdateEdges(cap, rev)
 			last = g.MaxFlowReuse()
 		}
 		sum += last
