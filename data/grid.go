@@ -44,8 +44,11 @@ func (j Job) Key() string {
 type Result struct {
 	Job
 	Metrics map[string]float64 `json:"metrics"`
-	Seconds float64            `json:"seconds"`
-	Error   string             `json:"error,omitempty"`
+	// Detail holds what a job measures beyond numbers (a curve, a table
+	// row of strings), as JSON; most jobs leave it empty.
+	Detail  json.RawMessage `json:"detail,omitempty"`
+	Seconds float64         `json:"seconds"`
+	Error   string          `json:"error,omitempty"`
 	// Params is ParamsKey(GridOptions.Params) of the grid that ran the job.
 	Params string `json:"params,omitempty"`
 	// Code is the version of the code that ran the job (zero in rows
@@ -413,6 +416,17 @@ func SaveResults(name string, rs []Result) (csvPath, jsonPath string, err error)
 		}
 	}
 	return csvPath, jsonPath, nil
+}
+
+// WriteResultsJSONL writes the results as JSON Lines, one row per line, as
+// RunGrid appends them (ReadResults reads them back).
+func WriteResultsJSONL(w io.Writer, rs []Result) error {
+	for _, r := range rs {
+		if err := appendResult(w, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteResultsJSON writes the results as one indented JSON array.

@@ -1,0 +1,48 @@
+package protocol
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Profile is how much of a protocol runs.
+type Profile string
+
+const (
+	// Tiny runs the protocol's code path on a few examples (unit tests, smoke runs).
+	Tiny Profile = "tiny"
+	// Quick is a reduced run of minutes on two cores: fewer images, folds and
+	// values of C (each protocol says which).
+	Quick Profile = "quick"
+	// Full is the paper's protocol.
+	Full Profile = "full"
+)
+
+// Profiles lists the profiles, smallest first.
+func Profiles() []Profile { return []Profile{Tiny, Quick, Full} }
+
+// ParseProfile reads a profile name.
+func ParseProfile(s string) (Profile, error) {
+	for _, p := range Profiles() {
+		if s == string(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("unknown profile %q (want %s)", s, strings.Join([]string{string(Tiny), string(Quick), string(Full)}, ", "))
+}
+
+// EnvProfile is the profile named by $PSUB_PROFILE, which scripts/reproduce
+// and scripts/notebook set; unset means Quick. A bad value is an error that
+// names the variable.
+func EnvProfile() (Profile, error) {
+	v := os.Getenv("PSUB_PROFILE")
+	if v == "" {
+		return Quick, nil
+	}
+	p, err := ParseProfile(v)
+	if err != nil {
+		return "", fmt.Errorf("PSUB_PROFILE: %w", err)
+	}
+	return p, nil
+}

