@@ -12,6 +12,8 @@ import (
 // constraint set with both losses.
 type Cows struct{}
 
+func init() { register(Cows{}) }
+
 // Name implements Protocol.
 func (Cows) Name() string { return "cows" }
 

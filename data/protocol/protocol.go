@@ -82,9 +82,39 @@ func DefaultResults(name string, p Profile) string {
 	return data.ResultsPath(fmt.Sprintf("%s-%s.jsonl", name, p))
 }
 
+// notebookOrder is the order of All: that of the notebooks.
+var notebookOrder = []string{"cows", "efficiency", "retina", "mito", "multilabel", "sample-complexity", "tradeoff"}
+
+// registered holds every protocol, by name; each protocol's file registers
+// it in an init function.
+var registered = map[string]Protocol{}
+
+func register(p Protocol) {
+	if _, dup := registered[p.Name()]; dup {
+		panic("protocol: " + p.Name() + " registered twice")
+	}
+	registered[p.Name()] = p
+}
+
 // All lists the protocols, in the order of the notebooks.
 func All() []Protocol {
-	return []Protocol{Cows{}}
+	var out []Protocol
+	for _, n := range notebookOrder {
+		if p, ok := registered[n]; ok {
+			out = append(out, p)
+		}
+	}
+	var rest []string
+	for n := range registered {
+		if !slices.Contains(notebookOrder, n) {
+			rest = append(rest, n)
+		}
+	}
+	slices.Sort(rest)
+	for _, n := range rest {
+		out = append(out, registered[n])
+	}
+	return out
 }
 
 // ByName finds a protocol by its Name.
