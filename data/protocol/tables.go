@@ -1,0 +1,39 @@
+package protocol
+
+// The values protocols hand to notebooks for drawing: plain data, so that
+// this package draws nothing (package viz does).
+
+// Table is a titled table of strings.
+type Table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+}
+
+// Comparison is a table of the paper's numbers beside ours. Its fields are
+// those of viz.Comparison (Format, Flag and Factor mean the same), so a
+// notebook shows it with viz.Comparison(c).Show().
+type Comparison struct {
+	Title      string
+	Corner     string
+	Rows, Cols []string
+	Paper      [][]float64
+	Ours       [][]float64
+	Format     string
+	Flag       float64
+	Factor     float64
+}
+
+// Bars is a bar chart's data: one value (and error bar) per category and
+// series.
+type Bars struct {
+	Title, Unit string
+	Categories  []string
+	Series      []BarSeries
+}
+
+// BarSeries is one series of Bars; Errors is nil for none.
+type BarSeries struct {
+	Name           string
+	Values, Errors []float64
+}
