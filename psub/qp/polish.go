@@ -25,6 +25,13 @@ const (
 // positive definite, small enough that a few refinement rounds undo it.
 const proxRel = 1e-11
 
+// maxPolishRounds caps the restricted solves of one polish; maxEnter is how
+// many of the most violated constraints enter the free set per round.
+const (
+	maxPolishRounds = 400
+	maxEnter        = 8
+)
+
 // viol is a constraint whose multiplier should enter the free set: p ≥ 0 a
 // plane or row, p < 0 bound −1−p, and the size of its KKT violation.
 type viol struct {
@@ -32,221 +39,281 @@ type viol struct {
 	d float64
 }
 
+// freeSet is the state of one polish: the free set F, the restricted
+// solution of the current round and the dual changes not yet applied.
+type freeSet struct {
+	inS     []bool // planes and rows in F
+	inB     []bool // sign bounds in F
+	slackIn bool   // the slack α_0 in F
+	// The restricted solution: the duals that solve the KKT equalities of
+	// the dual on F (zero outside F, negative where a multiplier should
+	// leave), α_0, and ξ, the multiplier of Σα = C when α_0 is not free.
+	lamStar, betaStar []float64
+	a0Star, xi        float64
+	// Dual changes not yet applied to v and u (refresh at the end catches
+	// those of the last rounds).
+	pend, pendB []float64
+	// maxB is the largest |b_j| of the planes, the scale of ξ.
+	maxB float64
+	// Rounds without free sign bounds share one Cholesky factor, updated as
+	// F changes (activeChol), and kept for the next Solve; useChol turns
+	// it off for the rest of the polish once it has failed.
+	useChol bool
+}
+
 // polish finishes the solve with a primal active-set method on the dual QP,
 // started from the coordinate-ascent iterate. The free set F holds the
 // multipliers currently > 0 (planes, rows, bounds and the slack α_0). Each
-// step solves the KKT equalities of the dual restricted to F exactly
-// (solveActive), moves from the current duals towards that solution as far as
-// λ ≥ 0 allows, and drops from F the multipliers that hit 0; when the
-// restricted solution is reached it adds to F the constraints with the
-// largest KKT violation. Every iterate is dual feasible and the dual value
-// never decreases, so unlike a naive guess-and-check of the active set it
-// cannot wander. polish returns whether the result passes done (the sweeps'
-// stopping test); the improved duals are kept either way.
+// round solves the KKT equalities of the dual restricted to F exactly
+// (solveRestricted), moves from the current duals towards that solution as
+// far as λ ≥ 0 allows (stepLength, step, or pathStep along the projected
+// path) and drops from F the multipliers that hit 0; when the restricted
+// solution is reached it prices the constraints outside F (violations) and
+// adds the most violated to F (enter). Every iterate is dual feasible and
+// the dual value never decreases, so unlike a naive guess-and-check of the
+// active set it cannot wander. polish returns whether the result passes
+// done (the sweeps' stopping test); the improved duals are kept either way.
 //
 // Why: coordinate ascent converges slowly when constraints are nearly
 // linearly dependent (two almost opposite rows, a row almost spanned by sign
 // bounds, many almost parallel planes), but it gets close to the active set
 // early, and from there the active-set method needs a few exact solves.
 func (w *work) polish(done func() bool) bool {
-	s := w.s
-	inS := make([]bool, len(s.vecs))
-	for p := range s.vecs {
-		inS[p] = s.lam[p] > 0
-	}
-	inB := make([]bool, len(w.bc))
-	for b := range w.bc {
-		inB[b] = w.beta[b] > 0
-	}
-	slackIn := w.alpha0 > 0
-	lamStar := make([]float64, len(s.vecs))
-	betaStar := make([]float64, len(w.bc))
-	// Dual changes not yet applied to v and u (refresh at the end catches
-	// those of the last rounds).
-	pend := make([]float64, len(s.vecs))
-	pendB := make([]float64, len(w.bc))
-	maxB := 0.0
-	for _, p := range s.planes {
-		maxB = math.Max(maxB, math.Abs(s.rhs[p]))
-	}
-	// Rounds without free sign bounds share one Cholesky factor, updated as
-	// the free set changes (activeChol), and kept for the next Solve.
-	useChol := true
+	f := w.newFreeSet()
 	kkt := false
-	for range 400 {
-		hasPlane := false
-		for _, p := range s.planes {
-			hasPlane = hasPlane || inS[p]
-		}
-		if !hasPlane {
-			slackIn = true // α_0 = C − Σα must then carry all of C
-		}
-		freeBounds := false
-		for _, in := range inB {
-			freeBounds = freeBounds || in
-		}
-		var a0Star, xi float64
-		ok, cholRound := false, false
-		if useChol && !freeBounds {
-			if s.chol == nil {
-				s.chol = newActiveChol(s, proxRel)
-			}
-			a0Star, xi, ok = w.solveActiveChol(s.chol, inS, !slackIn, lamStar)
-			cholRound = ok
-			clear(betaStar)
-			if !ok { // start afresh next time, with an ε for today's norms
-				s.chol, useChol = nil, false
-			}
-		}
-		if !ok {
-			a0Star, xi, ok = w.solveActive(inS, inB, !slackIn, lamStar, betaStar)
-		}
+	for range maxPolishRounds {
+		cholRound, ok := w.solveRestricted(f)
 		if !ok {
 			break
 		}
-		// Longest step t ≤ 1 towards the restricted solution keeping λ ≥ 0.
-		t := 1.0
-		for p := range s.vecs {
-			if inS[p] && lamStar[p] < 0 {
-				t = math.Min(t, s.lam[p]/(s.lam[p]-lamStar[p]))
-			}
-		}
-		for b := range w.bc {
-			if inB[b] && betaStar[b] < 0 {
-				t = math.Min(t, w.beta[b]/(w.beta[b]-betaStar[b]))
-			}
-		}
-		if slackIn && a0Star < 0 {
-			t = math.Min(t, w.alpha0/(w.alpha0-a0Star))
-		}
+		t := w.stepLength(f)
 		if t < 1 && cholRound {
-			w.pathStep(inS, lamStar, slackIn, a0Star, pend)
+			w.pathStep(f)
 			continue
 		}
-		// Move, updating v and u incrementally (O(k) per free multiplier);
-		// blocking multipliers are set to exactly 0 and leave F.
-		blocked := t < 1
-		for p := range s.vecs {
-			if !inS[p] {
-				continue
-			}
-			next := s.lam[p] + t*(lamStar[p]-s.lam[p])
-			if lamStar[p] < 0 && (next <= 0 || (blocked && next <= 1e-15*math.Abs(lamStar[p]))) {
-				next, inS[p] = 0, false
-			}
-			pend[p] += next - s.lam[p]
-			s.lam[p] = next
+		w.step(f, t)
+		if t < 1 {
+			continue // blocked: a multiplier left F, solve again
 		}
-		for b := range w.bc {
-			if !inB[b] {
-				continue
-			}
-			next := w.beta[b] + t*(betaStar[b]-w.beta[b])
-			if betaStar[b] < 0 && (next <= 0 || (blocked && next <= 1e-15*math.Abs(betaStar[b]))) {
-				next, inB[b] = 0, false
-			}
-			pendB[b] += next - w.beta[b]
-			w.beta[b] = next
-		}
-		if slackIn {
-			w.alpha0 += t * (a0Star - w.alpha0)
-			if a0Star < 0 && (w.alpha0 <= 0 || (blocked && w.alpha0 <= 1e-15*math.Abs(a0Star))) {
-				w.alpha0, slackIn = 0, false
-			}
-		} else {
-			w.alpha0 = 0
-		}
-		if blocked {
-			continue
-		}
-		// v and u follow the duals only here, where they are read: most
-		// rounds are blocked. Each update costs O(k) per moved dual; when
-		// many moved, recomputing them through the primal w is cheaper.
-		moved := 0
-		for _, d := range pend {
-			if d != 0 {
-				moved++
-			}
-		}
-		if moved*len(s.vecs) > w.primalCost() {
-			w.refreshPrimal()
-			clear(pend)
-			clear(pendB)
-		}
-		for p, d := range pend {
-			if d != 0 {
-				w.moveVec(p, d)
-				pend[p] = 0
-			}
-		}
-		for b, d := range pendB {
-			if d != 0 {
-				w.moveBound(b, d)
-				pendB[b] = 0
-			}
-		}
-		// At the restricted optimum: which constraints outside F violate
-		// their KKT condition? The threshold sits above the rounding noise
-		// of w, which scales with Σ|λ_p|‖r_p‖, so that tight constraints
-		// with zero multiplier do not flip in and out.
-		st := w.measure()
-		thr := 1e-11 * (math.Sqrt(2*st.primal) + st.noise)
-		var cand []viol
-		for _, p := range s.planes {
-			nrm := math.Sqrt(s.gram[p][p])
-			if d := s.rhs[p] - w.v[p] - xi; !inS[p] && d > thr*nrm+1e-12*math.Abs(s.rhs[p]) {
-				cand = append(cand, viol{p, d / math.Max(nrm, 1e-300)})
-			}
-		}
-		for _, p := range s.rows {
-			nrm := math.Sqrt(s.gram[p][p])
-			if !inS[p] && w.v[p] < -thr*nrm {
-				cand = append(cand, viol{p, -w.v[p] / nrm})
-			}
-		}
-		for b := range w.bc {
-			if !inB[b] && w.u[b] < -thr {
-				cand = append(cand, viol{-1 - b, -w.u[b]})
-			}
-		}
-		if len(cand) == 0 && (slackIn || xi >= -1e-12*maxB) {
+		w.applyPending(f)
+		cand := w.violations(f)
+		if len(cand) == 0 && (f.slackIn || f.xi >= -1e-12*f.maxB) {
 			kkt = true
 			break // KKT point of the whole dual
 		}
-		if !slackIn && xi < -1e-12*maxB {
-			slackIn = true // ξ < 0: the slack constraint ξ ≥ 0 binds
+		if !f.slackIn && f.xi < -1e-12*f.maxB {
+			f.slackIn = true // ξ < 0: the slack constraint ξ ≥ 0 binds
 		}
-		// Enter the most violated few at 0 (the point does not move).
-		sort.Slice(cand, func(x, y int) bool { return cand[x].d > cand[y].d })
-		if len(cand) > 8 {
-			cand = cand[:8]
-		}
-		nS := 0
-		for p := range s.vecs {
-			if inS[p] {
-				nS++
-			}
-		}
-		limit := maxPolishChol
-		if slices.Contains(inB, true) || slices.ContainsFunc(cand, func(v viol) bool { return v.p < 0 }) {
-			limit = maxPolish // the next round has free bounds: dense LU
-		}
-		if nS+len(cand) > limit {
+		if !w.enter(f, cand) {
 			break
-		}
-		for _, c := range cand {
-			if c.p >= 0 {
-				inS[c.p] = true
-			} else {
-				inB[-1-c.p] = true
-			}
 		}
 	}
 	if !kkt {
-		s.gaveUp++
+		w.s.gaveUp++
 	}
 	w.refresh() // drop the rounding drift of the incremental updates
 	return done()
+}
+
+// newFreeSet starts F at the multipliers that are > 0.
+func (w *work) newFreeSet() *freeSet {
+	s := w.s
+	f := &freeSet{
+		inS:      make([]bool, len(s.vecs)),
+		inB:      make([]bool, len(w.bc)),
+		slackIn:  w.alpha0 > 0,
+		lamStar:  make([]float64, len(s.vecs)),
+		betaStar: make([]float64, len(w.bc)),
+		pend:     make([]float64, len(s.vecs)),
+		pendB:    make([]float64, len(w.bc)),
+		useChol:  true,
+	}
+	for p := range s.vecs {
+		f.inS[p] = s.lam[p] > 0
+	}
+	for b := range w.bc {
+		f.inB[b] = w.beta[b] > 0
+	}
+	for _, p := range s.planes {
+		f.maxB = math.Max(f.maxB, math.Abs(s.rhs[p]))
+	}
+	return f
+}
+
+// solveRestricted computes the restricted solution on F: through the kept
+// Cholesky factor when F has no free sign bound (cholRound), otherwise, or
+// when the factor fails, with a dense LU (solveActive). ok is false when
+// neither gives a usable solution.
+func (w *work) solveRestricted(f *freeSet) (cholRound, ok bool) {
+	s := w.s
+	if !slices.ContainsFunc(s.planes, func(p int) bool { return f.inS[p] }) {
+		f.slackIn = true // α_0 = C − Σα must then carry all of C
+	}
+	if f.useChol && !slices.Contains(f.inB, true) {
+		if s.chol == nil {
+			s.chol = newActiveChol(s, proxRel)
+		}
+		f.a0Star, f.xi, ok = w.solveActiveChol(s.chol, f.inS, !f.slackIn, f.lamStar)
+		clear(f.betaStar)
+		if ok {
+			return true, true
+		}
+		s.chol, f.useChol = nil, false // start afresh next time, with an ε for today's norms
+	}
+	f.a0Star, f.xi, ok = w.solveActive(f.inS, f.inB, !f.slackIn, f.lamStar, f.betaStar)
+	return false, ok
+}
+
+// stepLength is the ratio test: the longest step t ≤ 1 from the current
+// duals towards the restricted solution that keeps every multiplier in F
+// (and α_0) ≥ 0.
+func (w *work) stepLength(f *freeSet) float64 {
+	s := w.s
+	t := 1.0
+	for p := range s.vecs {
+		if f.inS[p] && f.lamStar[p] < 0 {
+			t = math.Min(t, s.lam[p]/(s.lam[p]-f.lamStar[p]))
+		}
+	}
+	for b := range w.bc {
+		if f.inB[b] && f.betaStar[b] < 0 {
+			t = math.Min(t, w.beta[b]/(w.beta[b]-f.betaStar[b]))
+		}
+	}
+	if f.slackIn && f.a0Star < 0 {
+		t = math.Min(t, w.alpha0/(w.alpha0-f.a0Star))
+	}
+	return t
+}
+
+// step moves the duals in F by t towards the restricted solution, keeping
+// the changes pending for v and u (applyPending). When the step is blocked
+// (t < 1) the blocking multipliers are set to exactly 0 and leave F.
+func (w *work) step(f *freeSet, t float64) {
+	s := w.s
+	blocked := t < 1
+	for p := range s.vecs {
+		if !f.inS[p] {
+			continue
+		}
+		next := s.lam[p] + t*(f.lamStar[p]-s.lam[p])
+		if f.lamStar[p] < 0 && (next <= 0 || (blocked && next <= 1e-15*math.Abs(f.lamStar[p]))) {
+			next, f.inS[p] = 0, false
+		}
+		f.pend[p] += next - s.lam[p]
+		s.lam[p] = next
+	}
+	for b := range w.bc {
+		if !f.inB[b] {
+			continue
+		}
+		next := w.beta[b] + t*(f.betaStar[b]-w.beta[b])
+		if f.betaStar[b] < 0 && (next <= 0 || (blocked && next <= 1e-15*math.Abs(f.betaStar[b]))) {
+			next, f.inB[b] = 0, false
+		}
+		f.pendB[b] += next - w.beta[b]
+		w.beta[b] = next
+	}
+	if f.slackIn {
+		w.alpha0 += t * (f.a0Star - w.alpha0)
+		if f.a0Star < 0 && (w.alpha0 <= 0 || (blocked && w.alpha0 <= 1e-15*math.Abs(f.a0Star))) {
+			w.alpha0, f.slackIn = 0, false
+		}
+	} else {
+		w.alpha0 = 0
+	}
+}
+
+// applyPending brings v and u up to the duals. They follow the duals only
+// at the restricted optimum, where they are read: most rounds are blocked.
+// Each update costs O(k) per moved dual; when many moved, recomputing them
+// through the primal w is cheaper.
+func (w *work) applyPending(f *freeSet) {
+	moved := 0
+	for _, d := range f.pend {
+		if d != 0 {
+			moved++
+		}
+	}
+	if moved*len(w.s.vecs) > w.primalCost() {
+		w.refreshPrimal()
+		clear(f.pend)
+		clear(f.pendB)
+	}
+	for p, d := range f.pend {
+		if d != 0 {
+			w.moveVec(p, d)
+			f.pend[p] = 0
+		}
+	}
+	for b, d := range f.pendB {
+		if d != 0 {
+			w.moveBound(b, d)
+			f.pendB[b] = 0
+		}
+	}
+}
+
+// violations prices the constraints outside F at the restricted optimum:
+// the planes, rows and sign bounds that violate their KKT condition, with
+// the size of the violation. The threshold sits above the rounding noise of
+// w, which scales with Σ|λ_p|‖r_p‖, so that tight constraints with zero
+// multiplier do not flip in and out.
+func (w *work) violations(f *freeSet) []viol {
+	s := w.s
+	st := w.measure()
+	thr := 1e-11 * (math.Sqrt(2*st.primal) + st.noise)
+	var cand []viol
+	for _, p := range s.planes {
+		nrm := math.Sqrt(s.gram[p][p])
+		if d := s.rhs[p] - w.v[p] - f.xi; !f.inS[p] && d > thr*nrm+1e-12*math.Abs(s.rhs[p]) {
+			cand = append(cand, viol{p, d / math.Max(nrm, 1e-300)})
+		}
+	}
+	for _, p := range s.rows {
+		nrm := math.Sqrt(s.gram[p][p])
+		if !f.inS[p] && w.v[p] < -thr*nrm {
+			cand = append(cand, viol{p, -w.v[p] / nrm})
+		}
+	}
+	for b := range w.bc {
+		if !f.inB[b] && w.u[b] < -thr {
+			cand = append(cand, viol{-1 - b, -w.u[b]})
+		}
+	}
+	return cand
+}
+
+// enter adds the most violated few of cand to F at 0 (the point does not
+// move). It returns false, leaving F as it is, when F would outgrow what
+// the next round's solve takes (maxPolishChol, or maxPolish when that
+// round has free sign bounds and so a dense LU).
+func (w *work) enter(f *freeSet, cand []viol) bool {
+	sort.Slice(cand, func(x, y int) bool { return cand[x].d > cand[y].d })
+	if len(cand) > maxEnter {
+		cand = cand[:maxEnter]
+	}
+	nS := 0
+	for p := range w.s.vecs {
+		if f.inS[p] {
+			nS++
+		}
+	}
+	limit := maxPolishChol
+	if slices.Contains(f.inB, true) || slices.ContainsFunc(cand, func(v viol) bool { return v.p < 0 }) {
+		limit = maxPolish
+	}
+	if nS+len(cand) > limit {
+		return false
+	}
+	for _, c := range cand {
+		if c.p >= 0 {
+			f.inS[c.p] = true
+		} else {
+			f.inB[-1-c.p] = true
+		}
+	}
+	return true
 }
 
 // pathStep replaces the blocked step of a round without free sign bounds.
@@ -267,8 +334,9 @@ func (w *work) polish(done func() bool) bool {
 // at once, which matters when a new plane or row turns a whole face of a
 // cone inactive (multi-label C4: hundreds of rows in one round instead of
 // one per round). It must follow solveActiveChol on the same free set.
-func (w *work) pathStep(inS []bool, lamStar []float64, slackIn bool, a0Star float64, pend []float64) {
+func (w *work) pathStep(f *freeSet) {
 	s, c := w.s, w.s.chol
+	inS, lamStar, slackIn, a0Star, pend := f.inS, f.lamStar, f.slackIn, f.a0Star, f.pend
 	n := c.n()
 	x, d := make([]float64, n), make([]float64, n)
 	tauEnd, stop := 1.0, -1 // stop: the position of the blocking plane, −2 for α_0

@@ -276,8 +276,7 @@ func TestPathStep(t *testing.T) {
 			}
 			return x
 		}
-		pend := make([]float64, len(s.vecs))
-		w.pathStep(inS, lamStar, slackIn, a0Star, pend)
+		w.pathStep(&freeSet{inS: inS, lamStar: lamStar, slackIn: slackIn, a0Star: a0Star, pend: make([]float64, len(s.vecs))})
 		tested++
 		got := dual(s.lam)
 		tol := 1e-9 * (1 + math.Abs(got))
