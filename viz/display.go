@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
+
+	"github.com/probably-submodular/crf/data/runenv"
 )
 
 // InNotebook reports whether the program runs inside a GoNB cell.
@@ -74,23 +76,53 @@ type HeaderInfo struct {
 	Title      string // notebook title
 	Reproduces string // what of the paper it reproduces
 	Data       string // which data it ran on, said plainly
+	// Run is the run that made the page (profile, commit, machine, date):
+	// runenv.Current() in a notebook. viz draws it as given.
+	Run runenv.Run
+}
+
+// withRun fills a zero Run with the current one, for notebooks that do not
+// pass Run yet. It goes once every notebook passes runenv.Current().
+func (h HeaderInfo) withRun() HeaderInfo {
+	if h.Run == (runenv.Run{}) {
+		h.Run = runenv.Current()
+	}
+	return h
 }
 
 // HeaderMarkdown renders the notebook header: title, what it reproduces, a
 // line saying which profile produced this page and how to read its prose,
-// then the data, the profile, the commit, the date and the machine.
+// then the data, the profile, the commit, the date and the machine of h.Run.
 //
 // Notebook prose is written once and shown beside the outputs of either
 // profile, so it never claims which profile the page shows; the header does.
 // In the quick profile it says plainly that the tables are from a reduced
 // run and that prose quoting numbers describes the full run it names.
 func HeaderMarkdown(h HeaderInfo) string {
-	return headerMarkdown(h, Profile(), Commit(), time.Now(), Machine())
+	h = h.withRun()
+	r := h.Run
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\n\n%s\n\n%s\n\n", h.Title, h.Reproduces, ProfileNote(r.Profile))
+	cell := strings.NewReplacer("|", "\\|", "\n", " ").Replace
+	date := "unknown"
+	if !r.Date.IsZero() {
+		date = r.Date.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	fmt.Fprintf(&b, "| | |\n|---|---|\n| data | %s |\n| profile | `%s` (set by `scripts/reproduce --quick/--full`, env `PSUB_PROFILE`) |\n| commit | `%s` |\n| date | %s |\n| machine | %s |\n",
+		cell(h.Data), orUnknown(r.Profile), orUnknown(r.Commit), date, cell(orUnknown(r.Machine)))
+	return b.String()
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 // ProfileNote is the line the header shows for profile ("quick" or "full").
 func ProfileNote(profile string) string {
-	if profile == "full" {
+	if profile == runenv.FullProfile {
 		return "> **Full profile:** the notebook's full settings, the paper's protocol where it " +
 			"reproduces an experiment of the paper (its text says where it departs). The tables and " +
 			"figures on this page come from this run (commit and date below); prose sections that " +
@@ -103,21 +135,13 @@ func ProfileNote(profile string) string {
 		"on this page. `scripts/reproduce --full` renders the full profile."
 }
 
-func headerMarkdown(h HeaderInfo, profile, commit string, now time.Time, machine string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "## %s\n\n%s\n\n%s\n\n", h.Title, h.Reproduces, ProfileNote(profile))
-	cell := strings.NewReplacer("|", "\\|", "\n", " ").Replace
-	fmt.Fprintf(&b, "| | |\n|---|---|\n| data | %s |\n| profile | `%s` (set by `scripts/reproduce --quick/--full`, env `PSUB_PROFILE`) |\n| commit | `%s` |\n| date | %s |\n| machine | %s |\n",
-		cell(h.Data), profile, commit, now.UTC().Format("2006-01-02 15:04 UTC"), cell(machine))
-	return b.String()
-}
-
 // Header displays the notebook header and loads the echarts library once
 // for the interactive charts of this notebook (a note says so when it is
 // missing).
 func Header(h HeaderInfo) {
 	// The marker (an HTML comment) lets the rendered site's index read the
 	// title, data and profile without parsing the table's wording.
+	h = h.withRun()
 	ShowMarkdown(HeaderMarkdown(h) + HeaderMarker(h))
 	if js, err := EchartsLibrary(); err == nil {
 		ShowHTML(EchartsScript(js))

@@ -4,21 +4,25 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/probably-submodular/crf/data/runenv"
 )
 
 // The header says which profile made the page: the quick one unmistakably,
 // with the warning that prose numbers describe the full run they name.
 func TestHeaderStatesTheProfile(t *testing.T) {
-	h := HeaderInfo{Title: "01 · Cows", Reproduces: "§1", Data: "20 images"}
-	when := time.Date(2026, 11, 25, 3, 4, 0, 0, time.UTC)
-	quick := headerMarkdown(h, "quick", "abc1234", when, "a machine")
-	full := headerMarkdown(h, "full", "abc1234", when, "a machine")
+	run := runenv.Run{Profile: "quick", Commit: "abc1234", Machine: "a machine", Date: time.Date(2026, 11, 25, 3, 4, 0, 0, time.UTC)}
+	h := HeaderInfo{Title: "01 · Cows", Reproduces: "§1", Data: "20 images", Run: run}
+	quick := HeaderMarkdown(h)
+	h.Run.Profile = "full"
+	full := HeaderMarkdown(h)
 	for _, want := range []string{
 		"**Quick profile: a reduced run, not the paper's protocol.**",
 		"Prose sections that quote numbers describe the full run they name, not the tables on this page.",
 		"| profile | `quick` ",
 		"| date | 2026-11-25 03:04 UTC |",
 		"| commit | `abc1234` |",
+		"| machine | a machine |",
 	} {
 		if !strings.Contains(quick, want) {
 			t.Errorf("quick header lacks %q:\n%s", want, quick)
@@ -37,12 +41,18 @@ func TestHeaderStatesTheProfile(t *testing.T) {
 	}
 }
 
-// HeaderMarkdown follows PSUB_PROFILE: anything but "full" is quick.
-func TestHeaderMarkdownFollowsProfileEnv(t *testing.T) {
-	for env, want := range map[string]string{"": "Quick profile", "quick": "Quick profile", "nonsense": "Quick profile", "full": "Full profile"} {
-		t.Setenv("PSUB_PROFILE", env)
-		if md := HeaderMarkdown(HeaderInfo{Title: "t"}); !strings.Contains(md, want) {
-			t.Errorf("PSUB_PROFILE=%q: header lacks %q:\n%s", env, want, md)
+// The header draws the run it is given, not the environment's; a header
+// without a run (a notebook not yet passing runenv.Current()) gets the
+// current one.
+func TestHeaderDrawsItsRun(t *testing.T) {
+	t.Setenv("PSUB_PROFILE", "full")
+	md := HeaderMarkdown(HeaderInfo{Title: "t", Run: runenv.Run{Profile: "quick"}})
+	for _, want := range []string{"Quick profile", "| profile | `quick` ", "| commit | `unknown` |", "| date | unknown |", "| machine | unknown |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("header lacks %q:\n%s", want, md)
 		}
+	}
+	if md := HeaderMarkdown(HeaderInfo{Title: "t"}); !strings.Contains(md, "Full profile") || !strings.Contains(md, runenv.Machine()) {
+		t.Errorf("header without a run does not show the current one:\n%s", md)
 	}
 }

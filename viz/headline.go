@@ -62,10 +62,11 @@ func Headline(text string) {
 }
 
 // HeaderMarker returns the invisible marker of a notebook header (title,
-// data and profile of the run) for Header to append to its markdown, so that
+// data and h.Run's profile) for Header to append to its markdown, so that
 // scripts/site need not parse the header's table.
 func HeaderMarker(h HeaderInfo) string {
-	return "\n" + Marker{Kind: "header", Title: h.Title, Data: h.Data, Profile: Profile()}.comment() + "\n"
+	h = h.withRun()
+	return "\n" + Marker{Kind: "header", Title: h.Title, Data: h.Data, Profile: h.Run.Profile}.comment() + "\n"
 }
 
 // ParseMarkers returns the markers found in a notebook output's text, in

@@ -3,6 +3,8 @@ package viz
 import (
 	"strings"
 	"testing"
+
+	"github.com/probably-submodular/crf/data/runenv"
 )
 
 func TestHeadlineHTMLRoundTrip(t *testing.T) {
@@ -65,8 +67,8 @@ func TestParseMarkersMalformed(t *testing.T) {
 }
 
 func TestHeaderMarker(t *testing.T) {
-	t.Setenv("PSUB_PROFILE", "full")
-	ms, err := ParseMarkers(HeaderMarkdown(HeaderInfo{Title: "x"}) + HeaderMarker(HeaderInfo{Title: "07 · Trade-off", Data: "synthetic | seed 1"}))
+	run := runenv.Run{Profile: "full"}
+	ms, err := ParseMarkers(HeaderMarkdown(HeaderInfo{Title: "x", Run: run}) + HeaderMarker(HeaderInfo{Title: "07 · Trade-off", Data: "synthetic | seed 1", Run: run}))
 	if err != nil {
 		t.Fatal(err)
 	}

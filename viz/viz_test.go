@@ -77,17 +77,6 @@ func TestProgressLine(t *testing.T) {
 	}
 }
 
-func TestProfileDefaultsToQuick(t *testing.T) {
-	t.Setenv("PSUB_PROFILE", "")
-	if Profile() != "quick" || !Quick() {
-		t.Fatal("default profile must be quick")
-	}
-	t.Setenv("PSUB_PROFILE", "full")
-	if Profile() != "full" {
-		t.Fatal("PSUB_PROFILE=full ignored")
-	}
-}
-
 func TestComparisonFlagsLargeDifferences(t *testing.T) {
 	nan := math.NaN()
 	c := Comparison{Corner: "set", Rows: []string{"C0", "C4"}, Cols: []string{"acc"},

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/probably-submodular/crf/viz"
+	"github.com/probably-submodular/crf/data/runenv"
 )
 
 const runHint = "PSUB_BROWSER=1 go test -count=1 -run 'TestLiveNotebook|TestSitePages|TestLiveControls' -v ./scripts/browser/"
@@ -40,7 +40,7 @@ func startBrowser(t *testing.T, exe string, blockNetwork bool) *Browser {
 // moduleRoot returns the module root and its out/ folder.
 func moduleRoot(t *testing.T) (root, out string) {
 	t.Helper()
-	root, err := viz.ModuleRoot()
+	root, err := runenv.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

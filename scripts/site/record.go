@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/probably-submodular/crf/data/runenv"
 	"github.com/probably-submodular/crf/internal/safefile"
-	"github.com/probably-submodular/crf/viz"
 )
 
 // Record is what scripts/reproduce knows about one notebook's run and the
@@ -28,8 +28,8 @@ type Record struct {
 }
 
 func fillMachine(r *Record) {
-	r.Commit = viz.Commit()
-	r.Machine = viz.Machine()
+	r.Commit = runenv.Commit()
+	r.Machine = runenv.Machine()
 }
 
 func recordPath(outDir, name string) string {

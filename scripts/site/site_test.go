@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/probably-submodular/crf/data/runenv"
 	"github.com/probably-submodular/crf/viz"
 )
 
@@ -86,9 +87,8 @@ func TestIndexRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 02: executed by an earlier run, header marker, no headline.
-	t.Setenv("PSUB_PROFILE", "full")
 	writeNotebook(t, filepath.Join(out, "notebooks", "02-plain.ipynb"), map[string]string{
-		"text/markdown": "## table title\n\n| data | from the table |\n| profile | `quick` |\n" + viz.HeaderMarker(viz.HeaderInfo{Title: "02 · Plain", Data: "from the marker"}),
+		"text/markdown": "## table title\n\n| data | from the table |\n| profile | `quick` |\n" + viz.HeaderMarker(viz.HeaderInfo{Title: "02 · Plain", Data: "from the marker", Run: runenv.Run{Profile: "full"}}),
 	})
 	old := fail
 	old.Name, old.Notebook, old.Status, old.Seconds, old.Errors, old.Run = "02-plain", "notebooks/02-plain.ipynb", "ok", 12, "", "earlier"
