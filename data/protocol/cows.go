@@ -32,9 +32,9 @@ func (Cows) Settings(p Profile) SegmentationSettings {
 		// selection), 10 hard constraints per generation round.
 		s.Images, s.Downscale, s.Folds, s.Cs, s.AddK = 20, 2, 2, []float64{1}, 10
 	case Tiny:
-		// 6 images at a quarter resolution, 2 folds, selection between two
-		// values of C, two sets, one loss.
-		s.Images, s.Downscale, s.Folds, s.Cs, s.AddK = 6, 4, 2, []float64{0.1, 1}, 10
+		// 8 images at half resolution, 2 folds, selection between two values
+		// of C, two sets, one loss.
+		s.Images, s.Downscale, s.Folds, s.Cs, s.AddK = 8, 2, 2, []float64{0.1, 1}, 10
 		s.Sets, s.Losses, s.MaxIter = []string{"C0", "C4"}, []string{"hamming"}, 200
 	}
 	return s

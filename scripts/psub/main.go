@@ -25,12 +25,13 @@ type command struct {
 // commands lists the subcommands; each capability adds one entry.
 func commands() map[string]command {
 	return map[string]command{
-		"version": {"print the version as JSON", runVersion},
-		"train":   {"train a CRF on JSON Lines graphs; print accuracies and the trace totals", runTrain},
-		"predict": {"label JSON Lines graphs with a trained model", runPredict},
-		"export":  {"write a built data set as JSON Lines graphs", runExport},
-		"slic":    {"segment an image into SLIC superpixels, write a 16-bit label PNG", runSlic},
-		"maxflow": {"max-flow/min-cut of a DIMACS file (Boykov–Kolmogorov), with timings", runMaxflow},
+		"version":  {"print the version as JSON", runVersion},
+		"train":    {"train a CRF on JSON Lines graphs; print accuracies and the trace totals", runTrain},
+		"predict":  {"label JSON Lines graphs with a trained model", runPredict},
+		"export":   {"write a built data set as JSON Lines graphs", runExport},
+		"slic":     {"segment an image into SLIC superpixels, write a 16-bit label PNG", runSlic},
+		"maxflow":  {"max-flow/min-cut of a DIMACS file (Boykov–Kolmogorov), with timings", runMaxflow},
+		"protocol": {"run one of the paper's protocols (or a shard of it), merge shard files, list them", runProtocol},
 	}
 }
 

@@ -35,12 +35,13 @@ func TestHelpListsCommandsAndUnknownFails(t *testing.T) {
 // badArgs holds, for every subcommand, a command line that parses but is
 // wrong (a missing required input or an invalid value): exit status 2.
 var badArgs = map[string][]string{
-	"version": {"surplus"},
-	"train":   {"-train", "x.jsonl", "-loss", "nonsense"},
-	"predict": {"-model", "m.json"},
-	"export":  {"-dataset", "no-such-set", "-o", "out"},
-	"slic":    {"-o", "labels.png"},
-	"maxflow": {"-repeat", "0", "x.max"},
+	"version":  {"surplus"},
+	"train":    {"-train", "x.jsonl", "-loss", "nonsense"},
+	"predict":  {"-model", "m.json"},
+	"export":   {"-dataset", "no-such-set", "-o", "out"},
+	"slic":     {"-o", "labels.png"},
+	"maxflow":  {"-repeat", "0", "x.max"},
+	"protocol": {"cows", "-shard", "9/2"},
 }
 
 // TestCommandLineConventions checks every subcommand: -h and --help print

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/protocol"
+)
+
+// protocolResult is the JSON object "psub protocol" prints after a run.
+type protocolResult struct {
+	Protocol string  `json:"protocol"`
+	Profile  string  `json:"profile"`
+	Shard    string  `json:"shard"`
+	Results  string  `json:"results"`
+	Rows     int     `json:"rows"`   // rows of the shard's jobs (run now or reused)
+	Ran      int     `json:"ran"`    // fits run by this command
+	Failed   int     `json:"failed"` // rows holding an error
+	Seconds  float64 `json:"seconds"`
+}
+
+// protocolSlurm, when set (scripts/psub/slurm.go), handles
+// "psub protocol NAME -slurm DIR ...": args are everything after NAME.
+var protocolSlurm func(p protocol.Protocol, args []string, stdout, stderr io.Writer) error
+
+// runProtocol runs one of the paper's protocols (or a shard of it), merges
+// shard files, or lists the protocols.
+func runProtocol(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("protocol", "psub protocol -list | psub protocol NAME [-profile quick] [-results FILE] [-shard i/n] [-workers N] | psub protocol NAME [-profile P] -merge -results OUT SHARD_FILE...", stdout)
+	list := fs.Bool("list", false, "list the protocols as JSON")
+	f := protocolFlags{
+		profile:     fs.String("profile", string(protocol.Quick), "profile: tiny (tests), quick (minutes), full (the paper's protocol)"),
+		results:     fs.String("results", "", "results file, JSON Lines (default: out/NAME-PROFILE.jsonl); with -merge, the merged file"),
+		shard:       fs.String("shard", "", "run shard i of n (1 ≤ i ≤ n) of the grid, e.g. 2/8 (default: all)"),
+		workers:     fs.Int("workers", 0, "fits at once (0: one per core)"),
+		models:      fs.String("models", "", "directory of the final models (default: out/models/NAME-PROFILE)"),
+		checkpoints: fs.String("checkpoints", "", "directory of training checkpoints: interrupted fits resume from their last iteration"),
+		merge:       fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running"),
+	}
+	fs.after = func(w io.Writer) {
+		fmt.Fprintln(w, "\nprotocols (one per notebook; rows: one JSON object per fit, data.Result):")
+		for _, p := range protocol.All() {
+			fmt.Fprintf(w, "  %-18s %s\n", p.Name(), p.Title())
+		}
+		fmt.Fprintln(w, "\nA run resumes from its results file: fits with a row of the running code are not run again.")
+		fmt.Fprintln(w, "Shards split the grid into whole groups of dependent fits; merge joins their files.")
+	}
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if err := fs.parse(args); err != nil {
+			return err
+		}
+		if !*list || fs.NArg() > 0 {
+			return fs.usageErr("want -list or a protocol NAME first")
+		}
+		return listProtocols(stdout)
+	}
+	p, err := protocol.ByName(args[0])
+	if err != nil {
+		return fs.usageErr("%v", err)
+	}
+	rest := args[1:]
+	for _, a := range rest {
+		if a == "-slurm" || a == "--slurm" || strings.HasPrefix(a, "-slurm=") || strings.HasPrefix(a, "--slurm=") {
+			if protocolSlurm == nil {
+				return fs.usageErr("-slurm: this build of psub has no Slurm support")
+			}
+			return protocolSlurm(p, rest, stdout, stderr)
+		}
+	}
+	if err := fs.parse(rest); err != nil {
+		return err
+	}
+	if *list {
+		return fs.usageErr("-list takes no protocol NAME")
+	}
+	return runOneProtocol(p, fs, f, stdout, stderr)
+}
+
+// protocolFlags are the flags of a run or merge.
+type protocolFlags struct {
+	profile, results, shard, models, checkpoints *string
+	workers                                      *int
+	merge                                        *bool
+}
+
+func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, stderr io.Writer) error {
+	profileName, results, shardArg, workers, models, checkpoints, merge := f.profile, f.results, f.shard, f.workers, f.models, f.checkpoints, f.merge
+	prof, err := protocol.ParseProfile(*profileName)
+	if err != nil {
+		return fs.usageErr("-profile: %v", err)
+	}
+	shard, err := protocol.ParseShard(*shardArg)
+	if err != nil {
+		return fs.usageErr("-shard: %v", err)
+	}
+	if *workers < 0 {
+		return fs.usageErr("-workers %d: want 0 (one per core) or more", *workers)
+	}
+	if *merge {
+		if *results == "" || fs.NArg() == 0 {
+			return fs.usageErr("-merge needs -results OUT and at least one SHARD_FILE")
+		}
+		if *shardArg != "" {
+			return fs.usageErr("-merge and -shard exclude each other")
+		}
+		rep, err := protocol.Merge(p, prof, *results, fs.Args())
+		if err != nil {
+			writeJSON(stdout, rep)
+			return err
+		}
+		if err := writeJSON(stdout, rep); err != nil {
+			return err
+		}
+		if !rep.Complete {
+			return fmt.Errorf("merged %d rows into %s, but %d fits are missing and %d failed: rerun the shards (they resume) and merge again", rep.Rows, rep.Out, len(rep.Missing), len(rep.Failed))
+		}
+		fmt.Fprintf(stderr, "merged %d rows from %d files into %s\n", rep.Rows, len(fs.Args()), rep.Out)
+		return nil
+	}
+	if err := fs.noArgs(); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	ran := 0
+	opt := protocol.Options{Profile: prof, Results: *results, Shard: shard, Workers: *workers, Models: *models, Checkpoints: *checkpoints,
+		Log: func(line string) { fmt.Fprintln(stderr, line) },
+		Progress: func(g data.Progress) {
+			ran++
+			status := fmt.Sprintf("%.1f s", g.Last.Seconds)
+			if g.Last.Error != "" {
+				status = "FAILED: " + g.Last.Error
+			}
+			fmt.Fprintf(stderr, "%s %s [%d/%d] %s %s C=%g fold %d %s: %s\n", p.Name(), prof, g.Done+g.Skipped, g.Total,
+				g.Last.Set, g.Last.Loss, g.Last.C, g.Last.Fold, g.Last.Tag, status)
+		},
+		Building: func(done, total int) { fmt.Fprintf(stderr, "building problems: %d of %d\n", done, total) },
+	}
+	if opt.Results == "" {
+		opt.Results = protocol.DefaultResults(p.Name(), prof)
+	}
+	rows, runErr := p.Run(ctx, opt)
+	res := protocolResult{Protocol: p.Name(), Profile: string(prof), Shard: shard.String(), Results: opt.Results,
+		Rows: len(rows), Ran: ran, Seconds: time.Since(start).Seconds()}
+	for _, r := range rows {
+		if r.Error != "" {
+			res.Failed++
+		}
+	}
+	if err := writeJSON(stdout, res); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// protocolInfo is one line of "psub protocol -list".
+type protocolInfo struct {
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	// Jobs counts the jobs listed before any fit ran, per profile (later
+	// stages, such as final fits after a selection of C, come on top).
+	Jobs map[string]int `json:"jobs"`
+}
+
+func listProtocols(stdout io.Writer) error {
+	var out []protocolInfo
+	for _, p := range protocol.All() {
+		info := protocolInfo{Name: p.Name(), Title: p.Title(), Jobs: map[string]int{}}
+		for _, prof := range protocol.Profiles() {
+			jobs, err := p.Jobs(prof, nil)
+			if err != nil {
+				return fmt.Errorf("protocol %s, profile %s: %w", p.Name(), prof, err)
+			}
+			info.Jobs[string(prof)] = len(jobs)
+		}
+		out = append(out, info)
+	}
+	return writeJSON(stdout, map[string]any{"protocols": out})
+}
