@@ -61,11 +61,11 @@ func EfficiencyConfigs(c float64, maxIter, minibatches int) []EfficiencyConfig {
 // end with clear margins, prefers 200 in the 1-pass rows too.)
 func TunedEfficiencyConfigs(c float64, maxIter int) []EfficiencyConfig {
 	rows := EfficiencyConfigs(c, maxIter, 0)
-	rows[0].Name, rows[0].Settings.Cache = "def. submodular, cache 5", 5
-	rows[1].Name, rows[1].Settings.AddK = "1-pass, full, k = 20", 20
-	rows[2].Name, rows[2].Settings.AddK, rows[2].Settings.TightBounds = "1-pass, delayed, tight, k = 20", 20, true
+	rows[0].Name, rows[0].Settings.Tuning.Cache = "def. submodular, cache 5", 5
+	rows[1].Name, rows[1].Settings.Tuning.AddK = "1-pass, full, k = 20", 20
+	rows[2].Name, rows[2].Settings.Tuning.AddK, rows[2].Settings.Tuning.TightBounds = "1-pass, delayed, tight, k = 20", 20, true
 	rows[3].Name = "2-pass delayed, tight, k = 200, cache 5"
-	rows[3].Settings.AddK, rows[3].Settings.TightBounds, rows[3].Settings.Cache = 200, true, 5
+	rows[3].Settings.Tuning = psub.Tuning{AddK: 200, TightBounds: true, Cache: 5}
 	return rows
 }
 

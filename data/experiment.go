@@ -203,7 +203,7 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]f
 		return err
 	}
 	return trainJob(ctx, fit, train, test, psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
-		Delayed: e.Delayed, Workers: e.Workers, AddK: e.AddK, CheckpointDir: e.Checkpoints,
+		Delayed: e.Delayed, Workers: e.Workers, CheckpointDir: e.Checkpoints, Tuning: psub.Tuning{AddK: e.AddK},
 		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)}, finish)
 }
 
@@ -282,9 +282,9 @@ func trainJob(ctx context.Context, job Job, train, test []psub.Instance, base ps
 	if base.Loss, err = LossByName(job.Loss); err != nil {
 		return nil, err
 	}
-	base.C, base.Set, base.Inference = job.C, method.Set, method.Training
+	base.C, base.Set, base.Tuning.UnconstrainedInference = job.C, method.Set, method.Training
 	if method.Training != nil {
-		base.Exact = method.Training
+		base.Tuning.SubmodularInference = method.Training
 	}
 	if base.Tol == 0 {
 		base.Tol = DefaultTol // explicit, for qp_missed

@@ -205,7 +205,7 @@ func TestTrainJobCertificateMetrics(t *testing.T) {
 		{"C = 1e10", 1e10, qp.Options{}, false},
 	} {
 		train := s.Train
-		base := psub.Settings{Set: psub.C4{}, C: tc.c, Tol: DefaultTol, MaxIter: 300, Workers: 1, QP: tc.qp}
+		base := psub.Settings{Set: psub.C4{}, C: tc.c, Tol: DefaultTol, MaxIter: 300, Workers: 1, Tuning: psub.Tuning{QP: tc.qp}}
 		_, trace, err := psub.Train(train, 2, base)
 		if err != nil {
 			t.Fatal(err)
@@ -213,7 +213,7 @@ func TestTrainJobCertificateMetrics(t *testing.T) {
 		// What trainJob records, through the Save hook, for the same fit.
 		var nonsub float64
 		m, err := trainJob(context.Background(), Job{Set: "C4", Loss: "hamming", C: tc.c}, train, nil,
-			psub.Settings{MaxIter: 300, Workers: 1, QP: tc.qp},
+			psub.Settings{MaxIter: 300, Workers: 1, Tuning: psub.Tuning{QP: tc.qp}},
 			func(model *psub.Model, _ Method, m map[string]float64) error {
 				var err error
 				nonsub, err = model.NonSubmodularFraction(train, 0)

@@ -208,7 +208,7 @@ func (l *Live) Refit(s LiveSettings) (*LiveFit, error) {
 	if err != nil {
 		return nil, err
 	}
-	set := psub.Settings{C: s.C, Tol: l.opt.Tol, MaxIter: l.opt.MaxIter, Set: en.Set, Inference: en.Inference}
+	set := psub.Settings{C: s.C, Tol: l.opt.Tol, MaxIter: l.opt.MaxIter, Set: en.Set, Tuning: psub.Tuning{UnconstrainedInference: en.Inference}}
 	m, tr, err := psub.Train(train, 2, set)
 	if err != nil {
 		return nil, fmt.Errorf("live: %s: %w", s, err)

@@ -57,9 +57,9 @@ func (e *MultiLabelExperiment) Run(ctx context.Context, job Job) (map[string]flo
 	if !ok || p == nil {
 		return nil, fmt.Errorf("multi-label job %s: no problem %q", job.Key(), job.Dataset)
 	}
-	base := psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter, Delayed: e.Delayed, AddK: e.AddK, Workers: e.Workers,
-		CheckpointDir: e.Checkpoints,
-		Description:   fmt.Sprintf("%s %s %s C=%g", job.Dataset, job.Set, job.Loss, job.C)}
+	base := psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter, Delayed: e.Delayed, Workers: e.Workers,
+		CheckpointDir: e.Checkpoints, Tuning: psub.Tuning{AddK: e.AddK},
+		Description: fmt.Sprintf("%s %s %s C=%g", job.Dataset, job.Set, job.Loss, job.C)}
 	if e.Progress != nil {
 		base.Progress = func(it psub.Iteration) { e.Progress(job, it) }
 	}

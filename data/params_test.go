@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,56 +139,65 @@ func TestParamsKeyChangesWithEveryField(t *testing.T) {
 }
 
 // TestParamsKeyLearnerSettings: every field of psub.Settings a notebook may
-// set changes the key (checked by reflection, so a new field is covered),
-// and the constraint set's type counts although C2{} and C4{} are both
-// empty structs.
+// set, and of its Tuning, changes the key (checked by reflection, so a new
+// field is covered), and the constraint set's type counts although C2{} and
+// C4{} are both empty structs.
 func TestParamsKeyLearnerSettings(t *testing.T) {
 	base := psub.Settings{Set: psub.C2{}}
 	k0, err := ParamsKey(base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ := reflect.TypeFor[psub.Settings]()
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		s := base
-		v := reflect.ValueOf(&s).Elem().Field(i)
-		switch f.Type.Kind() {
-		case reflect.Func:
-			continue
-		case reflect.Int, reflect.Int64:
-			v.SetInt(7)
-		case reflect.Float64:
-			v.SetFloat(0.25)
-		case reflect.Bool:
-			v.SetBool(true)
-		case reflect.String:
-			v.SetString("x")
-		case reflect.Interface:
-			switch f.Name {
-			case "Set":
-				v.Set(reflect.ValueOf(psub.ConstraintSet(psub.C4{})))
-			case "Loss":
-				v.Set(reflect.ValueOf(psub.Loss(psub.ClassAveraged{})))
-			default: // inference methods: any value of the interface differs from nil
+	var walk func(typ reflect.Type, index []int)
+	walk = func(typ reflect.Type, index []int) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			idx := append(slices.Clone(index), i)
+			s := base
+			v := reflect.ValueOf(&s).Elem().FieldByIndex(idx)
+			switch f.Type.Kind() {
+			case reflect.Func:
 				continue
+			case reflect.Int, reflect.Int64:
+				v.SetInt(7)
+			case reflect.Float64:
+				v.SetFloat(0.25)
+			case reflect.Bool:
+				v.SetBool(true)
+			case reflect.String:
+				v.SetString("x")
+			case reflect.Interface:
+				switch f.Name {
+				case "Set":
+					v.Set(reflect.ValueOf(psub.ConstraintSet(psub.C4{})))
+				case "Loss":
+					v.Set(reflect.ValueOf(psub.Loss(psub.ClassAveraged{})))
+				default: // inference methods: any value of the interface differs from nil
+					continue
+				}
+			case reflect.Struct:
+				switch f.Type {
+				case reflect.TypeFor[qp.Options]():
+					v.Set(reflect.ValueOf(qp.Options{Tol: 1e-9}))
+				case reflect.TypeFor[psub.Tuning]():
+					walk(f.Type, idx)
+					continue
+				default:
+					t.Fatalf("field %s of type %s: extend this test", f.Name, f.Type)
+				}
+			default:
+				t.Fatalf("field %s of kind %s: extend this test", f.Name, f.Type.Kind())
 			}
-		case reflect.Struct:
-			if f.Type != reflect.TypeFor[qp.Options]() {
-				t.Fatalf("field %s of type %s: extend this test", f.Name, f.Type)
+			k, err := ParamsKey(s)
+			if err != nil {
+				t.Fatalf("%s: %v", f.Name, err)
 			}
-			v.Set(reflect.ValueOf(qp.Options{Tol: 1e-9}))
-		default:
-			t.Fatalf("field %s of kind %s: extend this test", f.Name, f.Type.Kind())
-		}
-		k, err := ParamsKey(s)
-		if err != nil {
-			t.Fatalf("%s: %v", f.Name, err)
-		}
-		if k == k0 {
-			t.Errorf("changing psub.Settings.%s does not change the key", f.Name)
+			if k == k0 {
+				t.Errorf("changing psub.Settings field %s does not change the key", f.Name)
+			}
 		}
 	}
+	walk(reflect.TypeFor[psub.Settings](), nil)
 }
 
 func TestParamsKeyEdgeCases(t *testing.T) {

@@ -64,7 +64,7 @@ type StopRules struct {
 	Ours     int
 	OursStop psub.StopReason
 	// OursKeepPlanes is the same fit without removing inactive cutting
-	// planes (psub.Settings.InactiveWindow < 0).
+	// planes (psub.Tuning.InactiveWindow < 0).
 	OursKeepPlanes int
 
 	// The paper's problem, trained once past both rules (until no labelling
@@ -239,10 +239,10 @@ func CompareStopRules(train []psub.Instance, opt StopRulesOptions) (StopRules, e
 	r := StopRules{Set: method.Name, Loss: opt.Loss, PyStructC: opt.PyStructC, PsubC: cPsub,
 		Images: len(train), MeanNodes: float64(nodes) / float64(len(train)), L2: opt.L2}
 
-	base := psub.Settings{Tol: opt.Tol, MaxIter: opt.MaxIter, Delayed: opt.Delayed, AddK: opt.AddK,
-		Workers: opt.Workers, Set: method.Set, Inference: method.Training, QP: qp.Options{Tol: opt.Tol / 100}}
+	base := psub.Settings{Tol: opt.Tol, MaxIter: opt.MaxIter, Delayed: opt.Delayed, Workers: opt.Workers, Set: method.Set,
+		Tuning: psub.Tuning{AddK: opt.AddK, UnconstrainedInference: method.Training, QP: qp.Options{Tol: opt.Tol / 100}}}
 	if method.Training != nil {
-		base.Exact = method.Training
+		base.Tuning.SubmodularInference = method.Training
 	}
 	train1 := func(s psub.Settings, what string) (*psub.Trace, error) {
 		_, tr, err := psub.Train(train, labels, s)
@@ -259,7 +259,7 @@ func CompareStopRules(train []psub.Instance, opt StopRulesOptions) (StopRules, e
 		return StopRules{}, err
 	}
 	r.Ours, r.OursStop = tr.Iters, tr.Stop
-	ours.InactiveWindow = -1
+	ours.Tuning.InactiveWindow = -1
 	if tr, err = train1(ours, "psub's problem, all planes kept"); err != nil {
 		return StopRules{}, err
 	}

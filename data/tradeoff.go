@@ -137,7 +137,7 @@ func Tradeoff(train, test []psub.Instance, opt TradeoffOptions) ([]TradeoffRow, 
 			return nil, fmt.Errorf("tradeoff: entry %d (%s) has no constraint set", i, en.Name)
 		}
 		s := opt.Settings
-		s.Set, s.Inference = en.Set, en.Inference
+		s.Set, s.Tuning.UnconstrainedInference = en.Set, en.Inference
 		start := time.Now()
 		m, tr, err := psub.Train(train, labels, s)
 		if err != nil {

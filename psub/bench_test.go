@@ -117,7 +117,7 @@ func BenchmarkCowsFold(b *testing.B) {
 		{"1-pass-full", Settings{Set: C4{}}},
 		{"1-pass-delayed", Settings{Set: C4{}, Delayed: true}},
 		{"2-pass-delayed", Settings{Set: C4{}, Delayed: true, Pretrain: true}},
-		{"2-pass-delayed-tight", Settings{Set: C4{}, Delayed: true, Pretrain: true, TightBounds: true}},
+		{"2-pass-delayed-tight", Settings{Set: C4{}, Delayed: true, Pretrain: true, Tuning: Tuning{TightBounds: true}}},
 	})
 }
 
@@ -131,12 +131,12 @@ func BenchmarkCowsFold(b *testing.B) {
 // of data.TunedEfficiencyConfigs, chosen on the real cows fold.
 func BenchmarkCowsFoldAddK(b *testing.B) {
 	benchRows(b, []benchRow{
-		{"def-submodular-cache", Settings{Set: C2{}, Cache: 5}},
-		{"1-pass-full-k200", Settings{Set: C4{}, AddK: 200}},
-		{"1-pass-delayed-tight-k200", Settings{Set: C4{}, Delayed: true, TightBounds: true, AddK: 200}},
-		{"1-pass-full-k20", Settings{Set: C4{}, AddK: 20}},
-		{"1-pass-delayed-tight-k20", Settings{Set: C4{}, Delayed: true, TightBounds: true, AddK: 20}},
-		{"2-pass-delayed-tight-k200-cache", Settings{Set: C4{}, Delayed: true, Pretrain: true, TightBounds: true, AddK: 200, Cache: 5}},
+		{"def-submodular-cache", Settings{Set: C2{}, Tuning: Tuning{Cache: 5}}},
+		{"1-pass-full-k200", Settings{Set: C4{}, Tuning: Tuning{AddK: 200}}},
+		{"1-pass-delayed-tight-k200", Settings{Set: C4{}, Delayed: true, Tuning: Tuning{TightBounds: true, AddK: 200}}},
+		{"1-pass-full-k20", Settings{Set: C4{}, Tuning: Tuning{AddK: 20}}},
+		{"1-pass-delayed-tight-k20", Settings{Set: C4{}, Delayed: true, Tuning: Tuning{TightBounds: true, AddK: 20}}},
+		{"2-pass-delayed-tight-k200-cache", Settings{Set: C4{}, Delayed: true, Pretrain: true, Tuning: Tuning{TightBounds: true, AddK: 200, Cache: 5}}},
 	})
 }
 
@@ -204,7 +204,7 @@ func BenchmarkLossAugmented(b *testing.B) {
 	t := &trainer{s: s, layout: l, train: train, costs: costs, w: randomW(rng, l.Dim())}
 	t.prepare()
 	for _, wk := range t.works {
-		wk.method = s.Exact
+		wk.method = s.Tuning.SubmodularInference
 	}
 	for b.Loop() {
 		// A small step of w, as between cutting-plane iterations (the

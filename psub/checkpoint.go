@@ -57,16 +57,19 @@ type checkpoint struct {
 // fingerprint hashes the training problem (instances, labels, layout), the
 // constraint set as the QP sees it (fixed and bounded coordinates, the hard
 // constraint pool), the node costs of the loss and the settings that change
-// the iterates. MaxIter and Tol are left out, so that a run can be resumed
-// with more iterations or a tighter tolerance; Workers and Progress do not
-// change the iterates.
+// the iterates, Tuning's included. MaxIter and Tol are left out, so that a
+// run can be resumed with more iterations or a tighter tolerance (the QP's
+// tolerance, Tol/100 unless Tuning.QP.Tol is set, is hashed); Workers and
+// Progress do not change the iterates (TestFingerprintCoversSettings).
 func (t *trainer) fingerprint() string {
 	h := &hasher{h: sha256.New()}
-	s := t.s
-	h.str(fmt.Sprintf("v%d %s %s %#v %#v", checkpointVersion, s.Set.Name(), s.Loss.Name(), s.Inference, s.Exact))
-	h.num(s.C, s.HardTol, s.QP.Tol, s.QP.FeasTol)
-	h.ints(flag(s.Delayed), flag(s.TightBounds), flag(s.Pretrain), s.Minibatches, s.AddK, s.Cache, s.InactiveWindow,
-		flag(s.Tied), s.QP.MaxIter, flag(s.QP.NoPolish))
+	// The order is that of the files written before Settings.Tuning
+	// existed, so that their checkpoints keep their names.
+	s, u := t.s, t.s.Tuning
+	h.str(fmt.Sprintf("v%d %s %s %#v %#v", checkpointVersion, s.Set.Name(), s.Loss.Name(), u.UnconstrainedInference, u.SubmodularInference))
+	h.num(s.C, u.HardTol, u.QP.Tol, u.QP.FeasTol)
+	h.ints(flag(s.Delayed), flag(u.TightBounds), flag(s.Pretrain), s.Minibatches, u.AddK, u.Cache, u.InactiveWindow,
+		flag(s.Tied), u.QP.MaxIter, flag(u.QP.NoPolish))
 	l := t.layout
 	h.ints(l.Labels, l.UnaryDim, l.PairwiseDim, len(t.train))
 	for i := range t.train {

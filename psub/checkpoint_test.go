@@ -8,11 +8,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/probably-submodular/crf/psub/inference"
+	"github.com/probably-submodular/crf/psub/qp"
 )
 
 // interrupted runs Train in its own goroutine and abandons it, as a killed
@@ -62,7 +66,7 @@ func TestCheckpointResume(t *testing.T) {
 	}{
 		{"C4 delayed", Settings{C: 5, Tol: tol, Set: C4{}, Delayed: true}, 4},
 		{"C4 2-pass, stopped in pretraining", Settings{C: 5, Tol: tol, Set: C4{}, Delayed: true, Pretrain: true}, 3},
-		{"C3 minibatches", Settings{C: 5, Tol: tol, Set: C3{}, Minibatches: 3, AddK: 5}, 7},
+		{"C3 minibatches", Settings{C: 5, Tol: tol, Set: C3{}, Minibatches: 3, Tuning: Tuning{AddK: 5}}, 7},
 		{"C2 sign bounds", Settings{C: 5, Tol: tol, Set: C2{}}, 3},
 		{"Unconstrained", Settings{C: 5, Tol: tol, Set: Unconstrained{}}, 3},
 	} {
@@ -289,4 +293,82 @@ func TestCheckpointLockAndOrphans(t *testing.T) {
 	if locks, _ := filepath.Glob(filepath.Join(dir, "*.lock")); len(locks) != 0 {
 		t.Errorf("lock file left after Train returned: %v", locks)
 	}
+}
+
+// The checkpoint's fingerprint covers every setting that changes the
+// iterates, Tuning's knobs included, and none of those that do not
+// (MaxIter, Tol, Workers, Progress, Description, CheckpointDir, Save): a
+// field added to Settings or Tuning and not hashed fails here. Tol is
+// changed with Tuning.QP.Tol fixed, since by default the QP's tolerance
+// follows Tol.
+func TestFingerprintCoversSettings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 27))
+	train := smoothSet(rng, 3, 8, 3, 2)
+	fp := func(s Settings) string {
+		t.Helper()
+		tr, err := newTrainer(train, 2, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.fingerprint()
+	}
+	base := Settings{Tuning: Tuning{QP: qp.Options{Tol: 1e-5}}}
+	ref := fp(base)
+	ignored := map[string]bool{"MaxIter": true, "Tol": true, "Workers": true, "Progress": true,
+		"Description": true, "CheckpointDir": true, "Save": true}
+	others := map[string]any{"Loss": ClassAveraged{}, "Set": C3{},
+		"SubmodularInference": inference.GraphCut{}, "UnconstrainedInference": inference.QPBO{}}
+	// change sets field f, named name, to a value other than the default
+	// and reports whether it knew how.
+	change := func(f reflect.Value, name string) bool {
+		switch f.Kind() {
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int:
+			f.SetInt(7)
+		case reflect.Float64:
+			f.SetFloat(3e-3)
+		case reflect.Func:
+			typ := f.Type()
+			f.Set(reflect.MakeFunc(typ, func([]reflect.Value) []reflect.Value {
+				out := make([]reflect.Value, typ.NumOut())
+				for i := range out {
+					out[i] = reflect.Zero(typ.Out(i))
+				}
+				return out
+			}))
+		case reflect.String:
+			f.SetString("other")
+		case reflect.Interface:
+			v, ok := others[name]
+			if !ok {
+				return false
+			}
+			f.Set(reflect.ValueOf(v))
+		default:
+			return false
+		}
+		return true
+	}
+	var walk func(path string, typ reflect.Type, index []int)
+	walk = func(path string, typ reflect.Type, index []int) {
+		for i := range typ.NumField() {
+			sf := typ.Field(i)
+			name, idx := path+sf.Name, append(slices.Clone(index), i)
+			if sf.Type.Kind() == reflect.Struct {
+				walk(name+".", sf.Type, idx)
+				continue
+			}
+			s := base
+			v := reflect.ValueOf(&s).Elem().FieldByIndex(idx)
+			if !change(v, sf.Name) {
+				t.Errorf("%s: the test does not know how to change a %s: teach it, and hash the field if it changes the iterates", name, sf.Type)
+				continue
+			}
+			if same := fp(s) == ref; same != ignored[name] {
+				t.Errorf("%s changed: fingerprint changed = %v, want %v", name, !same, !ignored[name])
+			}
+		}
+	}
+	walk("", reflect.TypeFor[Settings](), nil)
 }

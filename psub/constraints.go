@@ -236,7 +236,7 @@ func nonNegative(set []Instance, name string) error {
 // energy is not submodular, and the total number of edges. An edge with
 // features p is non-submodular when some label pair α<β has C4's
 // constraint c = b_αβ ⊗ p violated beyond eps: c·w < −eps·‖c‖·‖w‖ (the rule
-// of Settings.HardTol, ‖c‖ = ‖b_αβ‖·‖p‖).
+// of Settings.Tuning.HardTol, ‖c‖ = ‖b_αβ‖·‖p‖).
 func (l Layout) NonSubmodularEdges(w []float64, set []Instance, eps float64) (bad, total int) {
 	B := submodularRows(l)
 	bnorm := make([]float64, len(B))

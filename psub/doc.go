@@ -29,6 +29,11 @@
 //     Pretraining first trains without hard constraints (truncated graph
 //     cuts), then enforces them from that warm start; constraint
 //     minibatches enforce growing prefixes of the pool in stages.
+//   - Settings holds what an experiment chooses (C, Tol, MaxIter, the
+//     loss, the constraint set, Delayed, Pretrain, Minibatches, Tied, …);
+//     Settings.Tuning holds the solver's knobs (training-time inference,
+//     hard constraints per round, HardTol, the inference cache, pruning,
+//     the QP's accuracy), whose zero value is what the experiments use.
 //   - Training stops on the relative primal–dual gap (best primal upper
 //     bound from exact inference vs. the QP's dual bound), when inference
 //     finds no violated labelling, or at MaxIter; the returned weights are
@@ -43,8 +48,8 @@
 //     about 10¹⁰: huge features or a huge C) it says so and what to do.
 //   - One tolerance decides what is submodular: an edge with features p is
 //     non-submodular when, for some label pair α<β, C4's constraint
-//     c = b_αβ ⊗ p has c·w < −ε·‖c‖·‖w‖, with ε = Settings.HardTol (1e-7 by
-//     default). Training enforces its hard constraints by this rule, the
+//     c = b_αβ ⊗ p has c·w < −ε·‖c‖·‖w‖, with ε = Settings.Tuning.HardTol
+//     (1e-7 by default). Training enforces its hard constraints by this rule, the
 //     certificate checks it, and Model.NonSubmodularFraction reports by it
 //     with the ε stored in the model. The Trace
 //     holds per-iteration and per-QP-call records for plots and the

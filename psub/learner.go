@@ -17,7 +17,9 @@ import (
 // Settings configures Train. The zero value trains the paper's probably
 // submodular model: C = 1, relative gap 1e-3, at most 1000 cutting-plane
 // iterations, Hamming loss, constraint set C4 with Algorithm 1, untied
-// weights, inference on all cores.
+// weights, inference on all cores. The fields on top are the choices of an
+// experiment; Tuning holds the solver's knobs, whose zero value is what the
+// paper's experiments use.
 type Settings struct {
 	// C multiplies the slack of the mean loss: the primal is ½‖w‖² + C·ξ
 	// with ξ ≥ mean loss − mean margin. 0 means 1. The paper's C values
@@ -28,47 +30,94 @@ type Settings struct {
 	Tol float64
 	// MaxIter bounds the cutting-plane iterations of each stage (0 means 1000).
 	MaxIter int
-	// Loss is the decomposable loss Δ (nil means Hamming{}).
+	// Loss is the decomposable loss Δ (nil means Hamming{}; LossByName
+	// maps the names of the command line and of results files).
 	Loss Loss
 	// Set is the constraint set (nil means C4{}).
 	Set ConstraintSet
-	// Inference is the training-time inference when the constraints do not
-	// guarantee submodular training edges: Unconstrained, and the
-	// pretraining and minibatch stages (nil means TruncatedGraphCut for two
-	// labels, with dynamic graph cuts since w changes little between
-	// iterations; AlphaBetaSwap otherwise).
-	Inference inference.Method
-	// Exact is the training-time inference when they do (nil means dynamic
-	// TruncatedGraphCut, which is graph cut on submodular energies and
-	// tolerates the −ε round-off the QP leaves; AlphaBetaSwap for more labels).
-	Exact inference.Method
 	// Delayed selects Algorithm 2 (delayed constraint generation) over
 	// Algorithm 1 for C2*, C3, C4 and C̄4.
 	Delayed bool
-	// TightBounds refines Algorithm 2's bounds: L_ij is the margin at the
-	// entry's anchor (the w at which it was last computed) minus
-	// ‖W'_j − W_j‖·‖p_i‖ (W = W̃_p·Bᵀ, the columns of Algorithm 1), instead
-	// of being lowered at every step by the paper's ‖w' − w‖·‖b_j‖·‖p_i‖.
-	// Both are Cauchy–Schwarz; the anchor stops oscillating w from wearing
-	// the bounds down. Same constraints found, fewer margins recomputed.
-	// Only with Delayed.
-	TightBounds bool
 	// Pretrain first trains without the hard constraints (inexact
 	// inference), then enforces them from that warm start (2-pass).
 	Pretrain bool
 	// Minibatches > 1 enforces the hard constraints of the training edges
 	// in that many stages of growing prefixes (constraint minibatches).
 	Minibatches int
-	// AddK is how many of the most violated hard constraints each
-	// generation round adds (0 means 1, the paper's choice).
-	AddK int
-	// Workers is the number of goroutines of loss-augmented inference and
-	// margin computation (0 means GOMAXPROCS).
-	Workers int
 	// Tied ties w_αβ = w_βα, making the model independent of the
 	// orientation of each edge (for undirected graphs with symmetric edge
 	// features). The experiments use untied weights, as the paper.
 	Tied bool
+	// Workers is the number of goroutines of loss-augmented inference and
+	// margin computation (0 means GOMAXPROCS).
+	Workers int
+	// Progress, when set, is called after every cutting-plane iteration
+	// (for live displays). It runs on the training goroutine.
+	Progress func(Iteration)
+	// Description is stored in the model (data set, fold, …).
+	Description string
+	// CheckpointDir, when set, makes the training resumable: after every
+	// cutting-plane iteration Train saves its working set (cutting planes,
+	// hard constraints and their duals), iteration counters, best primal
+	// bound with its weights, and trace to train-<fingerprint>.ckpt in this
+	// directory, and a Train on the same instances and settings continues
+	// from that file (Trace.Resumed records where). The fingerprint covers
+	// the instances, the constraint set, the loss and every setting that
+	// changes the iterates (Tuning included) except MaxIter and Tol, so a
+	// run can go on with more iterations, or with a tighter tolerance when
+	// Tuning.QP.Tol is set (by default the QP's tolerance is Tol/100, which
+	// shapes the iterates), and any other change trains afresh. The file is written atomically with a
+	// checksum (a damaged file is an error, never resumed from) and removed
+	// once training has converged (Trace.Converged) and Save, when set, has
+	// stored the model; it stays when training did not converge. Another
+	// Train on the same problem in the same folder at the same time is
+	// refused (a lock file beside the checkpoint says which process holds
+	// it). A resumed run reaches the same optimum within Tol but not bit
+	// for bit: the QP is rebuilt from the saved duals and inference
+	// restarts without its dynamic state.
+	CheckpointDir string
+	// Save, when set, is called with the finished model and its trace
+	// before Train removes the checkpoint (e.g. to write the model file):
+	// when it fails, Train returns its error and keeps the checkpoint, so
+	// no finished training is lost between training and storing.
+	Save func(*Model, *Trace) error
+	// Tuning holds the solver's knobs (zero value: the defaults).
+	Tuning Tuning
+}
+
+// Tuning holds the knobs of the learner: which inference it runs while
+// training, how it adds and judges hard constraints, its inference cache,
+// how it prunes the working set, and the QP's accuracy. Most change only
+// how fast training reaches its optimum; the inference of unconstrained
+// training and HardTol also change the result. The zero value gives the
+// defaults, the ones the paper's experiments use.
+type Tuning struct {
+	// SubmodularInference is the loss-augmented inference of the stages
+	// whose constraints make every training edge submodular: C0, C1, C2,
+	// C2*, and C3, C4, C̄4 once all their hard constraints are enforced.
+	// nil means dynamic TruncatedGraphCut for two labels, which is graph
+	// cut on submodular energies and tolerates the −ε round-off the QP
+	// leaves (AlphaBetaSwap for more labels).
+	SubmodularInference inference.Method
+	// UnconstrainedInference is the loss-augmented inference of the stages
+	// in which some training edge may be non-submodular: Unconstrained,
+	// the pretraining stage (Settings.Pretrain) and the stages before the
+	// last of Settings.Minibatches. nil means TruncatedGraphCut for two
+	// labels, with dynamic graph cuts since w changes little between
+	// iterations (AlphaBetaSwap for more labels). The paper's baselines
+	// train Unconstrained with QPBO or TRWS here.
+	UnconstrainedInference inference.Method
+	// AddK is how many of the most violated hard constraints each
+	// generation round adds (0 means 1, the paper's choice).
+	AddK int
+	// TightBounds refines Algorithm 2's bounds: L_ij is the margin at the
+	// entry's anchor (the w at which it was last computed) minus
+	// ‖W'_j − W_j‖·‖p_i‖ (W = W̃_p·Bᵀ, the columns of Algorithm 1), instead
+	// of being lowered at every step by the paper's ‖w' − w‖·‖b_j‖·‖p_i‖.
+	// Both are Cauchy–Schwarz; the anchor stops oscillating w from wearing
+	// the bounds down. Same constraints found, fewer margins recomputed.
+	// Only with Settings.Delayed.
+	TightBounds bool
 	// HardTol is ε: a hard constraint c·w ≥ 0 counts as violated when
 	// c·w < −ε·‖c‖·‖w‖ (0 means DefaultHardTol = 1e-7; the QP holds its
 	// rows to 1e-9). The same ε, stored in the model, decides which edges
@@ -94,42 +143,13 @@ type Settings struct {
 	// in the margin pool: if violated again, constraint generation adds them
 	// back. 0 means 50; a negative value keeps everything.
 	InactiveWindow int
-	// QP sets the QP solver's accuracy (zero values: Tol = Tol/100, the
-	// solver's default iteration limit).
+	// QP sets the QP solver's accuracy (zero values: Tol = Settings.Tol/100,
+	// the solver's default iteration limit).
 	QP qp.Options
-	// Progress, when set, is called after every cutting-plane iteration
-	// (for live displays). It runs on the training goroutine.
-	Progress func(Iteration)
-	// Description is stored in the model (data set, fold, …).
-	Description string
-	// CheckpointDir, when set, makes the training resumable: after every
-	// cutting-plane iteration Train saves its working set (cutting planes,
-	// hard constraints and their duals), iteration counters, best primal
-	// bound with its weights, and trace to train-<fingerprint>.ckpt in this
-	// directory, and a Train on the same instances and settings continues
-	// from that file (Trace.Resumed records where). The fingerprint covers
-	// the instances, the constraint set, the loss and every setting that
-	// changes the iterates except MaxIter and Tol, so a run can go on with
-	// more iterations or a tighter tolerance, and any other change trains
-	// afresh. The file is written atomically with a checksum (a damaged
-	// file is an error, never resumed from) and removed once training has
-	// converged (Trace.Converged) and Save, when set, has stored the model;
-	// it stays when training did not converge. Another Train on the same
-	// problem in the same folder at the same time is refused (a lock file
-	// beside the checkpoint says which process holds it). A
-	// resumed run reaches the same optimum within Tol but not bit for bit:
-	// the QP is rebuilt from the saved duals and inference restarts without
-	// its dynamic state.
-	CheckpointDir string
-	// Save, when set, is called with the finished model and its trace
-	// before Train removes the checkpoint (e.g. to write the model file):
-	// when it fails, Train returns its error and keeps the checkpoint, so
-	// no finished training is lost between training and storing.
-	Save func(*Model, *Trace) error
 }
 
-// DefaultHardTol is the default Settings.HardTol, and the tolerance of
-// Model.NonSubmodularFraction for models that do not record theirs.
+// DefaultHardTol is the default Settings.Tuning.HardTol, and the tolerance
+// of Model.NonSubmodularFraction for models that do not record theirs.
 const DefaultHardTol = 1e-7
 
 func (s Settings) withDefaults(labels int) (Settings, error) {
@@ -150,11 +170,9 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 	if s.MaxIter == 0 {
 		s.MaxIter = 1000
 	}
-	if s.MaxIter < 0 || s.Minibatches < 0 || s.AddK < 0 || s.Workers < 0 || s.Cache < 0 {
-		return s, fmt.Errorf("negative MaxIter, Minibatches, AddK, Workers or Cache")
-	}
-	if s.InactiveWindow == 0 {
-		s.InactiveWindow = 50
+	t := &s.Tuning
+	if s.MaxIter < 0 || s.Minibatches < 0 || s.Workers < 0 || t.AddK < 0 || t.Cache < 0 {
+		return s, fmt.Errorf("negative MaxIter, Minibatches, Workers, Tuning.AddK or Tuning.Cache")
 	}
 	if s.Loss == nil {
 		s.Loss = Hamming{}
@@ -162,37 +180,40 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 	if s.Set == nil {
 		s.Set = C4{}
 	}
-	if s.Inference == nil {
-		if labels == 2 {
-			s.Inference = inference.TruncatedGraphCut{Dynamic: true}
-		} else {
-			s.Inference = inference.AlphaBetaSwap{}
-		}
-	}
-	if s.Exact == nil {
-		if labels == 2 {
-			s.Exact = inference.TruncatedGraphCut{Dynamic: true}
-		} else {
-			s.Exact = inference.AlphaBetaSwap{}
-		}
-	}
-	if s.AddK == 0 {
-		s.AddK = 1
-	}
 	if s.Workers == 0 {
 		s.Workers = runtime.GOMAXPROCS(0)
 	}
-	if !(s.HardTol >= 0) || math.IsInf(s.HardTol, 1) {
-		return s, fmt.Errorf("HardTol = %v, want a finite HardTol ≥ 0", s.HardTol)
+	if t.InactiveWindow == 0 {
+		t.InactiveWindow = 50
 	}
-	if s.HardTol == 0 {
-		s.HardTol = DefaultHardTol
+	if t.UnconstrainedInference == nil {
+		if labels == 2 {
+			t.UnconstrainedInference = inference.TruncatedGraphCut{Dynamic: true}
+		} else {
+			t.UnconstrainedInference = inference.AlphaBetaSwap{}
+		}
 	}
-	if s.QP.Tol == 0 {
-		s.QP.Tol = s.Tol / 100
+	if t.SubmodularInference == nil {
+		if labels == 2 {
+			t.SubmodularInference = inference.TruncatedGraphCut{Dynamic: true}
+		} else {
+			t.SubmodularInference = inference.AlphaBetaSwap{}
+		}
 	}
-	if math.IsNaN(s.QP.Tol) || math.IsInf(s.QP.Tol, 0) || math.IsNaN(s.QP.FeasTol) || math.IsInf(s.QP.FeasTol, 0) {
-		return s, fmt.Errorf("QP.Tol = %v, QP.FeasTol = %v, want finite values", s.QP.Tol, s.QP.FeasTol)
+	if t.AddK == 0 {
+		t.AddK = 1
+	}
+	if !(t.HardTol >= 0) || math.IsInf(t.HardTol, 1) {
+		return s, fmt.Errorf("Tuning.HardTol = %v, want a finite HardTol ≥ 0", t.HardTol)
+	}
+	if t.HardTol == 0 {
+		t.HardTol = DefaultHardTol
+	}
+	if t.QP.Tol == 0 {
+		t.QP.Tol = s.Tol / 100
+	}
+	if math.IsNaN(t.QP.Tol) || math.IsInf(t.QP.Tol, 0) || math.IsNaN(t.QP.FeasTol) || math.IsInf(t.QP.FeasTol, 0) {
+		return s, fmt.Errorf("Tuning.QP.Tol = %v, Tuning.QP.FeasTol = %v, want finite values", t.QP.Tol, t.QP.FeasTol)
 	}
 	return s, nil
 }
@@ -261,7 +282,7 @@ func Train(train []Instance, labels int, settings Settings) (*Model, *Trace, err
 	t.certify()
 	m := &Model{
 		Layout: t.layout, W: t.bestW, Set: s.Set.Name(), C: s.C, Loss: s.Loss.Name(),
-		HardTol: s.HardTol, Description: s.Description,
+		HardTol: s.Tuning.HardTol, Description: s.Description,
 	}
 	if s.Save != nil {
 		if err := s.Save(m, t.trace); err != nil {
@@ -334,9 +355,9 @@ func newTrainer(train []Instance, labels int, settings Settings) (*trainer, erro
 	}
 	if spec.pool != nil {
 		spec.pool.workers = s.Workers
-		spec.pool.tight = s.TightBounds
+		spec.pool.tight = s.Tuning.TightBounds
 	}
-	if s.Cache > 0 {
+	if s.Tuning.Cache > 0 {
 		t.cache = make([][]cached, len(train))
 	}
 	t.prepare()
@@ -384,7 +405,7 @@ type trainer struct {
 	bestW []float64
 
 	feats []instFeatures
-	cache [][]cached // per instance, when Settings.Cache > 0
+	cache [][]cached // per instance, when Settings.Tuning.Cache > 0
 	// inactive[j] counts the consecutive QP solves plane j had α ≈ 0;
 	// rowInactive[k] the same for hard row k, whose pool index is rowPool[k].
 	inactive    []int
@@ -494,9 +515,9 @@ func (t *trainer) run() error {
 			q.active = rows
 			exact = rows == q.rows
 		}
-		method := t.s.Inference
+		method := t.s.Tuning.UnconstrainedInference
 		if exact {
-			method = t.s.Exact
+			method = t.s.Tuning.SubmodularInference
 		}
 		stop, err := t.runStage(method, startIt, best)
 		if err != nil {
@@ -590,12 +611,12 @@ func (t *trainer) certify() {
 		m0 := q.computed
 		q.computeFull(t.bestW)
 		q.computed = m0
-		_, tr.MinMargin = q.violated(1, t.s.HardTol*norm(t.bestW))
-		bad, worst := q.countViolated(t.s.HardTol, norm(t.bestW))
+		_, tr.MinMargin = q.violated(1, t.s.Tuning.HardTol*norm(t.bestW))
+		bad, worst := q.countViolated(t.s.Tuning.HardTol, norm(t.bestW))
 		tr.HardViolated = bad
 		if bad > 0 {
 			probs = append(probs, fmt.Sprintf("%d of the %d constraints of %s on the constrained edges are violated beyond HardTol (c·w < −%g·‖c‖·‖w‖; worst %.3g·‖c‖·‖w‖): exact inference is not guaranteed on those edges",
-				bad, q.active*len(q.B), t.s.Set.Name(), t.s.HardTol, worst))
+				bad, q.active*len(q.B), t.s.Set.Name(), t.s.Tuning.HardTol, worst))
 		}
 	}
 	if len(probs) > 0 && tr.Scale > scaleWarn {
@@ -804,7 +825,7 @@ func (t *trainer) wUpdate() error {
 	for {
 		rec := QPCall{Stage: t.stage, Iter: t.iter}
 		t0 := time.Now()
-		sol, err := t.qp.Solve(t.s.QP)
+		sol, err := t.qp.Solve(t.s.Tuning.QP)
 		if errors.Is(err, qp.ErrNotConverged) {
 			// The solution is usable; the gap test of the next iteration
 			// uses its certified dual bound. certify reports it.
@@ -836,7 +857,7 @@ func (t *trainer) wUpdate() error {
 		} else {
 			q.computeFull(t.w)
 		}
-		viol, minV := q.violated(t.s.AddK, t.s.HardTol*norm(t.w))
+		viol, minV := q.violated(t.s.Tuning.AddK, t.s.Tuning.HardTol*norm(t.w))
 		for _, idx := range viol {
 			q.added[idx] = true
 			if t.addRow(q, idx) < 0 {
@@ -856,7 +877,7 @@ func (t *trainer) wUpdate() error {
 // Their duals are ≈ 0, so w and the dual bound barely move; a plane that is
 // needed again is found again by inference.
 func (t *trainer) prunePlanes() {
-	if t.s.InactiveWindow < 0 {
+	if t.s.Tuning.InactiveWindow < 0 {
 		return
 	}
 	var drop []int
@@ -867,7 +888,7 @@ func (t *trainer) prunePlanes() {
 		} else {
 			t.inactive[j]++
 		}
-		if t.inactive[j] >= t.s.InactiveWindow {
+		if t.inactive[j] >= t.s.Tuning.InactiveWindow {
 			drop = append(drop, j)
 		} else {
 			keep = append(keep, t.inactive[j])
@@ -883,7 +904,7 @@ func (t *trainer) prunePlanes() {
 // pruneRows drops hard rows inactive for InactiveWindow consecutive solves
 // and returns them to the pool's candidates.
 func (t *trainer) pruneRows(q *pool) {
-	if t.s.InactiveWindow < 0 || q == nil {
+	if t.s.Tuning.InactiveWindow < 0 || q == nil {
 		return
 	}
 	var drop []int
@@ -894,7 +915,7 @@ func (t *trainer) pruneRows(q *pool) {
 		} else {
 			t.rowInactive[k]++
 		}
-		if t.rowInactive[k] >= t.s.InactiveWindow {
+		if t.rowInactive[k] >= t.s.Tuning.InactiveWindow {
 			// Only rows with a clear margin (w must move by 1% of ‖w‖ to
 			// violate them again): removing rows that sit at the boundary
 			// makes them come back, each time at the price of a QP solve
@@ -1114,7 +1135,7 @@ func (t *trainer) remember(i int, psi []float64, loss float64, y []int) {
 		}
 	}
 	e := cached{hash: h, psi: append([]float64(nil), psi...), loss: loss}
-	if len(c) < t.s.Cache {
+	if len(c) < t.s.Tuning.Cache {
 		t.cache[i] = append(c, e)
 		return
 	}

@@ -179,28 +179,28 @@ func TestDelayedMatchesFull(t *testing.T) {
 	s := base
 	s.Delayed = true
 	runs["delayed"] = s
-	s.TightBounds = true
+	s.Tuning.TightBounds = true
 	runs["delayed-tight"] = s
-	s.TightBounds = false
+	s.Tuning.TightBounds = false
 	s.Pretrain = true
 	runs["2-pass delayed"] = s
 	s.Minibatches, s.Pretrain = 3, false
 	runs["minibatches"] = s
 	s = base
-	s.AddK = 4
+	s.Tuning.AddK = 4
 	runs["add-4"] = s
 	// The inference cache serves the pretraining stage only (no margin
 	// passes there); the exact stage runs real inference every iteration.
 	s = base
-	s.Cache, s.Pretrain, s.Delayed = 5, true, true
+	s.Tuning.Cache, s.Pretrain, s.Delayed = 5, true, true
 	runs["cache"] = s
 	s = base
-	s.InactiveWindow = -1
+	s.Tuning.InactiveWindow = -1
 	runs["keep-planes"] = s
 	// Removing planes and hard rows after 2 inactive solves (rows come back
 	// when violated again) must not change the optimum either.
 	s = base
-	s.InactiveWindow, s.AddK = 2, 50
+	s.Tuning.InactiveWindow, s.Tuning.AddK = 2, 50
 	runs["prune-rows"] = s
 	bound := 2 * math.Sqrt(2*tol*trFull.Final().Primal)
 	for name, s := range runs {
@@ -254,10 +254,10 @@ func TestTrainErrors(t *testing.T) {
 		want   string
 	}{
 		{"negative C", nil, Settings{C: -1}, "C = -1"},
-		{"negative HardTol", nil, Settings{HardTol: -1e-3}, "HardTol = -0.001, want a finite HardTol ≥ 0"},
+		{"negative HardTol", nil, Settings{Tuning: Tuning{HardTol: -1e-3}}, "Tuning.HardTol = -0.001, want a finite HardTol ≥ 0"},
 		{"infinite Tol", nil, Settings{Tol: math.Inf(1)}, "Tol = +Inf, want a finite Tol > 0"},
 		{"NaN Tol", nil, Settings{Tol: math.NaN()}, "Tol = NaN, want a finite Tol > 0"},
-		{"infinite HardTol", nil, Settings{HardTol: math.Inf(1)}, "HardTol = +Inf"},
+		{"infinite HardTol", nil, Settings{Tuning: Tuning{HardTol: math.Inf(1)}}, "Tuning.HardTol = +Inf"},
 		{"features overflow", func(d []Instance) []Instance { d[1].Unary[0][0] = 1e155; return d }, Settings{}, "instance 1 (all-b): features too large for float64"},
 		{"empty graph", func(d []Instance) []Instance {
 			d[1].Unary, d[1].Labels, d[1].Edges, d[1].Pairwise = nil, nil, nil, nil
@@ -303,7 +303,7 @@ func TestUnconstrainedBaselines(t *testing.T) {
 	const c = 10.0
 	for _, method := range []inference.Method{inference.TruncatedGraphCut{}, inference.QPBO{}, inference.TRWS{MaxIter: 50}} {
 		t.Run(method.Name(), func(t *testing.T) {
-			m, tr, err := Train(train, 2, Settings{C: c, Set: Unconstrained{}, Inference: method, MaxIter: 200})
+			m, tr, err := Train(train, 2, Settings{C: c, Set: Unconstrained{}, MaxIter: 200, Tuning: Tuning{UnconstrainedInference: method}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -419,7 +419,7 @@ func TestIncrementalPlaneMatchesFresh(t *testing.T) {
 		tr := &trainer{s: s, layout: l, train: train, costs: costs, w: w}
 		tr.prepare()
 		for _, wk := range tr.works {
-			wk.method = s.Exact
+			wk.method = s.Tuning.SubmodularInference
 		}
 		return tr
 	}
@@ -576,9 +576,9 @@ func TestNormalFormPath(t *testing.T) {
 	train := smoothSet(rng, 8, 16, 4, 2)
 	for _, exact := range []inference.Method{inference.TruncatedGraphCut{Dynamic: true}, inference.GraphCut{}} {
 		base := Settings{C: 1, Tol: 1e-5, Set: C4{}, Delayed: true, Pretrain: true, Loss: ClassAveraged{},
-			Inference: inference.TruncatedGraphCut{Dynamic: true}, Exact: exact}
+			Tuning: Tuning{UnconstrainedInference: inference.TruncatedGraphCut{Dynamic: true}, SubmodularInference: exact}}
 		slow := base
-		slow.Inference, slow.Exact = wrapped{base.Inference}, wrapped{exact}
+		slow.Tuning.UnconstrainedInference, slow.Tuning.SubmodularInference = wrapped{base.Tuning.UnconstrainedInference}, wrapped{exact}
 		mf, tf := trainSet(t, train, base)
 		ms, ts := trainSet(t, train, slow)
 		if tf.Iters != ts.Iters || !slices.Equal(mf.W, ms.W) {
@@ -655,7 +655,7 @@ func TestCacheOnlyWithoutGeneration(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 31))
 	train := smoothSet(rng, 10, 16, 4, 2)
 	for _, set := range []ConstraintSet{C4{}, C2{}} {
-		_, tr := trainSet(t, train, Settings{C: 5, Tol: 1e-5, Set: set, Cache: 5})
+		_, tr := trainSet(t, train, Settings{C: 5, Tol: 1e-5, Set: set, Tuning: Tuning{Cache: 5}})
 		hits := 0
 		for _, it := range tr.Iterations {
 			if it.CacheHit {

@@ -24,7 +24,7 @@ type Model struct {
 	C    float64   `json:"c"`
 	Loss string    `json:"loss"`
 	// HardTol is the ε of the training's hard constraints
-	// (Settings.HardTol); NonSubmodularFraction uses it. 0 in files written
+	// (Settings.Tuning.HardTol); NonSubmodularFraction uses it. 0 in files written
 	// before it was stored: DefaultHardTol.
 	HardTol     float64 `json:"hard_tol,omitempty"`
 	Description string  `json:"description,omitempty"`

@@ -204,7 +204,7 @@ var exactVariants = []struct {
 	{"C4", Settings{Set: C4{}}},
 	{"C4 delayed", Settings{Set: C4{}, Delayed: true}},
 	{"C4 2-pass", Settings{Set: C4{}, Delayed: true, Pretrain: true}},
-	{"C3 minibatches", Settings{Set: C3{}, Minibatches: 3, AddK: 5}},
+	{"C3 minibatches", Settings{Set: C3{}, Minibatches: 3, Tuning: Tuning{AddK: 5}}},
 }
 
 // TestReturnedModelPrimal trains binary problems under every set whose
