@@ -116,3 +116,14 @@ func PixelLabels(it *data.SegmentedImage, labels []int, z int) ([]int32, error) 
 	}
 	return proj.Labels[z*n : (z+1)*n], nil
 }
+
+// JobTime says how much job time each stage's fits took, and the total
+// (the grid runs one fit per core).
+func JobTime(all []data.Result) []string {
+	per, tags, total := data.TotalSeconds(all)
+	var lines []string
+	for _, t := range tags {
+		lines = append(lines, fmt.Sprintf("%s fits: %.0f s of job time", t, per[t]))
+	}
+	return append(lines, fmt.Sprintf("all fits: %.0f s of job time (%.2f h; the grid runs one job per core)", total, total/3600))
+}
