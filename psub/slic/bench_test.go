@@ -10,30 +10,8 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/psub/imageio"
+	"github.com/probably-submodular/crf/psub/slic/slictest"
 )
-
-// upscaleBilinear resizes a volume's single slice to w×h (pixel centres
-// aligned, bilinear), so a real photograph can stand in for a 1024×768 one.
-func upscaleBilinear(v *imageio.Volume, w, h int) *imageio.Volume {
-	out := imageio.NewVolume(w, h, 1, v.Channels)
-	for y := range h {
-		fy := max((float64(y)+0.5)*float64(v.Height)/float64(h)-0.5, 0)
-		y0 := min(int(fy), v.Height-1)
-		y1, ty := min(y0+1, v.Height-1), float32(fy-float64(y0))
-		for x := range w {
-			fx := max((float64(x)+0.5)*float64(v.Width)/float64(w)-0.5, 0)
-			x0 := min(int(fx), v.Width-1)
-			x1, tx := min(x0+1, v.Width-1), float32(fx-float64(x0))
-			for c := range v.Channels {
-				p := func(x, y int) float32 { return v.Pix[v.Index(x, y, 0)+c] }
-				top := p(x0, y0)*(1-tx) + p(x1, y0)*tx
-				bot := p(x0, y1)*(1-tx) + p(x1, y1)*tx
-				out.Pix[out.Index(x, y, 0)+c] = top*(1-ty) + bot*ty
-			}
-		}
-	}
-	return out
-}
 
 // writeRGBPNG saves an 8-bit RGB copy of v, for the scikit-image yardstick.
 func writeRGBPNG(file string, v *imageio.Volume) error {
@@ -56,9 +34,9 @@ func writeRGBPNG(file string, v *imageio.Volume) error {
 // cow1024 is the first cow image upscaled to 1024×768 and rounded to 8 bits
 // (exactly what the yardstick reads); SLIC_BENCH_PNG=file saves it.
 func cow1024(b *testing.B) *imageio.Volume {
-	v := upscaleBilinear(loadCow(b), 1024, 768)
-	for i, p := range v.Pix {
-		v.Pix[i] = float32(uint8(min(max(p+0.5, 0), 255)))
+	v, err := slictest.UpscaleBilinear(loadCow(b), 1024, 768)
+	if err != nil {
+		b.Fatal(err)
 	}
 	if file := os.Getenv("SLIC_BENCH_PNG"); file != "" {
 		if err := writeRGBPNG(file, v); err != nil {

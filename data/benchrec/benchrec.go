@@ -1,4 +1,4 @@
-package data
+package benchrec
 
 import (
 	"bytes"
@@ -15,14 +15,9 @@ import (
 	"strings"
 )
 
-// Benchmark records: the numbers of the repository's BENCHMARKS files in a
-// machine-readable form (one benchmarks.json beside each), so that notebook
-// 08 reads them by record, row and column key instead of parsing the prose.
-// The markdown explains the records; its wording can change freely.
-
-// BenchFiles lists, relative to the module root, the benchmark record files
+// Files lists, relative to the module root, the benchmark record files
 // that the benchmarks notebook shows.
-func BenchFiles() []string {
+func Files() []string {
 	return []string{
 		"psub/maxflow/benchmarks.json",
 		"psub/slic/benchmarks.json",
@@ -32,17 +27,17 @@ func BenchFiles() []string {
 	}
 }
 
-// BenchFile is one benchmarks.json: the machines its records were measured
+// File is one benchmarks.json: the machines its records were measured
 // on and the records.
-type BenchFile struct {
-	Path     string         `json:"-"`   // where it was read from
-	Doc      string         `json:"doc"` // the markdown that explains it, relative to the module root
-	Machines []BenchMachine `json:"machines"`
-	Records  []BenchRecord  `json:"records"`
+type File struct {
+	Path     string    `json:"-"`   // where it was read from
+	Doc      string    `json:"doc"` // the markdown that explains it, relative to the module root
+	Machines []Machine `json:"machines"`
+	Records  []Record  `json:"records"`
 }
 
-// BenchMachine describes a machine that records were measured on.
-type BenchMachine struct {
+// Machine describes a machine that records were measured on.
+type Machine struct {
 	ID       string `json:"id"`
 	CPU      string `json:"cpu"`
 	Memory   string `json:"memory"`
@@ -50,52 +45,52 @@ type BenchMachine struct {
 	Software string `json:"software"` // compilers, libraries, yardsticks
 }
 
-// BenchRecord is one measurement: what was measured, on which machine, when
+// Record is one measurement: what was measured, on which machine, when
 // and at which commit, how (the method), the command that reruns it, and the
 // numbers as a table. A row may name its own commit when it was measured on
 // other code than the rest.
-type BenchRecord struct {
-	ID       string        `json:"id"`
-	What     string        `json:"what"`
-	Machine  string        `json:"machine"` // a BenchMachine.ID of the file
-	Date     string        `json:"date"`    // YYYY-MM-DD
-	Commit   string        `json:"commit"`
-	Load     string        `json:"load"` // other work on the machine during the runs
-	Method   string        `json:"method"`
-	Command  string        `json:"command"`
-	RowLabel string        `json:"row_label"` // header of the rows' name column
-	Columns  []BenchColumn `json:"columns"`
-	Rows     []BenchRow    `json:"rows"`
-	Notes    []string      `json:"notes,omitempty"`
+type Record struct {
+	ID       string   `json:"id"`
+	What     string   `json:"what"`
+	Machine  string   `json:"machine"` // a Machine.ID of the file
+	Date     string   `json:"date"`    // YYYY-MM-DD
+	Commit   string   `json:"commit"`
+	Load     string   `json:"load"` // other work on the machine during the runs
+	Method   string   `json:"method"`
+	Command  string   `json:"command"`
+	RowLabel string   `json:"row_label"` // header of the rows' name column
+	Columns  []Column `json:"columns"`
+	Rows     []Row    `json:"rows"`
+	Notes    []string `json:"notes,omitempty"`
 }
 
-// BenchColumn is a column of a record. Ratio, when set, names the numerator
+// Column is a column of a record. Ratio, when set, names the numerator
 // and denominator columns of the same row; reading checks the ratio against
 // them within the rounding of the numbers as written.
-type BenchColumn struct {
+type Column struct {
 	Key   string   `json:"key"`
 	Label string   `json:"label"`
 	Unit  string   `json:"unit,omitempty"`
 	Ratio []string `json:"ratio,omitempty"`
 }
 
-// BenchRow is a named row, one cell per column.
-type BenchRow struct {
-	Name   string      `json:"name"`
-	Commit string      `json:"commit,omitempty"` // when not the record's
-	Cells  []BenchCell `json:"cells"`
+// Row is a named row, one cell per column.
+type Row struct {
+	Name   string `json:"name"`
+	Commit string `json:"commit,omitempty"` // when not the record's
+	Cells  []Cell `json:"cells"`
 }
 
-// BenchCell is a JSON number (kept as written, so its rounding is known), a
+// Cell is a JSON number (kept as written, so its rounding is known), a
 // string, or null for "not measured".
-type BenchCell struct {
+type Cell struct {
 	Num  json.Number
 	Text string
 }
 
 // UnmarshalJSON accepts a number, a string or null.
-func (c *BenchCell) UnmarshalJSON(b []byte) error {
-	*c = BenchCell{}
+func (c *Cell) UnmarshalJSON(b []byte) error {
+	*c = Cell{}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v any
@@ -115,7 +110,7 @@ func (c *BenchCell) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalJSON writes the cell back as it was read.
-func (c BenchCell) MarshalJSON() ([]byte, error) {
+func (c Cell) MarshalJSON() ([]byte, error) {
 	switch {
 	case c.Num != "":
 		return []byte(c.Num), nil
@@ -126,7 +121,7 @@ func (c BenchCell) MarshalJSON() ([]byte, error) {
 }
 
 // Float is the cell's number; ok is false for text and empty cells.
-func (c BenchCell) Float() (v float64, ok bool) {
+func (c Cell) Float() (v float64, ok bool) {
 	if c.Num == "" {
 		return 0, false
 	}
@@ -135,7 +130,7 @@ func (c BenchCell) Float() (v float64, ok bool) {
 }
 
 // String is the cell as written: the number's digits, the text, or "–".
-func (c BenchCell) String() string {
+func (c Cell) String() string {
 	switch {
 	case c.Num != "":
 		return string(c.Num)
@@ -145,26 +140,26 @@ func (c BenchCell) String() string {
 	return "–"
 }
 
-// ErrNoBenchRecord is wrapped by lookups of a record, row or column that a
+// ErrNotFound is wrapped by lookups of a record, row or column that a
 // file does not have.
-var ErrNoBenchRecord = errors.New("no such benchmark record")
+var ErrNotFound = errors.New("no such benchmark record")
 
-// ReadBenchFile reads and checks a benchmarks.json. A missing file is
+// Read reads and checks a benchmarks.json. A missing file is
 // reported with errors.Is(err, os.ErrNotExist).
-func ReadBenchFile(path string) (*BenchFile, error) {
+func Read(path string) (*File, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseBenchFile(bytes.NewReader(b), path)
+	return Parse(bytes.NewReader(b), path)
 }
 
-// ReadBenchFiles reads every file of BenchFiles under root, skipping the
+// ReadAll reads every file of Files under root, skipping the
 // ones that do not exist (yet): the second result lists them. Paths are kept
 // relative to root.
-func ReadBenchFiles(root string) (files []*BenchFile, missing []string, err error) {
-	for _, name := range BenchFiles() {
-		f, err := ReadBenchFile(filepath.Join(root, filepath.FromSlash(name)))
+func ReadAll(root string) (files []*File, missing []string, err error) {
+	for _, name := range Files() {
+		f, err := Read(filepath.Join(root, filepath.FromSlash(name)))
 		if errors.Is(err, os.ErrNotExist) {
 			missing = append(missing, name)
 			continue
@@ -178,12 +173,12 @@ func ReadBenchFiles(root string) (files []*BenchFile, missing []string, err erro
 	return files, missing, nil
 }
 
-// ParseBenchFile decodes a benchmarks.json (unknown fields are errors) and
+// Parse decodes a benchmarks.json (unknown fields are errors) and
 // checks it; name is used in errors.
-func ParseBenchFile(r io.Reader, name string) (*BenchFile, error) {
+func Parse(r io.Reader, name string) (*File, error) {
 	d := json.NewDecoder(r)
 	d.DisallowUnknownFields()
-	var f BenchFile
+	var f File
 	if err := d.Decode(&f); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -197,9 +192,9 @@ func ParseBenchFile(r io.Reader, name string) (*BenchFile, error) {
 	return &f, nil
 }
 
-var benchDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
-func (f *BenchFile) check() error {
+func (f *File) check() error {
 	if f.Doc == "" {
 		return errors.New(`no "doc" (the markdown that explains the records)`)
 	}
@@ -236,7 +231,7 @@ func (f *BenchFile) check() error {
 	return nil
 }
 
-func (r *BenchRecord) check() error {
+func (r *Record) check() error {
 	for _, f := range []struct{ name, v string }{
 		{"what", r.What}, {"commit", r.Commit}, {"load", r.Load},
 		{"method", r.Method}, {"command", r.Command}, {"row_label", r.RowLabel},
@@ -245,7 +240,7 @@ func (r *BenchRecord) check() error {
 			return fmt.Errorf("no %q", f.name)
 		}
 	}
-	if !benchDate.MatchString(r.Date) {
+	if !datePattern.MatchString(r.Date) {
 		return fmt.Errorf("date %q is not YYYY-MM-DD", r.Date)
 	}
 	if len(r.Columns) == 0 || len(r.Rows) == 0 {
@@ -291,7 +286,7 @@ func (r *BenchRecord) check() error {
 // checkRatio checks a ratio column in every row where it and both of its
 // inputs are numbers: written q = a/b must hold up to the rounding of q, a
 // and b as written (half a unit of their last digit).
-func (r *BenchRecord) checkRatio(c BenchColumn) error {
+func (r *Record) checkRatio(c Column) error {
 	if c.Ratio == nil {
 		return nil
 	}
@@ -334,48 +329,48 @@ func halfULP(n json.Number) float64 {
 	return 0.5 * math.Pow(10, float64(exp))
 }
 
-func (r *BenchRecord) column(key string) int {
-	return slices.IndexFunc(r.Columns, func(c BenchColumn) bool { return c.Key == key })
+func (r *Record) column(key string) int {
+	return slices.IndexFunc(r.Columns, func(c Column) bool { return c.Key == key })
 }
 
-func (r *BenchRecord) row(name string) (*BenchRow, error) {
+func (r *Record) row(name string) (*Row, error) {
 	for i := range r.Rows {
 		if r.Rows[i].Name == name {
 			return &r.Rows[i], nil
 		}
 	}
-	return nil, fmt.Errorf("record %q has no row %q: %w", r.ID, name, ErrNoBenchRecord)
+	return nil, fmt.Errorf("record %q has no row %q: %w", r.ID, name, ErrNotFound)
 }
 
 // Record is the record with the given id.
-func (f *BenchFile) Record(id string) (*BenchRecord, error) {
+func (f *File) Record(id string) (*Record, error) {
 	for i := range f.Records {
 		if f.Records[i].ID == id {
 			return &f.Records[i], nil
 		}
 	}
-	return nil, fmt.Errorf("%s has no record %q: %w", f.Path, id, ErrNoBenchRecord)
+	return nil, fmt.Errorf("%s has no record %q: %w", f.Path, id, ErrNotFound)
 }
 
 // Machine is the description of the machine a record of f names.
-func (f *BenchFile) Machine(r *BenchRecord) BenchMachine {
+func (f *File) Machine(r *Record) Machine {
 	for _, m := range f.Machines {
 		if m.ID == r.Machine {
 			return m
 		}
 	}
-	return BenchMachine{ID: r.Machine}
+	return Machine{ID: r.Machine}
 }
 
 // Value is the number in a row and column (by key) of the record.
-func (r *BenchRecord) Value(row, column string) (float64, error) {
+func (r *Record) Value(row, column string) (float64, error) {
 	rw, err := r.row(row)
 	if err != nil {
 		return 0, err
 	}
 	j := r.column(column)
 	if j < 0 {
-		return 0, fmt.Errorf("record %q has no column %q: %w", r.ID, column, ErrNoBenchRecord)
+		return 0, fmt.Errorf("record %q has no column %q: %w", r.ID, column, ErrNotFound)
 	}
 	v, ok := rw.Cells[j].Float()
 	if !ok {
@@ -387,7 +382,7 @@ func (r *BenchRecord) Value(row, column string) (float64, error) {
 // Table is the record as a table to show: the row label, then each column's
 // label with its unit in brackets, and a commit column when a row was
 // measured at another commit than the record's.
-func (r *BenchRecord) Table() (header []string, rows [][]string) {
+func (r *Record) Table() (header []string, rows [][]string) {
 	header = []string{r.RowLabel}
 	for _, c := range r.Columns {
 		h := c.Label
@@ -396,7 +391,7 @@ func (r *BenchRecord) Table() (header []string, rows [][]string) {
 		}
 		header = append(header, h)
 	}
-	commits := slices.ContainsFunc(r.Rows, func(row BenchRow) bool { return row.Commit != "" })
+	commits := slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Commit != "" })
 	if commits {
 		header = append(header, "commit")
 	}
@@ -421,7 +416,7 @@ func orElse(a, b string) string {
 }
 
 // String describes the machine in one line.
-func (m BenchMachine) String() string {
+func (m Machine) String() string {
 	var parts []string
 	for _, s := range []string{m.CPU, m.Memory, m.System, m.Software} {
 		if s != "" {

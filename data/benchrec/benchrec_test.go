@@ -1,4 +1,4 @@
-package data
+package benchrec
 
 import (
 	"encoding/json"
@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/probably-submodular/crf/internal/modroot"
 )
 
 // benchJSON is a valid file; the cases below break it one way each.
@@ -62,7 +64,7 @@ func TestParseBenchFile(t *testing.T) {
 			if tc.from != "" && text == benchJSON {
 				t.Fatalf("case does not change the file: %q", tc.from)
 			}
-			f, err := ParseBenchFile(strings.NewReader(text), "t.json")
+			f, err := Parse(strings.NewReader(text), "t.json")
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -88,7 +90,7 @@ func TestBenchRatioRounding(t *testing.T) {
 		ok bool
 	}{{"1.23", true}, {"1.24", true}, {"1.2", true}, {"1.244", false}, {"1.22", false}, {"1.0", false}, {"1", true}} {
 		text := strings.Replace(benchJSON, "0.433, 1.23", "0.433, "+tc.q, 1)
-		_, err := ParseBenchFile(strings.NewReader(text), "t.json")
+		_, err := Parse(strings.NewReader(text), "t.json")
 		if (err == nil) != tc.ok {
 			t.Errorf("ratio %s written for 0.433/0.351: err %v, want ok %v", tc.q, err, tc.ok)
 		}
@@ -104,7 +106,7 @@ func TestHalfULP(t *testing.T) {
 }
 
 func TestBenchRecordLookups(t *testing.T) {
-	f, err := ParseBenchFile(strings.NewReader(benchJSON), "t.json")
+	f, err := Parse(strings.NewReader(benchJSON), "t.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,10 +122,10 @@ func TestBenchRecordLookups(t *testing.T) {
 			t.Errorf("Value(%s, %s): no error", c[0], c[1])
 		}
 	}
-	if _, err := r.Value("grid", "nothing"); !errors.Is(err, ErrNoBenchRecord) {
-		t.Errorf("unknown column: %v does not wrap ErrNoBenchRecord", err)
+	if _, err := r.Value("grid", "nothing"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown column: %v does not wrap ErrNotFound", err)
 	}
-	if _, err := f.Record("nothing"); !errors.Is(err, ErrNoBenchRecord) {
+	if _, err := f.Record("nothing"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown record: %v", err)
 	}
 	if m := f.Machine(r); m.String() != "2 vCPUs; 24 GiB; Linux; Go" {
@@ -144,7 +146,7 @@ func TestBenchRecordLookups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := ParseBenchFile(strings.NewReader(string(b)), "t.json")
+	g, err := Parse(strings.NewReader(string(b)), "t.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +195,11 @@ func TestDocNumbers(t *testing.T) {
 // writes every number of the records, so the two cannot drift apart
 // silently.
 func TestRepositoryBenchFiles(t *testing.T) {
-	files, missing, err := ReadBenchFiles("..")
+	root, err := modroot.Find("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, missing, err := ReadAll(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +210,7 @@ func TestRepositoryBenchFiles(t *testing.T) {
 		t.Errorf("%d benchmark files read, want at least 4 (missing %v)", len(files), missing)
 	}
 	for _, f := range files {
-		doc, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(f.Doc)))
+		doc, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Doc)))
 		if err != nil {
 			t.Errorf("%s: its doc: %v", f.Path, err)
 			continue
