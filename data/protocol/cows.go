@@ -64,7 +64,10 @@ func (Cows) Group(j data.Job) string { return segmentationGroup(j) }
 
 // Run implements Protocol.
 func (c Cows) Run(ctx context.Context, opt Options) ([]data.Result, error) {
-	opt = opt.withDefaults(c.Name())
+	opt, err := opt.withDefaults(c.Name())
+	if err != nil {
+		return nil, err
+	}
 	set, err := c.Build(opt.Profile, opt.Building)
 	if err != nil {
 		return nil, err

@@ -32,6 +32,16 @@ func ParseProfile(s string) (Profile, error) {
 	return "", fmt.Errorf("unknown profile %q (want %s)", s, strings.Join([]string{string(Tiny), string(Quick), string(Full)}, ", "))
 }
 
+// MustEnvProfile is EnvProfile for notebooks, like regexp.MustCompile: a
+// bad $PSUB_PROFILE panics with the error (the cell shows it).
+func MustEnvProfile() Profile {
+	p, err := EnvProfile()
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
 // EnvProfile is the profile named by $PSUB_PROFILE, which scripts/reproduce
 // and scripts/notebook set; unset means Quick. A bad value is an error that
 // names the variable.

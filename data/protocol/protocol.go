@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,10 +30,11 @@ type Protocol interface {
 	Run(ctx context.Context, opt Options) ([]data.Result, error)
 }
 
-// Options set a run of a protocol. The zero value runs the quick profile's
-// whole grid on all cores into DefaultResults.
+// Options set a run of a protocol. The zero value runs the whole grid of
+// the profile named by $PSUB_PROFILE (quick when unset) on all cores into
+// DefaultResults.
 type Options struct {
-	Profile Profile // "" means Quick
+	Profile Profile // "" means EnvProfile
 	// Results is the JSON Lines file of the run's rows, and where a run
 	// resumes from; "" means DefaultResults(name, profile).
 	Results string
@@ -50,17 +52,30 @@ type Options struct {
 	Checkpoints string
 	// Log, when set, receives one line per step: what was built, what
 	// was reused from the results file and why.
-	Log func(line string)
-	// Progress, when set, is called after every fit.
+	Log io.Writer
+	// Show, when set, displays progress in place (a *viz.Progress does):
+	// problems built, then fits done, with what the last one was.
+	Show Display
+	// Progress, when set, is called after every fit (besides Show).
 	Progress func(data.Progress)
 	// Building, when set, is called while problems are built (images
-	// segmented, features computed): done of total.
+	// segmented, features computed): done of total (besides Show).
 	Building func(done, total int)
 }
 
-func (o Options) withDefaults(name string) Options {
+// Display shows progress in place: Update after every step, Done at the end.
+type Display interface {
+	Update(done int, msg string)
+	Done(summary string)
+}
+
+func (o Options) withDefaults(name string) (Options, error) {
 	if o.Profile == "" {
-		o.Profile = Quick
+		p, err := EnvProfile()
+		if err != nil {
+			return o, err
+		}
+		o.Profile = p
 	}
 	if o.Results == "" {
 		o.Results = DefaultResults(name, o.Profile)
@@ -68,12 +83,38 @@ func (o Options) withDefaults(name string) Options {
 	if o.Models == "" {
 		o.Models = filepath.Join(data.OutDir(), "models", name+"-"+string(o.Profile))
 	}
-	return o
+	if show, building := o.Show, o.Building; show != nil {
+		o.Building = func(done, total int) {
+			show.Update(done, fmt.Sprintf("building problems: %d of %d", done, total))
+			if building != nil {
+				building(done, total)
+			}
+		}
+	}
+	if show, progress := o.Show, o.Progress; show != nil {
+		o.Progress = func(g data.Progress) {
+			show.Update(g.Done+g.Skipped, ProgressLine(g))
+			if progress != nil {
+				progress(g)
+			}
+		}
+	}
+	return o, nil
+}
+
+// ProgressLine says how far a grid is and what its last fit was.
+func ProgressLine(g data.Progress) string {
+	r := g.Last
+	line := fmt.Sprintf("of %d jobs: %s %s C=%g fold %d (%s), %.1f s", g.Total, r.Set, r.Loss, r.C, r.Fold, r.Tag, r.Seconds)
+	if r.Error != "" {
+		line += ", FAILED: " + r.Error
+	}
+	return line
 }
 
 func (o Options) logf(format string, args ...any) {
 	if o.Log != nil {
-		o.Log(fmt.Sprintf(format, args...))
+		fmt.Fprintf(o.Log, format+"\n", args...)
 	}
 }
 
@@ -179,6 +220,9 @@ func runStaged(ctx context.Context, p Protocol, opt Options, fn data.JobFunc, pa
 		if r.Error != "" {
 			failed = append(failed, r.Key()+": "+r.Error)
 		}
+	}
+	if opt.Show != nil {
+		opt.Show.Done(fmt.Sprintf("%s %s, shard %s: %d fits", p.Name(), opt.Profile, opt.Shard, len(rows)))
 	}
 	if len(failed) > 0 {
 		return rows, fmt.Errorf("%s: %d of %d jobs failed (rerun to retry them); first: %s", p.Name(), len(failed), len(rows), failed[0])

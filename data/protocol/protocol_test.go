@@ -58,7 +58,10 @@ func (p toy) Jobs(_ Profile, rows []data.Result) ([]data.Job, error) {
 }
 func (toy) Group(j data.Job) string { return segmentationGroup(j) }
 func (p toy) Run(ctx context.Context, opt Options) ([]data.Result, error) {
-	opt = opt.withDefaults(p.Name())
+	opt, err := opt.withDefaults(p.Name())
+	if err != nil {
+		return nil, err
+	}
 	return runStaged(ctx, p, opt, p.fit, p.s.axesless())
 }
 

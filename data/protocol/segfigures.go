@@ -83,7 +83,10 @@ func cappedCs(all []data.Result, g data.ConvergenceRow) string {
 // FinalModel loads the final model of (set, loss, fold) that a run of p
 // with opt saved (data.ModelPath under opt.Models).
 func FinalModel(p Protocol, opt Options, set, loss string, fold int) (*psub.Model, error) {
-	opt = opt.withDefaults(p.Name())
+	opt, err := opt.withDefaults(p.Name())
+	if err != nil {
+		return nil, err
+	}
 	return psub.LoadFile(data.ModelPath(opt.Models, data.Job{Dataset: p.Name(), Set: set, Loss: loss, Fold: fold}))
 }
 

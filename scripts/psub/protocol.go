@@ -132,15 +132,10 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 	start := time.Now()
 	ran := 0
 	opt := protocol.Options{Profile: prof, Results: *results, Shard: shard, Workers: *workers, Models: *models, Checkpoints: *checkpoints,
-		Log: func(line string) { fmt.Fprintln(stderr, line) },
+		Log: stderr,
 		Progress: func(g data.Progress) {
 			ran++
-			status := fmt.Sprintf("%.1f s", g.Last.Seconds)
-			if g.Last.Error != "" {
-				status = "FAILED: " + g.Last.Error
-			}
-			fmt.Fprintf(stderr, "%s %s [%d/%d] %s %s C=%g fold %d %s: %s\n", p.Name(), prof, g.Done+g.Skipped, g.Total,
-				g.Last.Set, g.Last.Loss, g.Last.C, g.Last.Fold, g.Last.Tag, status)
+			fmt.Fprintf(stderr, "%s %s [%d/%d] %s\n", p.Name(), prof, g.Done+g.Skipped, g.Total, protocol.ProgressLine(g))
 		},
 		Building: func(done, total int) { fmt.Fprintf(stderr, "building problems: %d of %d\n", done, total) },
 	}
