@@ -3,18 +3,14 @@ package psub
 import (
 	"math"
 	"math/rand/v2"
-	"syscall"
 	"testing"
+
+	"github.com/probably-submodular/crf/internal/cputime"
 )
 
-// cpuSeconds is the user+system CPU time of the process so far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return math.NaN()
-	}
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-}
+// cpuSeconds is the user+system CPU time of the process so far, NaN where
+// it is not measured.
+var cpuSeconds = cputime.Seconds
 
 // synthCows is a synthetic problem of the size of one fold of the cows
 // protocol (notebooks/TARGETS.md §1): images of a 20×25 superpixel grid (500

@@ -1,12 +1,14 @@
 package runenv
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestProfile(t *testing.T) {
@@ -84,4 +86,26 @@ func TestMachineAndCurrent(t *testing.T) {
 	if r.Profile != "full" || r.Machine != m || r.Commit == "" || r.Date.IsZero() {
 		t.Errorf("Current() = %+v", r)
 	}
+}
+
+// CPUSeconds grows while this goroutine computes; a minute of spinning
+// without a change fails.
+func TestCPUSeconds(t *testing.T) {
+	c0 := CPUSeconds()
+	if math.IsNaN(c0) {
+		if runtime.GOOS == "linux" {
+			t.Fatal("CPU time not measured on Linux")
+		}
+		t.Skip("CPU time not measured on " + runtime.GOOS)
+	}
+	x := 1.0
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		for range 100_000 {
+			x = math.Sqrt(x + 1)
+		}
+		if CPUSeconds() > c0 {
+			return
+		}
+	}
+	t.Fatalf("CPUSeconds stayed at %g for a minute of spinning (x %g)", c0, x)
 }
