@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/probably-submodular/crf/psub"
-	"github.com/probably-submodular/crf/psub/feature"
 	"github.com/probably-submodular/crf/psub/inference"
 )
 
@@ -211,36 +210,28 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]f
 // records prefix+"acc" and prefix+"cavg" (regions) in m, and with pixels
 // prefix+"iou", prefix+"voc" and the truncated edges.
 func (e *SegmentationExperiment) score(model *psub.Model, method Method, idx []int, prefix string, pixels bool, m map[string]float64) error {
-	region := feature.NewConfusion(2)
+	ev, err := model.EvaluateWith(e.pick(idx), method.Test)
+	if err != nil {
+		return err
+	}
+	m[prefix+"acc"] = ev.Accuracy
+	m[prefix+"cavg"] = ev.ClassAveraged
+	if !pixels {
+		return nil
+	}
 	var iou, voc float64
-	truncated := 0
-	for _, k := range idx {
-		it := e.Items[k]
-		labels, tr, err := predict(model, &it.Instance, method.Test)
+	for j, k := range idx {
+		c, err := e.Items[k].Score(ev.Predictions[j].Labels)
 		if err != nil {
-			return fmt.Errorf("%s: %w", it.Instance.Name, err)
+			return err
 		}
-		truncated += tr
-		if err := region.AddLabels(it.Instance.Labels, labels); err != nil {
-			return fmt.Errorf("%s: %w", it.Instance.Name, err)
-		}
-		if pixels {
-			c, err := it.Score(labels)
-			if err != nil {
-				return err
-			}
-			ious := c.IoU()
-			iou += emptyIsPerfect(ious[1])
-			voc += (emptyIsPerfect(ious[0]) + emptyIsPerfect(ious[1])) / 2
-		}
+		ious := c.IoU()
+		iou += emptyIsPerfect(ious[1])
+		voc += (emptyIsPerfect(ious[0]) + emptyIsPerfect(ious[1])) / 2
 	}
-	m[prefix+"acc"] = region.Accuracy()
-	m[prefix+"cavg"] = region.ClassAveraged()
-	if pixels {
-		m[prefix+"iou"] = iou / float64(len(idx))
-		m[prefix+"voc"] = voc / float64(len(idx))
-		m["truncated_"+strings.TrimSuffix(prefix, "_")] = float64(truncated)
-	}
+	m[prefix+"iou"] = iou / float64(len(idx))
+	m[prefix+"voc"] = voc / float64(len(idx))
+	m["truncated_"+strings.TrimSuffix(prefix, "_")] = float64(ev.Truncated)
 	return nil
 }
 
@@ -328,15 +319,6 @@ func qpMissed(trace *psub.Trace, tol float64) int {
 		}
 	}
 	return n
-}
-
-// predict labels an instance with the method's test-time inference.
-func predict(m *psub.Model, in *psub.Instance, method inference.Method) ([]int, int, error) {
-	if method == nil {
-		return m.Predict(in)
-	}
-	r, err := m.PredictWith(in, method)
-	return r.Labels, r.Truncated, err
 }
 
 // RunProtocol runs the whole protocol for the given methods and losses:

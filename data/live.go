@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/probably-submodular/crf/psub"
-	"github.com/probably-submodular/crf/psub/inference"
 )
 
 // LiveSettings is one position of the live controls.
@@ -225,22 +224,13 @@ func (l *Live) Refit(s LiveSettings) (*LiveFit, error) {
 		return nil, fmt.Errorf("live: %s: training set: %w", s, err)
 	}
 	// The test accuracy from the predictions, keeping the drawn graph's.
-	right, total := 0, 0
+	ev, err := m.EvaluateWith(test, en.Inference)
+	if err != nil {
+		return nil, fmt.Errorf("live: %s: test graphs: %w", s, err)
+	}
+	f.TestAcc, f.Pred = ev.Accuracy, ev.Predictions[0].Labels
 	for i := range test {
 		in := &test[i]
-		y, err := livePredict(m, in, en.Inference)
-		if err != nil {
-			return nil, fmt.Errorf("live: %s: test graph %d (%s): %w", s, i, in.Name, err)
-		}
-		for k, v := range y {
-			if v == in.Labels[k] {
-				right++
-			}
-		}
-		total += len(y)
-		if i == 0 {
-			f.Pred = y
-		}
 		for _, p := range in.Pairwise {
 			if m.NonSubmodularEdge(p) {
 				f.NonSubmodularTest++
@@ -253,7 +243,6 @@ func (l *Live) Refit(s LiveSettings) (*LiveFit, error) {
 		}
 		f.TestEdges += len(in.Edges)
 	}
-	f.TestAcc = float64(right) / float64(total)
 	if f.TestEdges > 0 {
 		f.NonSubmodularTest /= float64(f.TestEdges)
 	}
@@ -261,15 +250,4 @@ func (l *Live) Refit(s LiveSettings) (*LiveFit, error) {
 	f.Name, f.Pos, f.Edges, f.Truth = shown.Name, prob.TestPos[0], shown.Edges, shown.Labels
 	f.Seconds = time.Since(start).Seconds()
 	return f, nil
-}
-
-// livePredict labels a graph as notebook 07 does: Model.Predict (TGC) when
-// method is nil, the method otherwise.
-func livePredict(m *psub.Model, in *psub.Instance, method inference.Method) ([]int, error) {
-	if method == nil {
-		y, _, err := m.Predict(in)
-		return y, err
-	}
-	r, err := m.PredictWith(in, method)
-	return r.Labels, err
 }

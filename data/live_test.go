@@ -58,8 +58,8 @@ func TestLiveRefitMatchesTradeoff(t *testing.T) {
 		if f.Name != in.Name || !slices.Equal(f.Truth, in.Labels) || !slices.Equal(f.Edges, in.Edges) || len(f.Pos) != in.Nodes() {
 			t.Fatalf("%s: drawn graph %q is not the first test graph %q", name, f.Name, in.Name)
 		}
-		y, err := livePredict(f.Model, in, en.Inference)
-		if err != nil || !slices.Equal(y, f.Pred) {
+		p, err := f.Model.PredictWith(in, en.Inference)
+		if err != nil || !slices.Equal(p.Labels, f.Pred) {
 			t.Errorf("%s: drawn labels differ from the model's prediction (%v)", name, err)
 		}
 		frac, err := f.Model.NonSubmodularFraction(test[:1], 0)

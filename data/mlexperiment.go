@@ -78,23 +78,23 @@ func scoreMultiLabel(model *psub.Model, method Method, p *MultiLabelProblem, m m
 		prefix string
 		set    []psub.Instance
 	}{{"train_", p.Train}, {"test_", p.Test}} {
-		truth, pred := make([][]int, len(part.set)), make([][]int, len(part.set))
-		truncated := 0
-		for i := range part.set {
-			labels, tr, err := predict(model, &part.set[i], method.Test)
-			if err != nil {
-				return fmt.Errorf("%s example %d: %w", part.prefix[:len(part.prefix)-1], i, err)
-			}
-			truth[i], pred[i] = part.set[i].Labels, labels
-			truncated += tr
+		ev, err := model.EvaluateWith(part.set, method.Test)
+		if err != nil {
+			return fmt.Errorf("%s: %w", part.prefix[:len(part.prefix)-1], err)
 		}
+		truth, pred := make([][]int, len(part.set)), make([][]int, len(part.set))
+		for i := range part.set {
+			truth[i], pred[i] = part.set[i].Labels, ev.Predictions[i].Labels
+		}
+		// Per example, not pooled as ev.Accuracy: the paper's mean and
+		// its standard error.
 		mean, se, err := HammingStats(truth, pred)
 		if err != nil {
 			return err
 		}
 		m[part.prefix+"acc"], m[part.prefix+"se"] = mean, se
 		if part.prefix == "test_" {
-			m["truncated_test"] = float64(truncated)
+			m["truncated_test"] = float64(ev.Truncated)
 		}
 	}
 	var err error

@@ -91,11 +91,11 @@ func TestMultiLabelExperiment(t *testing.T) {
 	}
 	var truth, pred [][]int
 	for i := range p.Test {
-		y, _, err := model.Predict(&p.Test[i])
+		y, err := model.Predict(&p.Test[i])
 		if err != nil {
 			t.Fatal(err)
 		}
-		truth, pred = append(truth, p.Test[i].Labels), append(pred, y)
+		truth, pred = append(truth, p.Test[i].Labels), append(pred, y.Labels)
 	}
 	if want, _ := feature.HammingAccuracy(truth, pred); math.Abs(acc["C0"]-want) > 1e-12 {
 		t.Errorf("C0 test accuracy %v, independent scoring %v", acc["C0"], want)
@@ -154,7 +154,7 @@ func TestMultiLabelExperimentKeepsFitUntilScored(t *testing.T) {
 	}
 	p.Test[0].Pairwise = bad
 	e := &MultiLabelExperiment{Problems: map[string]*MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 200, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
-	if _, err := e.Run(context.Background(), job); err == nil || !strings.Contains(err.Error(), "test example 0") || !strings.Contains(err.Error(), "is kept") {
+	if _, err := e.Run(context.Background(), job); err == nil || !strings.Contains(err.Error(), "test: instance 0") || !strings.Contains(err.Error(), "is kept") {
 		t.Fatalf("scoring a bad test example: err %v, want its error and the kept checkpoint", err)
 	}
 	if f, _ := filepath.Glob(filepath.Join(dir, "*.ckpt")); len(f) != 1 {

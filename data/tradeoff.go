@@ -242,36 +242,17 @@ func PrimalInterval(m *psub.Model, set []psub.Instance, costs [][]float64, C flo
 // tradeoffAccuracy is the fraction of nodes of set labelled right by the model with
 // the given inference (nil: Model.Predict, i.e. TGC for two labels).
 func tradeoffAccuracy(m *psub.Model, set []psub.Instance, method inference.Method) (float64, error) {
-	right, total := 0, 0
-	for i := range set {
-		in := &set[i]
-		if len(in.Labels) != in.Nodes() {
-			return 0, fmt.Errorf("instance %d (%s): %d labels for %d nodes", i, in.Name, len(in.Labels), in.Nodes())
-		}
-		var y []int
-		if method == nil {
-			var err error
-			if y, _, err = m.Predict(in); err != nil {
-				return 0, fmt.Errorf("instance %d (%s): %w", i, in.Name, err)
-			}
-		} else {
-			r, err := m.PredictWith(in, method)
-			if err != nil {
-				return 0, fmt.Errorf("instance %d (%s): %w", i, in.Name, err)
-			}
-			y = r.Labels
-		}
-		for k, v := range y {
-			if v == in.Labels[k] {
-				right++
-			}
-		}
-		total += len(y)
+	ev, err := m.EvaluateWith(set, method)
+	if err != nil {
+		return 0, err
 	}
-	if total == 0 {
+	if ev.Labelled != len(set) {
+		return 0, fmt.Errorf("%d of %d instances have no labels", len(set)-ev.Labelled, len(set))
+	}
+	if len(set) == 0 {
 		return 0, errors.New("no nodes")
 	}
-	return float64(right) / float64(total), nil
+	return ev.Accuracy, nil
 }
 
 // tradeoffExactness runs TGC, QPBO and TRW-S on the model's energy of every test

@@ -116,14 +116,14 @@ func TestPrimalIntervalBruteForce(t *testing.T) {
 			if len(e.NonSubmodularEdges()) > 0 {
 				submodular = false
 			}
-			truth, _ := m.Score(in, in.Labels)
+			truth, _ := m.Compatibility(in, in.Labels)
 			best := 0.0
 			y := make([]int, in.Nodes())
 			for mask := 0; mask < 1<<in.Nodes(); mask++ {
 				for k := range y {
 					y[k] = mask >> k & 1
 				}
-				sc, _ := m.Score(in, y)
+				sc, _ := m.Compatibility(in, y)
 				best = math.Max(best, psub.LossValue(costs[i], in.Labels, y)+sc-truth)
 			}
 			xi += best

@@ -63,9 +63,11 @@
 //     Settings.Save has stored the model.
 //
 // A Model predicts with truncated graph cuts (αβ-swap for more than two
-// labels), reports how many edges were truncated, scores labellings,
-// measures the fraction of non-submodular edges on any data set, and is
-// saved and loaded as JSON.
+// labels; Predict, PredictWith) and reports how many edges were truncated;
+// Evaluate predicts a data set and scores it (global and class-averaged
+// accuracy, confusion matrix, truncated edges). Compatibility is w·ψ(x,y)
+// of a labelling, not an accuracy. A Model measures the fraction of
+// non-submodular edges on any data set, and is saved and loaded as JSON.
 //
 // The sub-packages hold the machinery: maxflow (Boykov–Kolmogorov),
 // inference (graph cut, TGC, QPBO, TRW-S, brute force, moves), qp (the dual

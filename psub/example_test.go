@@ -22,8 +22,8 @@ func ExampleTrain() {
 			fmt.Println(err)
 			return
 		}
-		s0, _ := model.Score(&train[0], []int{0, 0})
-		s1, _ := model.Score(&train[0], []int{1, 1})
+		s0, _ := model.Compatibility(&train[0], []int{0, 0})
+		s1, _ := model.Compatibility(&train[0], []int{1, 1})
 		fmt.Printf("%s: converged %v, sample 0 scores all-a %.2f, all-b %.2f\n", set.Name(), trace.Converged, s0, s1)
 	}
 	// Output:
@@ -33,6 +33,7 @@ func ExampleTrain() {
 
 // Predict labels a graph and reports how many non-submodular edges the
 // truncated graph cut had to truncate; models round-trip through JSON.
+// Evaluate predicts a whole data set and scores it.
 func ExampleModel_Predict() {
 	train := []psub.Instance{
 		{Unary: [][]float64{{1, 0}, {0.6, 0.4}, {0, 1}}, Edges: [][2]int{{0, 1}, {1, 2}},
@@ -56,14 +57,22 @@ func ExampleModel_Predict() {
 		return
 	}
 	for i := range train {
-		y, truncated, err := loaded.Predict(&train[i])
+		p, err := loaded.Predict(&train[i])
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println(y, truncated)
+		fmt.Println(p.Labels, p.Truncated)
 	}
+	ev, err := loaded.Evaluate(train)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("accuracy %.2f, class-averaged %.2f, confusion %v, %d of %d edges truncated\n",
+		ev.Accuracy, ev.ClassAveraged, ev.Confusion, ev.Truncated, ev.Edges)
 	// Output:
 	// [0 0 1] 0
 	// [1 1 0] 0
+	// accuracy 1.00, class-averaged 1.00, confusion [[3 0] [0 3]], 0 of 4 edges truncated
 }

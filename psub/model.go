@@ -81,8 +81,8 @@ func (l Layout) JointFeature(dst []float64, in *Instance, y []int, scale float64
 	}
 }
 
-// Score is w·ψ(x,y), computed without forming ψ.
-func (l Layout) Score(w []float64, in *Instance, y []int) float64 {
+// Compatibility is w·ψ(x,y), computed without forming ψ.
+func (l Layout) Compatibility(w []float64, in *Instance, y []int) float64 {
 	s := 0.0
 	for k, row := range in.Unary {
 		s += dot(w[l.UnaryIndex(y[k], 0):], row)

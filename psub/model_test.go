@@ -53,11 +53,11 @@ func TestJointFeatureMatchesEnergy(t *testing.T) {
 				psi := make([]float64, l.Dim())
 				l.JointFeature(psi, &in, y, 1)
 				want := dot(m.W, psi)
-				score, err := m.Score(&in, y)
+				score, err := m.Compatibility(&in, y)
 				if err != nil {
 					t.Fatal(err)
 				}
-				for name, got := range map[string]float64{"Energy": -e.Eval(y), "trainer": -e2.Eval(y) - shift, "Score": score} {
+				for name, got := range map[string]float64{"Energy": -e.Eval(y), "trainer": -e2.Eval(y) - shift, "Compatibility": score} {
 					if math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
 						t.Fatalf("%s: w·ψ = %v, got %v", name, want, got)
 					}
@@ -92,7 +92,7 @@ func TestTiedOrientation(t *testing.T) {
 		flipped.Edges = append(flipped.Edges, [2]int{e[1], e[0]})
 	}
 	y := []int{0, 1, 2, 2, 1, 0}
-	if a, b := l.Score(w, &in, y), l.Score(w, &flipped, y); math.Abs(a-b) > 1e-12 {
+	if a, b := l.Compatibility(w, &in, y), l.Compatibility(w, &flipped, y); math.Abs(a-b) > 1e-12 {
 		t.Fatalf("tied score depends on orientation: %v vs %v", a, b)
 	}
 }
@@ -128,7 +128,7 @@ func TestLossAugmentedBruteForce(t *testing.T) {
 					in := &set[i]
 					best, bestY := math.Inf(-1), []int(nil)
 					allLabellings(in.Nodes(), tc.labels, func(y []int) {
-						v := l.Score(tr.w, in, y) + LossValue(costs[i], in.Labels, y)
+						v := l.Compatibility(tr.w, in, y) + LossValue(costs[i], in.Labels, y)
 						if v > best+1e-12 {
 							best, bestY = v, append([]int(nil), y...)
 						}

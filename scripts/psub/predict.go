@@ -10,7 +10,6 @@ import (
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub"
-	"github.com/probably-submodular/crf/psub/feature"
 )
 
 // predictResult is the JSON object printed by "psub predict".
@@ -63,42 +62,26 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: feature dimensions %d/%d (unary/pairwise), the model %s expects %d/%d",
 			*dataPath, du, dp, *modelPath, model.UnaryDim, model.PairwiseDim)
 	}
-	// The -o lines are kept in memory (a few bytes per node) and written
-	// at the end, atomically.
-	var lines bytes.Buffer
 	start := time.Now()
-	res := predictResult{Model: *modelPath, Data: *dataPath, Output: *out, Instances: len(set)}
-	conf := feature.NewConfusion(model.Labels)
-	labelled := false
-	for i := range set {
-		in := &set[i]
-		y, tr, err := model.Predict(in)
-		if err != nil {
-			return fmt.Errorf("%s: instance %d (%s): %w", *dataPath, i, in.Name, err)
-		}
-		res.Nodes += in.Nodes()
-		res.Edges += len(in.Edges)
-		res.Truncated += tr
-		if in.Labels != nil {
-			labelled = true
-			if err := conf.AddLabels(in.Labels, y); err != nil {
-				return fmt.Errorf("%s: instance %d (%s): %w", *dataPath, i, in.Name, err)
-			}
-		}
-		if *out != "" {
-			b, err := json.Marshal(predictionLine{Name: in.Name, Labels: y, Truncated: tr})
+	ev, err := model.Evaluate(set)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *dataPath, err)
+	}
+	res := predictResult{Model: *modelPath, Data: *dataPath, Output: *out, Instances: len(set),
+		Nodes: ev.Nodes, Edges: ev.Edges, Truncated: ev.Truncated, Seconds: time.Since(start).Seconds()}
+	if ev.Labelled > 0 {
+		res.Accuracy, res.ClassAvg = &ev.Accuracy, &ev.ClassAveraged
+	}
+	if *out != "" {
+		// The -o lines are written at the end, atomically.
+		var lines bytes.Buffer
+		for i, p := range ev.Predictions {
+			b, err := json.Marshal(predictionLine{Name: set[i].Name, Labels: p.Labels, Truncated: p.Truncated})
 			if err != nil {
-				return fmt.Errorf("%s: instance %d (%s): %w", *dataPath, i, in.Name, err)
+				return fmt.Errorf("%s: instance %d (%s): %w", *dataPath, i, set[i].Name, err)
 			}
 			lines.Write(append(b, '\n'))
 		}
-	}
-	res.Seconds = time.Since(start).Seconds()
-	if labelled {
-		acc, avg := conf.Accuracy(), conf.ClassAveraged()
-		res.Accuracy, res.ClassAvg = &acc, &avg
-	}
-	if *out != "" {
 		if err := safefile.Write(*out, func(w io.Writer) error { _, err := w.Write(lines.Bytes()); return err }); err != nil {
 			return err
 		}

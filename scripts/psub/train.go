@@ -11,7 +11,6 @@ import (
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub"
-	"github.com/probably-submodular/crf/psub/feature"
 )
 
 // trainResult is the JSON object printed by "psub train".
@@ -100,25 +99,6 @@ func checkSetName(name string, haveTest bool) error {
 	}
 	_, err := setByName(name, test)
 	return err
-}
-
-// nodeAccuracy predicts every instance and returns the global and the
-// class-averaged node accuracy, and the edges truncated by inference.
-func nodeAccuracy(m *psub.Model, set []psub.Instance) (acc, classAvg float64, truncated int, err error) {
-	conf := feature.NewConfusion(m.Labels)
-	for i := range set {
-		y, tr, err := m.Predict(&set[i])
-		if err != nil {
-			return 0, 0, 0, fmt.Errorf("instance %d (%s): %w", i, set[i].Name, err)
-		}
-		truncated += tr
-		if set[i].Labels != nil {
-			if err := conf.AddLabels(set[i].Labels, y); err != nil {
-				return 0, 0, 0, fmt.Errorf("instance %d (%s): %w", i, set[i].Name, err)
-			}
-		}
-	}
-	return conf.Accuracy(), conf.ClassAveraged(), truncated, nil
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
@@ -240,19 +220,21 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		Seconds: secs, Margins: trace.Margins, HardActive: trace.ActiveHard, HardIntroduced: trace.HardIntroduced,
 		ResumedAfter: trace.Resumed,
 	}
-	if res.TrainAccuracy, res.TrainClassAvg, _, err = nodeAccuracy(model, train); err != nil {
+	ev, err := model.Evaluate(train)
+	if err != nil {
 		return fmt.Errorf("%s: %w", *trainPath, err)
 	}
+	res.TrainAccuracy, res.TrainClassAvg = ev.Accuracy, ev.ClassAveraged
 	if res.NonSubmodularTrain, err = model.NonSubmodularFraction(train, 0); err != nil {
 		return err
 	}
 	if test != nil {
-		acc, avg, _, err := nodeAccuracy(model, test)
+		ev, err := model.Evaluate(test)
 		if err != nil {
 			return fmt.Errorf("%s: %w", *testPath, err)
 		}
-		if data.NumLabels(test) > 0 {
-			res.TestAccuracy, res.TestClassAvg = &acc, &avg
+		if ev.Labelled > 0 {
+			res.TestAccuracy, res.TestClassAvg = &ev.Accuracy, &ev.ClassAveraged
 		}
 		frac, err := model.NonSubmodularFraction(test, 0)
 		if err != nil {
