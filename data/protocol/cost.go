@@ -1,0 +1,132 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+
+	"github.com/probably-submodular/crf/data"
+)
+
+// Cost is what a protocol's fits take on one core: what a cluster job must
+// ask for (psub protocol -slurm sizes its array tasks with it).
+type Cost struct {
+	// Fits is how many fits the profile runs, Groups how many groups of
+	// dependent fits it has (the most shards it splits into).
+	Fits   int `json:"fits"`
+	Groups int `json:"groups"`
+	// FitSeconds is the mean wall time of one fit, MaxFitSeconds the
+	// longest (a task cannot end before its longest fit).
+	FitSeconds    float64 `json:"fit_seconds"`
+	MaxFitSeconds float64 `json:"max_fit_seconds"`
+	// MemoryMB is the peak resident memory of a run with one worker (the
+	// built problems and one fit); FitMemoryMB is what each further
+	// worker adds.
+	MemoryMB    float64 `json:"memory_mb"`
+	FitMemoryMB float64 `json:"fit_memory_mb"`
+	// BuildSeconds is the wall time of building the problems (superpixels,
+	// features) with an empty cache, on one core.
+	BuildSeconds float64 `json:"build_seconds"`
+	// Source says where the numbers come from.
+	Source string `json:"source"`
+}
+
+// Coster is a protocol that states its own costs per profile, used when no
+// results file measures them.
+type Coster interface {
+	Cost(p Profile) Cost
+}
+
+// knownCosts are measured costs of the protocols' profiles, for sizing a
+// run before any of its rows exist. Each says where its numbers come from.
+var knownCosts = map[string]map[Profile]Cost{
+	"cows": {
+		// Notebook 01's full run (its committed output, cell "convergence"):
+		// 700 selection and 140 final fits, 32 723 s of job time. The
+		// longest fit is not recorded: 610 s is the costliest stage's mean
+		// fit (C3, avg loss, final: 4 559 s / 10) times its max/mean
+		// iterations (538/404).
+		Full: {Fits: 840, FitSeconds: 32723.0 / 840, MaxFitSeconds: 610,
+			MemoryMB: 2048, FitMemoryMB: 512,
+			Source: "notebook 01's full run (840 fits, 32723 s); longest fit estimated from its iterations"},
+	},
+}
+
+// fallbackCost is assumed for a protocol and profile that nothing measured:
+// generous, so that a first cluster run is not killed at its time limit.
+var fallbackCost = Cost{FitSeconds: 600, MaxFitSeconds: 3600, MemoryMB: 8192, FitMemoryMB: 2048, BuildSeconds: 3600,
+	Source: "nothing measured: a conservative default (10 min per fit, 1 h the longest, 8 GiB, 1 h to build)"}
+
+// EstimateCost returns the costs of running profile prof of p. Fits and
+// Groups come from the protocol's jobs. The seconds are measured from the
+// successful rows of the results file (the profile's own rows; "" means
+// DefaultResults) when it holds any, else taken from the protocol's Coster,
+// the known costs or a conservative default, in that order. Memory is not
+// recorded in rows and always comes from the latter.
+func EstimateCost(p Protocol, prof Profile, results string) (Cost, error) {
+	if results == "" {
+		results = DefaultResults(p.Name(), prof)
+	}
+	first, err := p.Jobs(prof, nil)
+	if err != nil {
+		return Cost{}, err
+	}
+	groups := len(groupOrder(first, p.Group))
+	c := fallbackCost
+	if k, ok := knownCosts[p.Name()][prof]; ok {
+		c = k
+	}
+	if cs, ok := p.(Coster); ok {
+		c = cs.Cost(prof)
+	}
+	c.Groups = groups
+	if c.Fits == 0 {
+		c.Fits = listedFits(first, p.Group)
+	}
+
+	rows, err := data.ReadResults(results)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return c, nil
+	case err != nil:
+		return Cost{}, fmt.Errorf("costs of %s %s: %w", p.Name(), prof, err)
+	}
+	jobs, err := p.Jobs(prof, rows)
+	if err != nil {
+		return Cost{}, err
+	}
+	mine := map[string]bool{}
+	for _, j := range jobs {
+		mine[j.Key()] = true
+	}
+	n, sum, max := 0, 0.0, 0.0
+	for _, r := range rows {
+		if r.Error != "" || !mine[r.Key()] || !(r.Seconds > 0) {
+			continue
+		}
+		n, sum, max = n+1, sum+r.Seconds, math.Max(max, r.Seconds)
+	}
+	if n == 0 {
+		return c, nil
+	}
+	c.FitSeconds, c.MaxFitSeconds = sum/float64(n), max
+	if n == len(jobs) && len(jobs) >= listedFits(first, p.Group) {
+		c.Fits = len(jobs) // a complete run lists every fit
+	}
+	c.Source = fmt.Sprintf("seconds measured on %d fits in %s; memory: %s", n, results, c.Source)
+	return c, nil
+}
+
+// listedFits counts the fits of a listing made without rows: a group of
+// selection fits (Tag "select") adds its final fit once they are done, so
+// such a listing lacks one fit per group that selects.
+func listedFits(first []data.Job, group func(data.Job) string) int {
+	sel := map[string]bool{}
+	for _, j := range first {
+		if j.Tag == "select" {
+			sel[group(j)] = true
+		}
+	}
+	return len(first) + len(sel)
+}

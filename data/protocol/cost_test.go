@@ -1,0 +1,116 @@
+package protocol
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/probably-submodular/crf/data"
+)
+
+// TestEstimateCostCounts: the toy's 3 sets × 2 losses × 3 folds are 18
+// groups; each selects among 3 values of C and then fits once more, so
+// 18 × 4 = 72 fits, whether they are counted from a listing without rows
+// or from a complete run's.
+func TestEstimateCostCounts(t *testing.T) {
+	p := toy{s: toySettings()}
+	missing := filepath.Join(t.TempDir(), "none.jsonl")
+	c, err := EstimateCost(p, Quick, missing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Groups != 18 || c.Fits != 72 {
+		t.Fatalf("%d fits in %d groups, want 72 in 18", c.Fits, c.Groups)
+	}
+	if c.FitSeconds != fallbackCost.FitSeconds || c.Source != fallbackCost.Source {
+		t.Errorf("no rows, no known costs: %+v, want the fallback", c)
+	}
+
+	// A single C: no selection, one fit per group.
+	one := toySettings()
+	one.Cs = []float64{1}
+	if c, err := EstimateCost(toy{s: one}, Quick, missing); err != nil || c.Fits != 18 || c.Groups != 18 {
+		t.Errorf("one C: %+v, %v; want 18 fits in 18 groups", c, err)
+	}
+}
+
+// TestEstimateCostMeasures runs the toy, rewrites its rows' seconds to known
+// values, and checks the mean and maximum read back; failed rows and rows
+// of jobs the profile does not list do not count.
+func TestEstimateCostMeasures(t *testing.T) {
+	p := toy{s: toySettings()}
+	file := filepath.Join(t.TempDir(), "toy.jsonl")
+	rows, err := p.Run(t.Context(), Options{Results: file, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 72 {
+		t.Fatalf("%d rows, want 72", len(rows))
+	}
+	// A failed final fit (a failed selection fit would also take its
+	// group's final fit off the listing).
+	failed := len(rows) - 1
+	if rows[failed].Tag != "final" {
+		t.Fatalf("last row %s is not a final fit", rows[failed].Key())
+	}
+	sum, max := 0.0, 0.0
+	for i := range rows {
+		rows[i].Seconds = float64(i + 1)
+		if i == failed {
+			rows[i].Seconds, rows[i].Error = 1e6, "boom"
+			continue
+		}
+		sum, max = sum+rows[i].Seconds, math.Max(max, rows[i].Seconds)
+	}
+	// A row of a job the toy does not list, and an older row of job 0
+	// (the file's newest row of a job counts, as in data.ReadResults).
+	extra := []data.Result{
+		{Job: data.Job{Dataset: "toy", Set: "ZZ", Loss: "x", C: 1, Fold: 0, Tag: "final"}, Seconds: 1e6},
+		{Job: rows[0].Job, Seconds: 1e6},
+	}
+	all := append(extra, rows...)
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := data.WriteResultsJSONL(f, all); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	c, err := EstimateCost(p, Quick, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(c.FitSeconds-sum/71) > 1e-9 || c.MaxFitSeconds != max || c.Fits != 72 || c.Groups != 18 {
+		t.Errorf("measured %+v; want mean %v, max %v over the 71 good of 72 fits in 18 groups", c, sum/71, max)
+	}
+	if !strings.Contains(c.Source, "71 fits") || !strings.Contains(c.Source, file) {
+		t.Errorf("source %q does not say what was measured", c.Source)
+	}
+	if c.MemoryMB != fallbackCost.MemoryMB {
+		t.Errorf("memory %v, want the fallback's %v (rows do not record it)", c.MemoryMB, fallbackCost.MemoryMB)
+	}
+
+	// A damaged results file is an error naming it.
+	os.WriteFile(file, []byte("{not json\n"), 0o644)
+	if _, err := EstimateCost(p, Quick, file); err == nil || !strings.Contains(err.Error(), file) {
+		t.Errorf("damaged file: %v, want an error naming %s", err, file)
+	}
+}
+
+// TestKnownCostsAreComplete: every known cost names its source and has
+// positive seconds and memory, and its protocol exists.
+func TestKnownCostsAreComplete(t *testing.T) {
+	for name, byProfile := range knownCosts {
+		if _, err := ByName(name); err != nil {
+			t.Errorf("known costs of %q: %v", name, err)
+		}
+		for prof, c := range byProfile {
+			if c.Source == "" || !(c.FitSeconds > 0) || c.MaxFitSeconds < c.FitSeconds || !(c.MemoryMB > 0) || c.Fits <= 0 {
+				t.Errorf("%s %s: incomplete %+v", name, prof, c)
+			}
+		}
+	}
+}

@@ -1,0 +1,536 @@
+package main
+
+// The Slurm mode of psub protocol: a protocol's grid as an sbatch job array
+// (one task per shard, each writing its own results file), a job that builds
+// the problems once before it, and a job that merges the shards after it.
+// Slurm schedules; psub only writes the scripts and, when asked, submits
+// them.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/protocol"
+)
+
+func init() { protocolSlurm = runSlurm }
+
+const slurmSynopsis = `psub protocol NAME -profile P -slurm DIR [-shards N] [-submit] [-cpus-per-task N] [-mem M] [-time T] [-partition P] [-account A]`
+
+// slurmTaskTarget is the work (in core-seconds) the default shard count
+// gives each array task: short enough for quick turnaround and backfill,
+// long enough that loading the problems is a small part of a task.
+const slurmTaskTarget = 30 * 60
+
+// slurmPlan is what -slurm writes and submits; it is printed as JSON.
+type slurmPlan struct {
+	Protocol string           `json:"protocol"`
+	Profile  protocol.Profile `json:"profile"`
+	Dir      string           `json:"dir"`
+	// Root is the module root, the jobs' working directory: the segment
+	// cache (out/cache/segment) and the default results file are under
+	// it, so it must be on storage that every node sees.
+	Root string `json:"root"`
+	// Psub is the binary the jobs run.
+	Psub      string `json:"psub"`
+	Shards    int    `json:"shards"`
+	CPUs      int    `json:"cpus_per_task"`
+	Mem       string `json:"mem"`
+	Time      string `json:"time"`
+	Partition string `json:"partition,omitempty"`
+	Account   string `json:"account,omitempty"`
+	// Results is the merged results file.
+	Results string `json:"results"`
+	// Prepare says whether a job builds the problems before the array
+	// (protocols with a Build step); PrepareTime is its time limit.
+	Prepare     bool          `json:"prepare"`
+	PrepareTime string        `json:"prepare_time,omitempty"`
+	Cost        protocol.Cost `json:"cost"`
+	Scripts     []string      `json:"scripts"`
+	// Jobs are the submitted job ids (with -submit).
+	Jobs *slurmJobs `json:"jobs,omitempty"`
+}
+
+type slurmJobs struct {
+	Prepare string `json:"prepare,omitempty"`
+	Array   string `json:"array"`
+	Merge   string `json:"merge"`
+}
+
+// builder is a protocol whose problems are built (and cached on disk)
+// before its fits run: -slurm DIR -prepare builds them once for all array
+// tasks.
+type builder interface {
+	Build(p protocol.Profile, building func(done, total int)) (*data.SegmentedSet, error)
+}
+
+var (
+	slurmMem  = regexp.MustCompile(`^[1-9][0-9]*[KMGT]?$`)
+	slurmTime = regexp.MustCompile(`^([0-9]+|[0-9]+:[0-9]+|[0-9]+:[0-9]+:[0-9]+|[0-9]+-[0-9]+|[0-9]+-[0-9]+:[0-9]+|[0-9]+-[0-9]+:[0-9]+:[0-9]+)$`)
+	slurmName = regexp.MustCompile(`^[A-Za-z0-9_.,-]+$`)
+)
+
+// runSlurm is "psub protocol NAME -slurm DIR ...": p is the protocol NAME
+// names, args the flags after NAME. protocol.go hands such command lines
+// over through protocolSlurm.
+func runSlurm(p protocol.Protocol, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("protocol", slurmSynopsis, stdout)
+	profile := fs.String("profile", "", "the profile to run: tiny, quick or full (required)")
+	dir := fs.String("slurm", "", "write the job scripts into `DIR` (created; on storage the nodes share)")
+	prepare := fs.Bool("prepare", false, "build the protocol's problems into the segment cache and stop (what DIR/prepare.sbatch runs)")
+	shards := fs.Int("shards", 0, "array tasks (shards of the grid); 0: about 30 min of fits per CPU of a task, at most one per group of dependent fits")
+	submit := fs.Bool("submit", false, "submit the jobs with sbatch (prepare, array, then merge, each after the previous one succeeded)")
+	cpus := fs.Int("cpus-per-task", 1, "CPUs of an array task; it runs as many fits at once")
+	mem := fs.String("mem", "", "memory of an array task, sbatch's --mem (e.g. 4G); default from the protocol's costs")
+	limit := fs.String("time", "", "time limit of an array task, sbatch's --time (e.g. 2:00:00); default from the protocol's costs")
+	partition := fs.String("partition", "", "sbatch's --partition for every job (default: the cluster's)")
+	account := fs.String("account", "", "sbatch's --account for every job (default: yours)")
+	results := fs.String("results", "", "the merged results `FILE` (default out/NAME-PROFILE.jsonl under the module root)")
+	costs := fs.String("costs", "", "a results `FILE` to measure the fits' seconds from (default: the merged results file, when it exists)")
+	psubBin := fs.String("psub", "", "the psub `BINARY` the jobs run (default: a copy of this one in DIR/bin)")
+	fs.after = func(w io.Writer) {
+		fmt.Fprint(w, `
+Writes DIR/prepare.sbatch (builds the problems once into the segment cache
+out/cache/segment under the module root), DIR/array.sbatch (task i runs shard
+i/N into DIR/shard-i.jsonl, resuming from it), DIR/merge.sbatch (merges the
+shards into the results file, refusing fits that disagree and listing missing
+ones) and DIR/HOWTO.txt, and prints the plan as JSON. Run it from the module's
+checkout on storage the nodes share. After failures, run the same command
+again: every task reruns only the fits missing from its shard file.
+`)
+	}
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := fs.noArgs(); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*dir) == "" {
+		return fs.usageErr("-slurm needs a directory for the job scripts")
+	}
+	if *profile == "" {
+		return fs.usageErr("-profile is required (tiny, quick or full)")
+	}
+	prof, err := protocol.ParseProfile(*profile)
+	if err != nil {
+		return fs.usageErr("%v", err)
+	}
+	if *prepare {
+		return runPrepare(p, prof, stdout, stderr)
+	}
+	switch {
+	case *shards < 0:
+		return fs.usageErr("-shards %d: want at least 1 (or 0 for the default)", *shards)
+	case *cpus < 1:
+		return fs.usageErr("-cpus-per-task %d: want at least 1", *cpus)
+	case *mem != "" && !slurmMem.MatchString(*mem):
+		return fs.usageErr("-mem %q: want a size as sbatch takes it, e.g. 4096M or 4G", *mem)
+	case *limit != "" && !slurmTime.MatchString(*limit):
+		return fs.usageErr("-time %q: want a time as sbatch takes it, e.g. 90, 2:00:00 or 1-12:00:00", *limit)
+	case *partition != "" && !slurmName.MatchString(*partition):
+		return fs.usageErr("-partition %q: want a partition name (letters, digits, _ . , -)", *partition)
+	case *account != "" && !slurmName.MatchString(*account):
+		return fs.usageErr("-account %q: want an account name (letters, digits, _ . , -)", *account)
+	}
+
+	root, err := data.Locator{}.ModuleRoot()
+	if err != nil {
+		return fmt.Errorf("-slurm: the jobs run in the module's checkout: %w", err)
+	}
+	plan := slurmPlan{Protocol: p.Name(), Profile: prof, Root: root, CPUs: *cpus,
+		Partition: *partition, Account: *account}
+	if plan.Dir, err = filepath.Abs(*dir); err != nil {
+		return err
+	}
+	plan.Results = *results
+	if plan.Results == "" {
+		plan.Results = protocol.DefaultResults(p.Name(), prof)
+	}
+	if plan.Results, err = filepath.Abs(plan.Results); err != nil {
+		return err
+	}
+	costFile := *costs
+	if costFile == "" {
+		costFile = plan.Results
+	}
+	if plan.Cost, err = protocol.EstimateCost(p, prof, costFile); err != nil {
+		return err
+	}
+	plan.Shards = *shards
+	if plan.Shards == 0 {
+		plan.Shards = defaultShards(plan.Cost, *cpus)
+	}
+	if plan.Shards > plan.Cost.Groups {
+		return fs.usageErr("-shards %d: %s %s has %d groups of dependent fits, so at most %d shards",
+			plan.Shards, p.Name(), prof, plan.Cost.Groups, plan.Cost.Groups)
+	}
+	plan.Mem = *mem
+	if plan.Mem == "" {
+		plan.Mem = taskMem(plan.Cost, *cpus)
+	}
+	plan.Time = *limit
+	if plan.Time == "" {
+		plan.Time = slurmDuration(taskSeconds(plan.Cost, plan.Shards, *cpus))
+	}
+	if _, ok := p.(builder); ok {
+		plan.Prepare = true
+		plan.PrepareTime = *limit // a partition's time cap holds for both
+		if plan.PrepareTime == "" {
+			plan.PrepareTime = slurmDuration(2*plan.Cost.BuildSeconds + 600)
+		}
+	}
+
+	if err := os.MkdirAll(filepath.Join(plan.Dir, "logs"), 0o755); err != nil {
+		return err
+	}
+	plan.Psub = *psubBin
+	if plan.Psub == "" {
+		if plan.Psub, err = installSelf(filepath.Join(plan.Dir, "bin", "psub")); err != nil {
+			return err
+		}
+	} else if plan.Psub, err = checkExecutable(plan.Psub); err != nil {
+		return fs.usageErr("-psub: %v", err)
+	}
+	for _, w := range sharedStorageWarnings(plan) {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	files := map[string]string{"array.sbatch": plan.arrayScript(), "merge.sbatch": plan.mergeScript()}
+	if plan.Prepare {
+		files["prepare.sbatch"] = plan.prepareScript()
+	}
+	files["HOWTO.txt"] = plan.howto()
+	for _, f := range []string{"prepare.sbatch", "array.sbatch", "merge.sbatch", "HOWTO.txt"} {
+		text, ok := files[f]
+		if !ok {
+			continue
+		}
+		path := filepath.Join(plan.Dir, f)
+		if err := writeTextFile(path, text); err != nil {
+			return err
+		}
+		plan.Scripts = append(plan.Scripts, path)
+		fmt.Fprintf(stderr, "wrote %s\n", path)
+	}
+	if *submit {
+		jobs, err := plan.submit(stderr)
+		if err != nil {
+			return err
+		}
+		plan.Jobs = &jobs
+	}
+	return writeJSON(stdout, plan)
+}
+
+// defaultShards gives each task about slurmTaskTarget of work per CPU, and
+// no more shards than groups.
+func defaultShards(c protocol.Cost, cpus int) int {
+	work := float64(c.Fits) * c.FitSeconds / float64(cpus)
+	n := int(math.Ceil(work / slurmTaskTarget))
+	return max(1, min(n, c.Groups))
+}
+
+// taskSeconds is the time limit of an array task: its share of the fits on
+// its CPUs plus its longest fit (the tail), doubled, plus ten minutes to
+// load the problems and start.
+func taskSeconds(c protocol.Cost, shards, cpus int) float64 {
+	groups := math.Ceil(float64(c.Groups) / float64(shards))
+	fits := groups * float64(c.Fits) / math.Max(1, float64(c.Groups))
+	work := fits*c.FitSeconds/float64(cpus) + c.MaxFitSeconds
+	return 2*work + 600
+}
+
+// taskMem is a task's memory: one worker's peak and what each further
+// worker adds, with a quarter more for safety, in MiB rounded up to 256.
+func taskMem(c protocol.Cost, cpus int) string {
+	mb := 1.25 * (c.MemoryMB + float64(cpus-1)*c.FitMemoryMB)
+	return fmt.Sprintf("%dM", int(math.Ceil(mb/256))*256)
+}
+
+// slurmDuration writes seconds, rounded up to whole minutes, as
+// days-hours:minutes:seconds.
+func slurmDuration(sec float64) string {
+	m := int(math.Ceil(sec / 60))
+	return fmt.Sprintf("%d-%02d:%02d:00", m/(24*60), m/60%24, m%60)
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// header writes the #SBATCH lines every job shares.
+func (p slurmPlan) header(b *strings.Builder, job, output string) {
+	fmt.Fprintf(b, "#SBATCH --job-name=psub-%s-%s%s\n", p.Protocol, p.Profile, job)
+	fmt.Fprintf(b, "#SBATCH --chdir=%s\n", p.Root)
+	fmt.Fprintf(b, "#SBATCH --output=%s\n", filepath.Join(p.Dir, "logs", output))
+	if p.Partition != "" {
+		fmt.Fprintf(b, "#SBATCH --partition=%s\n", p.Partition)
+	}
+	if p.Account != "" {
+		fmt.Fprintf(b, "#SBATCH --account=%s\n", p.Account)
+	}
+}
+
+// preamble starts a job's shell part: strict mode, one Go thread per CPU
+// Slurm gave the task, and the paths.
+func (p slurmPlan) preamble(b *strings.Builder) {
+	b.WriteString("set -euo pipefail\n")
+	b.WriteString("export GOMAXPROCS=\"${SLURM_CPUS_PER_TASK:-1}\"\n")
+	fmt.Fprintf(b, "psub=%s\ndir=%s\n", shellQuote(p.Psub), shellQuote(p.Dir))
+}
+
+func (p slurmPlan) prepareScript() string {
+	var b strings.Builder
+	b.WriteString("#!/bin/bash\n")
+	fmt.Fprintf(&b, "# Builds the problems of protocol %s (%s profile) once into the segment cache\n", p.Protocol, p.Profile)
+	fmt.Fprintf(&b, "# under %s/out/cache/segment, which the array's tasks then read.\n", p.Root)
+	p.header(&b, "-prepare", "prepare.out")
+	fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n#SBATCH --mem=%s\n#SBATCH --time=%s\n", p.CPUs, p.Mem, p.PrepareTime)
+	p.preamble(&b)
+	fmt.Fprintf(&b, "exec \"$psub\" protocol %s -profile %s -slurm \"$dir\" -prepare\n", p.Protocol, p.Profile)
+	return b.String()
+}
+
+func (p slurmPlan) arrayScript() string {
+	var b strings.Builder
+	b.WriteString("#!/bin/bash\n")
+	fmt.Fprintf(&b, "# Protocol %s (%s profile) as %d array tasks: task i runs shard i/%d of the grid\n", p.Protocol, p.Profile, p.Shards, p.Shards)
+	b.WriteString("# into its own results file, resuming from the rows already there.\n")
+	fmt.Fprintf(&b, "# Resources from: %s.\n", p.Cost.Source)
+	p.header(&b, "", "shard-%a.out")
+	fmt.Fprintf(&b, "#SBATCH --array=1-%d\n", p.Shards)
+	fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n#SBATCH --mem=%s\n#SBATCH --time=%s\n", p.CPUs, p.Mem, p.Time)
+	p.preamble(&b)
+	b.WriteString("i=\"${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array}\"\n")
+	// Checkpoints: a task stopped at its time limit resumes its unfinished
+	// fits from their last iteration when submitted again.
+	fmt.Fprintf(&b, "exec \"$psub\" protocol %s -profile %s -shard \"$i/%d\" -workers \"${SLURM_CPUS_PER_TASK:-1}\" -results \"$dir/shard-$i.jsonl\" -checkpoints \"$dir/checkpoints\"\n",
+		p.Protocol, p.Profile, p.Shards)
+	return b.String()
+}
+
+func (p slurmPlan) mergeScript() string {
+	var b strings.Builder
+	b.WriteString("#!/bin/bash\n")
+	fmt.Fprintf(&b, "# Merges the %d shard files of protocol %s (%s profile) into its results file,\n", p.Shards, p.Protocol, p.Profile)
+	b.WriteString("# refusing fits that two shards disagree on; exits 1 listing the missing fits.\n")
+	p.header(&b, "-merge", "merge.out")
+	b.WriteString("#SBATCH --cpus-per-task=1\n#SBATCH --mem=1024M\n#SBATCH --time=0-00:30:00\n")
+	p.preamble(&b)
+	b.WriteString("files=()\n")
+	fmt.Fprintf(&b, "for i in $(seq 1 %d); do\n", p.Shards)
+	b.WriteString("  if [ -e \"$dir/shard-$i.jsonl\" ]; then files+=(\"$dir/shard-$i.jsonl\"); else echo \"merge: no $dir/shard-$i.jsonl (its fits will be listed as missing)\" >&2; fi\n")
+	b.WriteString("done\n")
+	b.WriteString("[ ${#files[@]} -gt 0 ] || { echo \"merge: no shard file in $dir\" >&2; exit 1; }\n")
+	fmt.Fprintf(&b, "exec \"$psub\" protocol %s -profile %s -merge -results %s \"${files[@]}\"\n", p.Protocol, p.Profile, shellQuote(p.Results))
+	return b.String()
+}
+
+func (p slurmPlan) howto() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Protocol %s, %s profile, on Slurm: %d array tasks of %d CPU(s), %s, %s each.\n",
+		p.Protocol, p.Profile, p.Shards, p.CPUs, p.Mem, p.Time)
+	fmt.Fprintf(&b, "Costs: %d fits in %d groups, %.0f s per fit on average, %.0f s the longest (%s).\n\n",
+		p.Cost.Fits, p.Cost.Groups, p.Cost.FitSeconds, p.Cost.MaxFitSeconds, p.Cost.Source)
+	b.WriteString("Submit (what -submit does):\n")
+	dep := ""
+	if p.Prepare {
+		fmt.Fprintf(&b, "  prep=$(sbatch --parsable %s)\n", filepath.Join(p.Dir, "prepare.sbatch"))
+		dep = "--dependency=afterok:${prep%;*} --kill-on-invalid-dep=yes "
+	}
+	fmt.Fprintf(&b, "  array=$(sbatch --parsable %s%s)\n", dep, filepath.Join(p.Dir, "array.sbatch"))
+	fmt.Fprintf(&b, "  sbatch --parsable --dependency=afterok:${array%%;*} --kill-on-invalid-dep=yes %s\n\n", filepath.Join(p.Dir, "merge.sbatch"))
+	fmt.Fprintf(&b, "Watch: squeue --me; logs in %s/logs/ (one line per fit).\n", p.Dir)
+	fmt.Fprintf(&b, "Results: %s (merged); each task's rows in %s/shard-I.jsonl.\n", p.Results, p.Dir)
+	b.WriteString("After a failure (a task over its time or memory, a node lost): submit again, the same\n")
+	b.WriteString("way; every task reruns only the fits missing from its shard file, resuming interrupted\n")
+	fmt.Fprintf(&b, "fits from their last iteration (%s/checkpoints). Merge by hand with\n", p.Dir)
+	fmt.Fprintf(&b, "  %s protocol %s -profile %s -merge -results %s %s/shard-*.jsonl\n", p.Psub, p.Protocol, p.Profile, p.Results, p.Dir)
+	b.WriteString("Measured costs of the finished tasks (where accounting is on): sacct -j JOBID --format=JobID,Elapsed,MaxRSS\n")
+	fmt.Fprintf(&b, "The jobs run %s in %s (the module's checkout): keep that checkout unchanged until\n", p.Psub, p.Root)
+	b.WriteString("they are done, since rows record the source's version and the segment cache lives there.\n")
+	return b.String()
+}
+
+// submit runs sbatch for the prepare job, the array after it and the merge
+// after the array. A failed job cancels the ones after it
+// (--kill-on-invalid-dep), instead of leaving them pending forever.
+func (p slurmPlan) submit(stderr io.Writer) (slurmJobs, error) {
+	var jobs slurmJobs
+	sbatch, err := exec.LookPath("sbatch")
+	if err != nil {
+		return jobs, fmt.Errorf("-submit: sbatch not found on PATH (submit from a node of the cluster, or by hand: %s)", filepath.Join(p.Dir, "HOWTO.txt"))
+	}
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(sbatch, append([]string{"--parsable"}, args...)...)
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		out, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("sbatch %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+		}
+		id, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";") // "id" or "id;cluster"
+		if id == "" || strings.ContainsAny(id, " \n") {
+			return "", fmt.Errorf("sbatch %s: no job id in its answer %q", strings.Join(args, " "), out)
+		}
+		fmt.Fprintf(stderr, "submitted %s: job %s\n", filepath.Base(args[len(args)-1]), id)
+		return id, nil
+	}
+	var dep []string
+	if p.Prepare {
+		if jobs.Prepare, err = run(filepath.Join(p.Dir, "prepare.sbatch")); err != nil {
+			return jobs, err
+		}
+		dep = []string{"--dependency=afterok:" + jobs.Prepare, "--kill-on-invalid-dep=yes"}
+	}
+	if jobs.Array, err = run(append(dep, filepath.Join(p.Dir, "array.sbatch"))...); err != nil {
+		return jobs, p.partly(jobs, err)
+	}
+	if jobs.Merge, err = run("--dependency=afterok:"+jobs.Array, "--kill-on-invalid-dep=yes", filepath.Join(p.Dir, "merge.sbatch")); err != nil {
+		return jobs, p.partly(jobs, err)
+	}
+	return jobs, nil
+}
+
+// partly names the jobs already submitted when a later sbatch failed.
+func (p slurmPlan) partly(jobs slurmJobs, err error) error {
+	var ids []string
+	for _, id := range []string{jobs.Prepare, jobs.Array} {
+		if id != "" {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (already submitted: job %s; scancel it before submitting again)", err, strings.Join(ids, ", "))
+}
+
+// sharedStorageWarnings names paths that compute nodes usually cannot see.
+func sharedStorageWarnings(p slurmPlan) []string {
+	var w []string
+	for _, path := range []struct{ what, path string }{{"-slurm", p.Dir}, {"the module root", p.Root}, {"-results", p.Results}} {
+		for _, local := range []string{"/tmp/", "/var/tmp/", "/dev/shm/"} {
+			if strings.HasPrefix(path.path+"/", local) {
+				w = append(w, fmt.Sprintf("%s %s is under %s, which the nodes of most clusters do not share", path.what, path.path, local))
+			}
+		}
+	}
+	return w
+}
+
+// installSelf copies the running binary to dst (atomically: the tasks of an
+// earlier array may still be running the old one) and returns dst.
+func installSelf(dst string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the running psub binary (pass -psub): %w", err)
+	}
+	if a, errA := os.Stat(self); errA == nil {
+		if b, errB := os.Stat(dst); errB == nil && os.SameFile(a, b) {
+			return dst, nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", err
+	}
+	in, err := os.Open(self)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".psub.*.tmp")
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(tmp, in)
+	err = errors.Join(err, tmp.Chmod(0o755), tmp.Sync(), tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), dst)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("copying %s to %s: %w", self, dst, err)
+	}
+	return dst, nil
+}
+
+// checkExecutable returns path made absolute when it names an executable
+// regular file.
+func checkExecutable(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return "", err
+	case !st.Mode().IsRegular() || st.Mode()&0o111 == 0:
+		return "", fmt.Errorf("%s is not an executable file", abs)
+	}
+	return abs, nil
+}
+
+// writeTextFile writes text to path atomically (temp name and rename).
+func writeTextFile(path, text string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.WriteString(text)
+	err = errors.Join(err, tmp.Chmod(0o644), tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// prepareReport is what -prepare prints.
+type prepareReport struct {
+	Protocol string           `json:"protocol"`
+	Profile  protocol.Profile `json:"profile"`
+	// Built is false for a protocol without a build step (nothing to
+	// share: every task loads its data itself).
+	Built   bool    `json:"built"`
+	Items   int     `json:"items,omitempty"`
+	Cache   string  `json:"cache,omitempty"`
+	Seconds float64 `json:"seconds"`
+}
+
+// runPrepare builds the problems of p into the segment cache.
+func runPrepare(p protocol.Protocol, prof protocol.Profile, stdout, stderr io.Writer) error {
+	rep := prepareReport{Protocol: p.Name(), Profile: prof}
+	start := time.Now()
+	if b, ok := p.(builder); ok {
+		last := -1
+		set, err := b.Build(prof, func(done, total int) {
+			// At most about 20 lines.
+			if step := max(1, total/20); done == total || done/step != last {
+				last = done / step
+				fmt.Fprintf(stderr, "building %s %s: %d of %d\n", p.Name(), prof, done, total)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		rep.Built, rep.Items, rep.Cache = true, len(set.Items), data.DefaultSegmentCache().Dir
+	} else {
+		fmt.Fprintf(stderr, "%s has no build step: nothing to prepare\n", p.Name())
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	return writeJSON(stdout, rep)
+}
