@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/probably-submodular/crf/internal/modroot"
 )
 
 // EnvVar names the environment variable that points at the data folder (the
@@ -14,7 +16,7 @@ const EnvVar = "PSUB_DATA"
 
 // DefaultRelDir is where the data folder is looked for when neither an
 // explicit path nor EnvVar is given, relative to the module root (the
-// directory holding go.mod).
+// directory holding this module's go.mod).
 const DefaultRelDir = "../shared/data"
 
 // ErrNotFound is wrapped by every error of Locator.Find when a data set is
@@ -105,31 +107,9 @@ type notFoundError struct{ msg string }
 func (e *notFoundError) Error() string { return e.msg }
 func (e *notFoundError) Unwrap() error { return ErrNotFound }
 
-// ModuleRoot walks up from the working directory to the first directory
-// that holds a go.mod file.
-func (l Locator) ModuleRoot() (string, error) {
-	dir := l.WorkDir
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return "", fmt.Errorf("working directory: %w", err)
-		}
-	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for start := dir; ; {
-		if st, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && !st.IsDir() {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod in %s or any parent directory", start)
-		}
-		dir = parent
-	}
-}
+// ModuleRoot walks up from l.WorkDir (the working directory when empty) to
+// the directory whose go.mod declares this module (internal/modroot).
+func (l Locator) ModuleRoot() (string, error) { return modroot.Find(l.WorkDir) }
 
 // Find is Locator{Path: path}.Find(sub): the folder of data set sub, from an
 // explicit data folder path ("" to search $PSUB_DATA, then ../shared/data).

@@ -20,7 +20,7 @@ func TestLocatorOrder(t *testing.T) {
 		return d
 	}
 	mod, wd := mk("mod"), mk("mod/pkg/sub")
-	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module "+modulePath+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	shared, env, explicit := mk("shared/data/yeast"), mk("env/yeast"), mk("explicit/yeast")

@@ -25,7 +25,6 @@
 package data
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -40,10 +39,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/probably-submodular/crf/internal/modroot"
 )
 
 // modulePath is the module whose source results depend on.
-const modulePath = "github.com/probably-submodular/crf"
+const modulePath = modroot.Path
 
 // CodeVersion says which code computed a stored result. Source decides
 // whether the result is stale; Commit is for people.
@@ -146,35 +147,15 @@ func BuilderSource() (string, error) {
 // sourceRoot is the root of this module's source.
 func sourceRoot() (string, error) {
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		root := filepath.Dir(filepath.Dir(file))
-		if isModuleRoot(root) {
+		if root := filepath.Dir(filepath.Dir(file)); modroot.Is(root) {
 			return root, nil
 		}
 	}
-	root, err := Locator{}.ModuleRoot()
+	root, err := modroot.Find("")
 	if err != nil {
 		return "", fmt.Errorf("code version: the source of %s is not found: %w", modulePath, err)
 	}
-	if !isModuleRoot(root) {
-		return "", fmt.Errorf("code version: %s/go.mod is not the module %s", root, modulePath)
-	}
 	return root, nil
-}
-
-// isModuleRoot reports whether dir holds the go.mod of modulePath.
-func isModuleRoot(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if fields := strings.Fields(sc.Text()); len(fields) == 2 && fields[0] == "module" {
-			return strings.Trim(fields[1], `"`) == modulePath
-		}
-	}
-	return false
 }
 
 // hashSource hashes the files named by paths under root: a directory

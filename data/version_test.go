@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/probably-submodular/crf/internal/modroot"
 )
 
 // fakeModule writes a module tree under a temporary folder.
@@ -100,7 +102,7 @@ func TestCurrentCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(root, "data", "version.go")); err != nil || !isModuleRoot(root) {
+	if _, err := os.Stat(filepath.Join(root, "data", "version.go")); err != nil || !modroot.Is(root) {
 		t.Fatalf("source root %s is not this module: %v", root, err)
 	}
 	if w, _ := CurrentCode(); w != v {

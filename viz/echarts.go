@@ -10,6 +10,8 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/go-echarts/go-echarts/v2/render"
+
+	"github.com/probably-submodular/crf/internal/modroot"
 )
 
 // echartsRelPath is where scripts/setup installs the echarts npm package,
@@ -26,7 +28,7 @@ func EchartsLibrary() (string, error) {
 		}
 		tried = append(tried, p+" (PSUB_ECHARTS_JS)")
 	}
-	if root, err := ModuleRoot(); err == nil {
+	if root, err := modroot.Find(""); err == nil {
 		p := filepath.Join(root, echartsRelPath)
 		if b, err := os.ReadFile(p); err == nil {
 			return string(b), nil

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/probably-submodular/crf/internal/modroot"
 )
 
 // Find returns the folder sub (e.g. "tud_cows/images") in the first data
@@ -32,21 +34,14 @@ func Find(sub string) (string, []string) {
 	} else {
 		looked = append(looked, "$PSUB_DATA: not set")
 	}
-	wd, err := os.Getwd()
-	for err == nil {
-		if _, e := os.Stat(filepath.Join(wd, "go.mod")); e == nil {
-			if dir := check(filepath.Join(wd, "..", "shared", "data"), "../shared/data beside the module root"); dir != "" {
-				return dir, nil
-			}
-			return "", looked
-		}
-		parent := filepath.Dir(wd)
-		if parent == wd {
-			break
-		}
-		wd = parent
+	root, err := modroot.Find("")
+	if err != nil {
+		return "", append(looked, "../shared/data beside the module root: "+err.Error())
 	}
-	return "", append(looked, "../shared/data: no go.mod above the working directory")
+	if dir := check(filepath.Join(root, "..", "shared", "data"), "../shared/data beside the module root"); dir != "" {
+		return dir, nil
+	}
+	return "", looked
 }
 
 // Need returns the folder sub of the data, or skips the test saying
