@@ -46,18 +46,6 @@ func MethodByName(name string, test []psub.Instance) (Method, error) {
 	return Method{Name: set.Name(), Set: set}, nil
 }
 
-// LossByName maps "hamming" (global loss) and "avg" (class-averaged Δ_avg)
-// to a psub.Loss.
-func LossByName(name string) (psub.Loss, error) {
-	switch strings.ToLower(name) {
-	case "hamming", "global", "":
-		return psub.Hamming{}, nil
-	case "avg", "class-averaged", "classavg":
-		return psub.ClassAveraged{}, nil
-	}
-	return nil, fmt.Errorf("loss %q: want hamming or avg", name)
-}
-
 // SegmentationExperiment is the paper's protocol for a segmentation data set
 // (cows §1, retina §2, mitochondria §4): for every fold, C is chosen on a
 // held-out part of the training images, the model is retrained on the whole
@@ -117,7 +105,7 @@ const (
 
 // selectionMetric is what C is chosen by: the accuracy the loss optimises.
 func selectionMetric(loss string) string {
-	if l, _ := LossByName(loss); l != nil && l.Name() == (psub.ClassAveraged{}).Name() {
+	if l, _ := psub.LossByName(loss); l != nil && l.Name() == (psub.ClassAveraged{}).Name() {
 		return "cavg"
 	}
 	return "acc"
@@ -166,7 +154,7 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]f
 	train, test := e.pick(trainIdx), e.pick(testIdx)
 	fit := job
 	if e.PyStructC {
-		loss, err := LossByName(job.Loss)
+		loss, err := psub.LossByName(job.Loss)
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +258,7 @@ func trainJob(ctx context.Context, job Job, train, test []psub.Instance, base ps
 	if err != nil {
 		return nil, err
 	}
-	if base.Loss, err = LossByName(job.Loss); err != nil {
+	if base.Loss, err = psub.LossByName(job.Loss); err != nil {
 		return nil, err
 	}
 	base.C, base.Set, base.Tuning.UnconstrainedInference = job.C, method.Set, method.Training

@@ -45,9 +45,6 @@ func TestMethodByName(t *testing.T) {
 	if _, err := MethodByName("C9", nil); err == nil {
 		t.Error("C9 accepted")
 	}
-	if _, err := LossByName("hinge"); err == nil {
-		t.Error("unknown loss accepted")
-	}
 }
 
 func TestSegmentationProtocolOnSynthetic(t *testing.T) {

