@@ -37,31 +37,36 @@ func TestGridMaxFlow(t *testing.T) {
 }
 
 // TestGridMinCutByEnumeration checks the 3×3 grid against every one of its
-// 2⁹ cuts, read from the capacities the grid was built with: the flow is
-// the smallest of them, and CutCapacity is the capacity of the cut found.
+// 2⁹ cuts: the capacities it was built with go into a dense matrix over the
+// nodes plus source and sink, and a cut S (holding the source) costs the sum
+// of cap[u][v] over u in S, v outside. The flow is the smallest cut, and
+// CutCapacity is the capacity of the cut found.
 func TestGridMinCutByEnumeration(t *testing.T) {
-	const side = 3
-	g := NewGrid(side, 7)
+	g := NewGrid(3, 7)
 	n := g.Nodes()
+	s, sink := n, n+1
+	cap := make([][]float64, n+2)
+	for i := range cap {
+		cap[i] = make([]float64, n+2)
+	}
+	for i := range n {
+		cap[s][i], cap[i][sink] = g.Terminal(i)
+	}
+	for e := range g.Edges() {
+		i, j := g.EdgeNodes(e)
+		c, r := g.Capacities(e)
+		cap[i][j] += c
+		cap[j][i] += r
+	}
 	best := math.Inf(1)
 	for mask := range 1 << n {
-		src := func(i int) bool { return mask&(1<<i) != 0 }
+		in := func(u int) bool { return u == s || (u < n && mask&(1<<u) != 0) }
 		c := 0.0
-		for i := range n {
-			s, t := g.Terminal(i)
-			if src(i) {
-				c += t
-			} else {
-				c += s
-			}
-		}
-		for e := range g.Edges() {
-			i, j := g.EdgeNodes(e)
-			cp, rv := g.Capacities(e)
-			if src(i) && !src(j) {
-				c += cp
-			} else if !src(i) && src(j) {
-				c += rv
+		for u := range n + 2 {
+			for v := range n + 2 {
+				if in(u) && !in(v) {
+					c += cap[u][v]
+				}
 			}
 		}
 		best = min(best, c)
