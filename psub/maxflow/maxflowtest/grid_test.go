@@ -36,13 +36,14 @@ func TestGridMaxFlow(t *testing.T) {
 	}
 }
 
-// TestGridMinCutByEnumeration checks the 3×3 grid against every one of its
-// 2⁹ cuts: the capacities it was built with go into a dense matrix over the
+// TestGridMinCutByEnumeration checks the 4×4 grid against every one of its
+// 2¹⁶ cuts: the capacities it was built with go into a dense matrix over the
 // nodes plus source and sink, and a cut S (holding the source) costs the sum
 // of cap[u][v] over u in S, v outside. The flow is the smallest cut, and
-// CutCapacity is the capacity of the cut found.
+// CutCapacity is the capacity of the cut found, which here crosses grid
+// edges in both directions (so an edge counted the wrong way shows).
 func TestGridMinCutByEnumeration(t *testing.T) {
-	g := NewGrid(3, 7)
+	g := NewGrid(4, 1)
 	n := g.Nodes()
 	s, sink := n, n+1
 	cap := make([][]float64, n+2)
@@ -77,5 +78,18 @@ func TestGridMinCutByEnumeration(t *testing.T) {
 	}
 	if c := CutCapacity(g); math.Abs(c-best) > 1e-9*best {
 		t.Errorf("CutCapacity %g, smallest cut %g", c, best)
+	}
+	fwd, back := 0, 0
+	for e := range g.Edges() {
+		i, j := g.EdgeNodes(e)
+		switch a, b := g.InSourceSide(i), g.InSourceSide(j); {
+		case a && !b:
+			fwd++
+		case !a && b:
+			back++
+		}
+	}
+	if fwd == 0 || back == 0 {
+		t.Errorf("the cut crosses %d edges forwards and %d backwards; the check needs both", fwd, back)
 	}
 }
