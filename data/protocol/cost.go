@@ -42,14 +42,25 @@ type Coster interface {
 // run before any of its rows exist. Each says where its numbers come from.
 var knownCosts = map[string]map[Profile]Cost{
 	"cows": {
-		// Notebook 01's full run (its committed output, cell "convergence"):
-		// 700 selection and 140 final fits, 32 723 s of job time. The
-		// longest fit is not recorded: 610 s is the costliest stage's mean
-		// fit (C3, avg loss, final: 4 559 s / 10) times its max/mean
-		// iterations (538/404).
+		// Seconds: notebook 01's full run (its committed output, cell
+		// "convergence"): 700 selection and 140 final fits, 32 723 s of job
+		// time. The longest fit is not recorded: 610 s is the costliest
+		// stage's mean fit (C3, avg loss, final: 4 559 s / 10) times its
+		// max/mean iterations (538/404).
+		// Memory (2026-11-25, 2-core Xeon, /usr/bin/time -v): shard 1/140
+		// (C0, hamming, fold 0: 5 selection fits and the final one, one
+		// worker) peaked at 772 MB, building the 111 problems (-prepare) at
+		// 471 MB in 9.4 s. C3's working set added 25 MB to a fit at the
+		// quick profile's scale (66 MB against C0's 41 MB); 5.5 times the
+		// superpixels and twice the margin give the 300 MB added here.
 		Full: {Fits: 840, FitSeconds: 32723.0 / 840, MaxFitSeconds: 610,
-			MemoryMB: 2048, FitMemoryMB: 512,
-			Source: "notebook 01's full run (840 fits, 32723 s); longest fit estimated from its iterations"},
+			MemoryMB: 772 + 300, FitMemoryMB: (772 - 471) + 300, BuildSeconds: 30,
+			Source: "notebook 01's full run (840 fits, 32723 s; longest fit estimated from its iterations); memory of shard 1/140 measured"},
+		// The quick profile (2026-11-25, same machine, loaded): 28 fits,
+		// 0.61 s each on average, 1.9 s the longest; a C3 group's run
+		// peaked at 66 MB, the whole grid on two workers at 84 MB.
+		Quick: {Fits: 28, FitSeconds: 0.61, MaxFitSeconds: 1.9, MemoryMB: 66, FitMemoryMB: 18, BuildSeconds: 10,
+			Source: "a measured quick run (28 fits)"},
 	},
 }
 
