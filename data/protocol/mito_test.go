@@ -161,22 +161,5 @@ func TestMitoTiny(t *testing.T) {
 			t.Errorf("%s: %v", row.Key(), err)
 		}
 	}
-	if _, err := m.Run(context.Background(), opts("s1", Shard{1, 2})); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Run(context.Background(), opts("s2", Shard{2, 2})); err != nil {
-		t.Fatal(err)
-	}
-	merged := filepath.Join(dir, "merged.jsonl")
-	rep, err := Merge(m, Tiny, merged, []string{filepath.Join(dir, "s1.jsonl"), filepath.Join(dir, "s2.jsonl")})
-	if err != nil || !rep.Complete {
-		t.Fatalf("merge: %v %+v", err, rep)
-	}
-	rows, err := data.ReadResults(merged)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(comparable(rows), comparable(whole)) {
-		t.Errorf("merged shards differ from the whole run:\n%v\n%v", comparable(rows), comparable(whole))
-	}
+	checkShardsMergeToWhole(t, m, Tiny, dir, opts, whole)
 }

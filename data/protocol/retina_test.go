@@ -149,27 +149,5 @@ func TestRetinaTiny(t *testing.T) {
 			t.Errorf("%s: %d pixel labels (%v)", row.Key(), len(px), err)
 		}
 	}
-	a, err := r.Run(context.Background(), opts("s1", Shard{1, 2}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := r.Run(context.Background(), opts("s2", Shard{2, 2}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(a)+len(b) != len(whole) {
-		t.Errorf("shards hold %d + %d rows, want %d", len(a), len(b), len(whole))
-	}
-	merged := filepath.Join(dir, "merged.jsonl")
-	rep, err := Merge(r, Tiny, merged, []string{filepath.Join(dir, "s1.jsonl"), filepath.Join(dir, "s2.jsonl")})
-	if err != nil || !rep.Complete {
-		t.Fatalf("merge: %v %+v", err, rep)
-	}
-	rows, err := data.ReadResults(merged)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(comparable(rows), comparable(whole)) {
-		t.Errorf("merged shards differ from the whole run:\n%v\n%v", comparable(rows), comparable(whole))
-	}
+	checkShardsMergeToWhole(t, r, Tiny, dir, opts, whole)
 }
