@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 
 	"github.com/probably-submodular/crf/data"
@@ -50,15 +49,6 @@ func (Retina) Settings(p Profile) SegmentationSettings {
 		s.Sets = []string{"C0", "C4", "QPBO"}
 	}
 	return s
-}
-
-// NotebookOptions are notebook 03's options for a profile: its results
-// file and model directory keep the names they had before the protocol was
-// code (out/retina-horses-PROFILE.jsonl, out/models/retina-horses-PROFILE),
-// which say which data the retina protocol ran on.
-func (Retina) NotebookOptions(p Profile) Options {
-	name := "retina-horses-" + string(p)
-	return Options{Profile: p, Results: data.ResultsPath(name + ".jsonl"), Models: filepath.Join(data.OutDir(), "models", name)}
 }
 
 // Build segments the profile's sample of horses into superpixel graphs
