@@ -3,7 +3,6 @@ package protocol
 import (
 	"context"
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
@@ -59,19 +58,7 @@ func TestCowsTinyShardsMergeToWholeRun(t *testing.T) {
 			t.Errorf("final model of %s: %v", r.Key(), err)
 		}
 	}
-	a, b := run("s1", Shard{1, 2}), run("s2", Shard{2, 2})
-	if len(a)+len(b) != len(whole) {
-		t.Errorf("shards hold %d + %d rows, want %d", len(a), len(b), len(whole))
-	}
-	rep, err := Merge(c, Tiny, filepath.Join(dir, "merged.jsonl"), []string{filepath.Join(dir, "s1.jsonl"), filepath.Join(dir, "s2.jsonl")})
-	if err != nil || !rep.Complete {
-		t.Fatalf("merge: %v %+v", err, rep)
-	}
-	merged, err := data.ReadResults(filepath.Join(dir, "merged.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(comparable(merged), comparable(whole)) {
-		t.Errorf("merged shards differ from the whole run:\n%v\n%v", comparable(merged), comparable(whole))
-	}
+	checkShardsMergeToWhole(t, c, Tiny, dir, func(name string, s Shard) Options {
+		return Options{Profile: Tiny, Shard: s, Results: filepath.Join(dir, name+".jsonl"), Models: filepath.Join(dir, "models-"+name)}
+	}, whole)
 }
