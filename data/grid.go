@@ -56,7 +56,8 @@ type Result struct {
 	Code CodeVersion `json:"code,omitzero"`
 }
 
-// JobFunc runs one job and returns its metrics. It is called from several
+// JobFunc runs one job and returns its metrics (and may give its row a
+// Detail with SetDetail(ctx, …)). It is called from several
 // goroutines at once: when the grid runs more than one job in parallel, it
 // should keep each job on one core (psub.Settings.Workers = 1).
 type JobFunc func(ctx context.Context, job Job) (map[string]float64, error)
@@ -212,8 +213,9 @@ func RunGrid(ctx context.Context, jobs []Job, fn JobFunc, opt GridOptions) ([]Re
 			defer wg.Done()
 			for i := range todo {
 				start := time.Now()
-				m, err := fn(ctx, jobs[i])
-				r := Result{Job: jobs[i], Metrics: m, Seconds: time.Since(start).Seconds(), Params: params, Code: code}
+				jctx, detail := withDetailSlot(ctx)
+				m, err := fn(jctx, jobs[i])
+				r := Result{Job: jobs[i], Metrics: m, Detail: detail.raw, Seconds: time.Since(start).Seconds(), Params: params, Code: code}
 				if err != nil {
 					r.Error = err.Error()
 				}
