@@ -62,6 +62,31 @@ var knownCosts = map[string]map[Profile]Cost{
 		Quick: {Fits: 28, FitSeconds: 0.61, MaxFitSeconds: 1.9, MemoryMB: 66, FitMemoryMB: 18, BuildSeconds: 10,
 			Source: "a measured quick run (28 fits)"},
 	},
+	"retina": {
+		// Seconds: notebook 03's full run (committed output): 1 400
+		// selection and 280 final fits, 31 464 s of job time; the longest,
+		// estimated as for the cows: C3's selection fits, 8 890 s / 200
+		// times 648/336 iterations.
+		// Memory (2026-11-25, as the cows): shard 1/280 (C0, fold 0) peaked
+		// at 257 MB with the 50 horses built in 125 MB; 300 MB more for
+		// C3's working set, as for the cows.
+		Full: {Fits: 1680, FitSeconds: 31464.0 / 1680, MaxFitSeconds: 86,
+			MemoryMB: 257 + 300, FitMemoryMB: (257 - 125) + 300, BuildSeconds: 30,
+			Source: "notebook 03's full run (1680 fits, 31464 s; longest fit estimated from its iterations); memory of shard 1/280 measured"},
+	},
+	"mito": {
+		// Seconds: notebook 04's full run (committed output): 88 selection
+		// and 8 final fits, 10 062 s of job time; the longest, estimated as
+		// for the cows: QPBO's selection fits, 2 409 s / 11 times 1985/596
+		// iterations.
+		// Memory: not measured for the protocol. Building the whole
+		// training volume took 4.36 GB and 312 s (data/BENCHMARKS.md); the
+		// protocol builds both volumes, so twice that and a fit's share
+		// are assumed.
+		Full: {Fits: 96, FitSeconds: 10062.0 / 96, MaxFitSeconds: 730,
+			MemoryMB: 10240, FitMemoryMB: 2048, BuildSeconds: 700,
+			Source: "notebook 04's full run (96 fits, 10062 s; longest fit estimated from its iterations); memory estimated from data/BENCHMARKS.md's build of one volume"},
+	},
 }
 
 // fallbackCost is assumed for a protocol and profile that nothing measured:

@@ -100,16 +100,26 @@ func TestEstimateCostMeasures(t *testing.T) {
 	}
 }
 
-// TestKnownCostsAreComplete: every known cost names its source and has
-// positive seconds and memory, and its protocol exists.
+// TestKnownCostsAreComplete: every known cost names its source, has
+// positive seconds and memory, and counts the fits its protocol lists.
 func TestKnownCostsAreComplete(t *testing.T) {
 	for name, byProfile := range knownCosts {
-		if _, err := ByName(name); err != nil {
+		p, err := ByName(name)
+		if err != nil {
 			t.Errorf("known costs of %q: %v", name, err)
+			continue
 		}
 		for prof, c := range byProfile {
 			if c.Source == "" || !(c.FitSeconds > 0) || c.MaxFitSeconds < c.FitSeconds || !(c.MemoryMB > 0) || c.Fits <= 0 {
 				t.Errorf("%s %s: incomplete %+v", name, prof, c)
+			}
+			// The run measured is the protocol's grid of today.
+			first, err := p.Jobs(prof, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := listedFits(first, p.Group); n != c.Fits {
+				t.Errorf("%s %s: the costs were measured on %d fits, the protocol has %d", name, prof, c.Fits, n)
 			}
 		}
 	}

@@ -66,11 +66,35 @@ type slurmJobs struct {
 	Merge   string `json:"merge"`
 }
 
-// builder is a protocol whose problems are built (and cached on disk)
-// before its fits run: -slurm DIR -prepare builds them once for all array
-// tasks.
-type builder interface {
-	Build(p protocol.Profile, building func(done, total int)) (*data.SegmentedSet, error)
+// buildFunc returns the function that builds p's problems into the segment
+// cache (data.DefaultSegmentCache), its Build method, or nil when p has none
+// that writes there: -slurm DIR -prepare builds them once for all array
+// tasks. The protocols' Build methods differ in what they return besides
+// the built set.
+func buildFunc(p protocol.Protocol) func(protocol.Profile, func(done, total int)) (items int, err error) {
+	switch b := p.(type) {
+	case interface {
+		Build(protocol.Profile, func(int, int)) (*data.SegmentedSet, error)
+	}:
+		return func(prof protocol.Profile, building func(int, int)) (int, error) {
+			set, err := b.Build(prof, building)
+			if err != nil {
+				return 0, err
+			}
+			return len(set.Items), nil
+		}
+	case interface {
+		Build(protocol.Profile, func(int, int)) (*data.SegmentedSet, []data.Fold, error)
+	}:
+		return func(prof protocol.Profile, building func(int, int)) (int, error) {
+			set, _, err := b.Build(prof, building)
+			if err != nil {
+				return 0, err
+			}
+			return len(set.Items), nil
+		}
+	}
+	return nil
 }
 
 var (
@@ -181,7 +205,7 @@ again: every task reruns only the fits missing from its shard file.
 	if plan.Time == "" {
 		plan.Time = slurmDuration(taskSeconds(plan.Cost, plan.Shards, *cpus))
 	}
-	if _, ok := p.(builder); ok {
+	if buildFunc(p) != nil {
 		plan.Prepare = true
 		plan.PrepareTime = *limit // a partition's time cap holds for both
 		if plan.PrepareTime == "" {
@@ -515,9 +539,9 @@ type prepareReport struct {
 func runPrepare(p protocol.Protocol, prof protocol.Profile, stdout, stderr io.Writer) error {
 	rep := prepareReport{Protocol: p.Name(), Profile: prof}
 	start := time.Now()
-	if b, ok := p.(builder); ok {
+	if build := buildFunc(p); build != nil {
 		last := -1
-		set, err := b.Build(prof, func(done, total int) {
+		items, err := build(prof, func(done, total int) {
 			// At most about 20 lines.
 			if step := max(1, total/20); done == total || done/step != last {
 				last = done / step
@@ -527,9 +551,9 @@ func runPrepare(p protocol.Protocol, prof protocol.Profile, stdout, stderr io.Wr
 		if err != nil {
 			return err
 		}
-		rep.Built, rep.Items, rep.Cache = true, len(set.Items), data.DefaultSegmentCache().Dir
+		rep.Built, rep.Items, rep.Cache = true, items, data.DefaultSegmentCache().Dir
 	} else {
-		fmt.Fprintf(stderr, "%s has no build step: nothing to prepare\n", p.Name())
+		fmt.Fprintf(stderr, "%s has no build step that writes the segment cache: nothing to prepare\n", p.Name())
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	return writeJSON(stdout, rep)

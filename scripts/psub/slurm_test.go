@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -329,4 +330,21 @@ func parseSlurmTime(t *testing.T, s string) float64 {
 		t.Fatalf("time %q: %v", s, err)
 	}
 	return float64(((d*24+h)*60+m)*60 + sec)
+}
+
+// TestSlurmPreparesEveryCachedBuild: every protocol with a Build method that
+// returns a *data.SegmentedSet (built through the segment cache) gets a
+// prepare job; a new shape of Build would otherwise go unprepared silently.
+func TestSlurmPreparesEveryCachedBuild(t *testing.T) {
+	setType := reflect.TypeOf((*data.SegmentedSet)(nil))
+	for _, p := range protocol.All() {
+		m, ok := reflect.TypeOf(p).MethodByName("Build")
+		returnsSet := false
+		for i := 0; ok && i < m.Type.NumOut(); i++ {
+			returnsSet = returnsSet || m.Type.Out(i) == setType
+		}
+		if got := buildFunc(p) != nil; got != returnsSet {
+			t.Errorf("%s: prepare %v, but its Build returns a segmented set: %v", p.Name(), got, returnsSet)
+		}
+	}
 }
