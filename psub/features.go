@@ -1,6 +1,9 @@
 package psub
 
-import "github.com/probably-submodular/crf/psub/inference"
+import (
+	"github.com/probably-submodular/crf/psub/inference"
+	"github.com/probably-submodular/crf/psub/internal/cut"
+)
 
 // csr stores feature rows in compressed sparse row form. Histogram
 // features (the cows' colour histograms and their |φ_k − φ_l|) are mostly
@@ -153,7 +156,7 @@ func (l Layout) fillEnergy(e *inference.Energy, f *instFeatures, r *reduced, buf
 }
 
 // fillCut writes the loss-augmented energy of a binary instance straight
-// into the normal form of graph cuts (inference.CutSolver): lin[k] =
+// into the normal form of graph cuts (internal/cut.Solver): lin[k] =
 // θ_k(1) − θ_k(0) plus the pairwise terms, pair[e] = θ01+θ10−θ00−θ11, with
 // the loss folded in (the wrong label's energy lowered by costs[k]). It is
 // fillEnergy, augmentUnary and GraphCut's reparametrisation in one pass over
@@ -179,7 +182,7 @@ func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs 
 		c := -p[1]
 		d := -p[0] - p[1] + p[2]
 		if d < 0 {
-			if inference.AtMost(-p[2], -p[0]-p[1]) {
+			if cut.AtMost(-p[2], -p[0]-p[1]) {
 				d = 0
 			} else if truncate {
 				c -= d / 2 // θ01 and θ10 raised by −d/2

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/probably-submodular/crf/psub/inference"
+	"github.com/probably-submodular/crf/psub/internal/cut"
 	"github.com/probably-submodular/crf/psub/qp"
 )
 
@@ -449,7 +450,7 @@ type worker struct {
 	scratch  []float64
 	// Binary graph cuts take the normal form directly (fillCut): one
 	// solver per instance, kept while the method is cutFor.
-	cuts      map[int]*inference.CutSolver
+	cuts      map[int]*cut.Solver
 	cutFor    inference.Method
 	lin, pair []float64
 	y         []int
@@ -1023,7 +1024,7 @@ func (t *trainer) runWorker(wk *worker) {
 	wk.b, wk.trunc, wk.err = 0, 0, nil
 	normal, truncate, dynamic := t.cutMethod(wk.method)
 	if normal && wk.cutFor != wk.method {
-		wk.cuts, wk.cutFor = map[int]*inference.CutSolver{}, wk.method
+		wk.cuts, wk.cutFor = map[int]*cut.Solver{}, wk.method
 	}
 	for i := wk.id; i < len(t.train); i += len(t.works) {
 		in := &t.train[i]
@@ -1033,7 +1034,7 @@ func (t *trainer) runWorker(wk *worker) {
 		if normal {
 			cs := wk.cuts[i]
 			if cs == nil {
-				cs = inference.NewCutSolver(truncate, dynamic)
+				cs = cut.NewSolver(truncate, dynamic)
 				wk.cuts[i] = cs
 			}
 			wk.lin, wk.pair, wk.y = resize(wk.lin, in.Nodes()), resize(wk.pair, len(in.Edges)), resizeInts(wk.y, in.Nodes())

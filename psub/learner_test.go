@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/psub/inference"
+	"github.com/probably-submodular/crf/psub/internal/cut"
 )
 
 // propositionToy is the paper's proposition with non-negative features:
@@ -568,7 +569,7 @@ type wrapped struct{ inference.Method }
 func (w wrapped) NewSolver() inference.Solver { return inference.NewSolver(w.Method) }
 
 // TestNormalFormPath: loss-augmented inference from the normal form
-// (fillCut + CutSolver) takes the same training path as table energies +
+// (fillCut + cut.Solver) takes the same training path as table energies +
 // GraphCut/TGC, bit for bit: same iterations, truncations and w. Pretraining
 // (TGC with truncated edges) and the exact stage (C4) are both exercised.
 func TestNormalFormPath(t *testing.T) {
@@ -626,7 +627,7 @@ func TestFillCut(t *testing.T) {
 			A, B, C, D := e.Pairwise[4*j], e.Pairwise[4*j+1], e.Pairwise[4*j+2], e.Pairwise[4*j+3]
 			d := B + C - A - D
 			if d < 0 {
-				if !inference.AtMost(A+D, B+C) {
+				if !cut.AtMost(A+D, B+C) {
 					wantTrunc++
 					C -= d / 2
 				}

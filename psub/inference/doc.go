@@ -33,10 +33,10 @@
 //   - BruteForce ("bruteforce"): exact enumeration up to MaxStates
 //     labellings (default 2^22); the tests' oracle.
 //
-// CutSolver is GraphCut and TruncatedGraphCut for a binary energy given
-// directly in the normal form of graph cuts (θ(1)−θ(0) per node and
-// θ01+θ10−θ00−θ11 per edge): the learner's loss-augmented inference builds
-// it from features in one pass and skips the table energy.
+// The max-flow core of GraphCut, TruncatedGraphCut and the moves lives in
+// psub/internal/cut, which psub's learner also calls directly with
+// energies in the normal form of graph cuts, built from features without a
+// table energy.
 //
 // Result.Energy is always e.Eval(Result.Labels); Result.Exact is set only
 // when the method certifies optimality; Result.LowerBound is −Inf when the

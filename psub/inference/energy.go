@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/probably-submodular/crf/psub/internal/cut"
 )
 
 // Energy is a pairwise energy over Nodes() discrete variables with Labels
@@ -166,9 +168,7 @@ func (e *Energy) NonSubmodularEdges() []int {
 }
 
 // leq is x <= y up to rounding of sums of a few float64 terms.
-func leq(x, y float64) bool {
-	return x <= y+1e-12*(1+math.Abs(x)+math.Abs(y))
-}
+func leq(x, y float64) bool { return cut.AtMost(x, y) }
 
 // adjacency lists, for each node, the incident edges (CSR layout).
 type adjacency struct {
@@ -212,17 +212,4 @@ func (e *Energy) localCost(adj adjacency, y []int, i, k int) float64 {
 }
 
 // sameEdges reports whether two edge lists are identical.
-func sameEdges(a, b [][2]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	if len(a) > 0 && &a[0] == &b[0] {
-		return true
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func sameEdges(a, b [][2]int) bool { return cut.SameEdges(a, b) }

@@ -27,21 +27,6 @@ func ExampleGraphCut() {
 	// Output: [1 1 1] 1 true
 }
 
-// The chain of ExampleGraphCut in the normal form of graph cuts: per node
-// Lin = θ(1)−θ(0) plus, for each edge (a,b), θ10−θ00 at a and θ11−θ10 at b;
-// per edge Pair = θ01+θ10−θ00−θ11. A caller that computes these sums
-// directly (the learner does, from features) skips the table energy.
-func ExampleCutSolver() {
-	edges := [][2]int{{0, 1}, {1, 2}}
-	lin := []float64{-2 + 1, 1 - 1 + 1, -2 - 1}
-	pair := []float64{2, 2}
-	y := make([]int, 3)
-	s := inference.NewCutSolver(true, true)
-	truncated, err := s.Solve(edges, lin, pair, y)
-	fmt.Println(y, truncated, err)
-	// Output: [1 1 1] 0 <nil>
-}
-
 // A repulsive edge is not submodular: GraphCut refuses it, TGC truncates it
 // (θ01 and θ10 raised by 1.5) and reports the energy of its labelling under
 // the original energy. Here truncation costs optimality: [1 0] and [0 1]

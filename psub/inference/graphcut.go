@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/probably-submodular/crf/psub/maxflow"
+	"github.com/probably-submodular/crf/psub/internal/cut"
 )
 
 // GraphCut is exact binary MAP for submodular energies by one max-flow
@@ -37,7 +37,7 @@ func (m GraphCut) Minimize(e *Energy) (Result, error) { return m.NewSolver().Min
 
 // NewSolver implements SolverFactory.
 func (m GraphCut) NewSolver() Solver {
-	return &cutSolver{name: "graphcut", bc: binCut{dynamic: m.Dynamic}}
+	return &cutSolver{name: "graphcut", bc: cut.Binary{Dynamic: m.Dynamic}}
 }
 
 // TruncatedGraphCut (TGC) makes every non-submodular edge submodular and
@@ -62,13 +62,13 @@ func (m TruncatedGraphCut) Minimize(e *Energy) (Result, error) { return m.NewSol
 
 // NewSolver implements SolverFactory.
 func (m TruncatedGraphCut) NewSolver() Solver {
-	return &cutSolver{name: "tgc", truncate: true, bc: binCut{dynamic: m.Dynamic}}
+	return &cutSolver{name: "tgc", truncate: true, bc: cut.Binary{Dynamic: m.Dynamic}}
 }
 
 type cutSolver struct {
 	name     string
 	truncate bool
-	bc       binCut
+	bc       cut.Binary
 	c0, c1   []int
 }
 
@@ -83,12 +83,12 @@ func (s *cutSolver) Minimize(e *Energy) (Result, error) {
 			s.c1[i] = 1
 		}
 	}
-	trunc, slack, err := s.bc.build(e, s.c0, s.c1, s.truncate)
+	trunc, slack, err := build(&s.bc, e, s.c0, s.c1, s.truncate)
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w (use TruncatedGraphCut or QPBO for non-submodular energies)", s.name, err)
 	}
 	y := make([]int, n)
-	lb := s.bc.solve(y)
+	lb := s.bc.Solve(y)
 	r := finish(e, y)
 	r.Truncated = trunc
 	r.Iterations = 1
@@ -97,40 +97,27 @@ func (s *cutSolver) Minimize(e *Energy) (Result, error) {
 	return r, nil
 }
 
-// binCut builds and solves the binary energy of a move: node i chooses
-// between label c0[i] (binary 0, source side) and c1[i] (binary 1, sink
-// side). With c0 = 0, c1 = 1 it is the energy itself. The max-flow graph is
-// kept across calls with the same edges; capacities are reset in place.
-type binCut struct {
-	dynamic bool // update changed capacities and reuse the search trees
-	reused  bool // the last load kept the graph (so MaxFlowReuse applies)
-	g       *maxflow.Graph
-	n       int
-	edges   [][2]int
-	eid     []int
-	lin     []float64 // cost(1) − cost(0) per node
-	w       []float64 // coefficient of (1−y_a)·y_b per edge, >= 0
-	konst   float64
-}
-
-// build computes the reparametrisation and loads it into the graph. With
-// truncate, non-submodular tables are truncated (see TruncatedGraphCut) and
-// counted; the returned slack is Σ Δ/2, the gap between the raised and the
-// lowered truncations. Without truncate a non-submodular table is an error.
-func (b *binCut) build(e *Energy, c0, c1 []int, truncate bool) (truncated int, slack float64, err error) {
+// build computes the reparametrisation of the binary energy of a move into
+// b's normal form and loads it: node i chooses between label c0[i]
+// (binary 0, source side) and c1[i] (binary 1, sink side); with c0 = 0,
+// c1 = 1 it is the energy itself. With truncate, non-submodular tables are
+// truncated (see TruncatedGraphCut) and counted; the returned slack is
+// Σ Δ/2, the gap between the raised and the lowered truncations. Without
+// truncate a non-submodular table is an error.
+func build(b *cut.Binary, e *Energy, c0, c1 []int, truncate bool) (truncated int, slack float64, err error) {
 	n, L := e.Nodes(), e.Labels
-	if cap(b.lin) < n {
-		b.lin = make([]float64, n)
+	if cap(b.Lin) < n {
+		b.Lin = make([]float64, n)
 	}
-	b.lin = b.lin[:n]
-	if cap(b.w) < len(e.Edges) {
-		b.w = make([]float64, len(e.Edges))
+	b.Lin = b.Lin[:n]
+	if cap(b.W) < len(e.Edges) {
+		b.W = make([]float64, len(e.Edges))
 	}
-	b.w = b.w[:len(e.Edges)]
+	b.W = b.W[:len(e.Edges)]
 	k := 0.0
 	for i := 0; i < n; i++ {
 		u0, u1 := e.Unary[i*L+c0[i]], e.Unary[i*L+c1[i]]
-		b.lin[i] = u1 - u0
+		b.Lin[i] = u1 - u0
 		k += u0
 	}
 	for j, ed := range e.Edges {
@@ -154,103 +141,19 @@ func (b *binCut) build(e *Energy, c0, c1 []int, truncate bool) (truncated int, s
 			d = 0
 		}
 		k += A
-		b.lin[a] += C - A
-		b.lin[c] += D - C
-		b.w[j] = d
+		b.Lin[a] += C - A
+		b.Lin[c] += D - C
+		b.W[j] = d
 	}
-	if err := finiteCaps(b.lin, b.w, e.Edges); err != nil {
+	if err := cut.FiniteCaps(b.Lin, b.W, e.Edges); err != nil {
 		return 0, 0, err
 	}
-	b.konst = k
+	b.Konst = k
 	for i := 0; i < n; i++ {
-		if b.lin[i] < 0 {
-			b.konst += b.lin[i]
+		if b.Lin[i] < 0 {
+			b.Konst += b.Lin[i]
 		}
 	}
-	b.load(n, e.Edges)
+	b.Load(n, e.Edges)
 	return truncated, slack, nil
-}
-
-func (b *binCut) load(n int, edges [][2]int) {
-	b.reused = b.holds(n, edges)
-	b.loadCaps(n, edges)
-}
-
-// holds reports whether the max-flow graph was built for these edges.
-func (b *binCut) holds(n int, edges [][2]int) bool {
-	return b.g != nil && b.n == n && sameEdges(b.edges, edges)
-}
-
-// loadCaps sets the capacities from lin and w, into the kept graph when
-// b.reused, else into a new one.
-func (b *binCut) loadCaps(n int, edges [][2]int) {
-	if b.reused && b.dynamic {
-		for i := 0; i < n; i++ {
-			src, snk := math.Max(b.lin[i], 0), math.Max(-b.lin[i], 0)
-			if s0, t0 := b.g.Terminal(i); s0 != src || t0 != snk {
-				b.g.UpdateTerminal(i, src, snk)
-			}
-		}
-		for j := range edges {
-			if c, r := b.g.Capacities(b.eid[j]); c != b.w[j] || r != 0 {
-				b.g.UpdateEdge(b.eid[j], b.w[j], 0)
-			}
-		}
-		return
-	}
-	if b.reused {
-		b.g.ResetCapacities()
-		for i := 0; i < n; i++ {
-			b.g.SetTerminal(i, math.Max(b.lin[i], 0), math.Max(-b.lin[i], 0))
-		}
-		for j := range edges {
-			b.g.SetEdge(b.eid[j], b.w[j], 0)
-		}
-		return
-	}
-	b.g = maxflow.New(n, len(edges))
-	b.n = n
-	b.edges = append(b.edges[:0], edges...)
-	b.g.AddNodes(n)
-	for i := 0; i < n; i++ {
-		b.g.AddTerminal(i, math.Max(b.lin[i], 0), math.Max(-b.lin[i], 0))
-	}
-	b.eid = b.eid[:0]
-	for j, ed := range edges {
-		b.eid = append(b.eid, b.g.AddEdge(ed[0], ed[1], b.w[j], 0))
-	}
-}
-
-// solve runs max-flow, sets sw[i] = 1 for sink-side nodes and returns the
-// minimum of the (possibly truncated) binary energy.
-func (b *binCut) solve(sw []int) float64 {
-	var f float64
-	if b.dynamic && b.reused {
-		f = b.g.MaxFlowReuse()
-	} else {
-		f = b.g.MaxFlow()
-	}
-	for i := range sw {
-		sw[i] = 0
-		if !b.g.InSourceSide(i) {
-			sw[i] = 1
-		}
-	}
-	return f + b.konst
-}
-
-// finiteCaps rejects reparametrised costs that overflowed (finite inputs
-// near ±MaxFloat64 can sum to ±Inf), which max-flow cannot take.
-func finiteCaps(lin, w []float64, edges [][2]int) error {
-	for i, v := range lin {
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return fmt.Errorf("node %d: costs too large: reparametrised unary overflows to %v", i, v)
-		}
-	}
-	for j, v := range w {
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return fmt.Errorf("edge %d (%d,%d): costs too large: θ01+θ10−θ00−θ11 overflows to %v", j, edges[j][0], edges[j][1], v)
-		}
-	}
-	return nil
 }

@@ -3,6 +3,8 @@ package inference
 import (
 	"fmt"
 	"math"
+
+	"github.com/probably-submodular/crf/psub/internal/cut"
 )
 
 // AlphaExpansion is α-expansion (Boykov, Veksler & Zabih 2001): for each
@@ -65,7 +67,7 @@ type moveSolver struct {
 	swap    bool
 	maxIter int
 	init    []int
-	bc      binCut
+	bc      cut.Binary
 }
 
 func (s *moveSolver) Minimize(e *Energy) (Result, error) {
@@ -99,11 +101,11 @@ func (s *moveSolver) Minimize(e *Energy) (Result, error) {
 				return
 			}
 			var tr int
-			if tr, _, err = s.bc.build(e, c0, c1, true); err != nil {
+			if tr, _, err = build(&s.bc, e, c0, c1, true); err != nil {
 				return
 			}
 			r.Truncated += tr
-			s.bc.solve(sw)
+			s.bc.Solve(sw)
 			for i := range cand {
 				cand[i] = c0[i]
 				if sw[i] == 1 {

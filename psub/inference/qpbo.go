@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/probably-submodular/crf/psub/internal/cut"
 	"github.com/probably-submodular/crf/psub/maxflow"
 )
 
@@ -139,7 +140,7 @@ func (s *qpboSolver) partial(e *Energy, x []int) (float64, error) {
 		}
 		s.w[j] = w
 	}
-	if err := finiteCaps(lin, s.w, e.Edges); err != nil {
+	if err := cut.FiniteCaps(lin, s.w, e.Edges); err != nil {
 		return 0, err
 	}
 	// The graph is kept when the edges and every edge's class match the last

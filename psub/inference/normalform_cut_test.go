@@ -3,12 +3,14 @@ package inference
 import (
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/probably-submodular/crf/psub/internal/cut"
 )
 
 // normalForm writes the energy's unary and pairwise tables as the sums
-// CutSolver takes, computed here from the tables independently of binCut.
+// cut.Solver (the learner's fast path) takes, computed here from the
+// tables independently of build.
 func normalForm(e *Energy) (lin, pair []float64) {
 	n := e.Nodes()
 	lin = make([]float64, n)
@@ -25,12 +27,12 @@ func normalForm(e *Energy) (lin, pair []float64) {
 	return lin, pair
 }
 
-// The normal form minimised by CutSolver gives the brute-force minimiser
+// The normal form minimised by cut.Solver gives the brute-force minimiser
 // with the fewest 1s on submodular energies, and TGC's labels and
 // truncation count on arbitrary ones, fresh and with a reused dynamic solver.
-func TestCutSolver(t *testing.T) {
+func TestNormalFormCut(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 21))
-	dyn := NewCutSolver(true, true)
+	dyn := cut.NewSolver(true, true)
 	var dynEdges [][2]int
 	for c := 0; c < cases(300, 3000); c++ {
 		n := 1 + rng.IntN(10)
@@ -51,7 +53,7 @@ func TestCutSolver(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range []*CutSolver{NewCutSolver(true, false), dyn} {
+		for _, s := range []*cut.Solver{cut.NewSolver(true, false), dyn} {
 			lin, pair := normalForm(e)
 			y := make([]int, e.Nodes())
 			tr, err := s.Solve(e.Edges, lin, pair, y)
@@ -68,22 +70,5 @@ func TestCutSolver(t *testing.T) {
 				t.Fatalf("case %d: labels %v are not a minimiser (optimum %v)", c, want.Labels, opt)
 			}
 		}
-	}
-}
-
-func TestCutSolverErrors(t *testing.T) {
-	y := make([]int, 3)
-	_, err := NewCutSolver(false, false).Solve([][2]int{{0, 1}, {1, 2}}, []float64{1, -1, 0}, []float64{1, -0.5}, y)
-	if err == nil || !strings.Contains(err.Error(), "edge 1 (1,2) is not submodular") {
-		t.Errorf("non-submodular edge without truncation: %v", err)
-	}
-	for _, edges := range [][][2]int{{{0, 3}}, {{1, 1}}, {{-1, 0}}} {
-		_, err := NewCutSolver(true, true).Solve(edges, []float64{1, -1, 0}, []float64{1}, y)
-		if err == nil || !strings.Contains(err.Error(), "edge 0") {
-			t.Errorf("edges %v: %v", edges, err)
-		}
-	}
-	if _, err := NewCutSolver(true, false).Solve([][2]int{{0, 1}}, []float64{1, -1, 0}, []float64{1, 2}, y); err == nil {
-		t.Error("two pairwise sums for one edge accepted")
 	}
 }
