@@ -105,7 +105,7 @@ func (o Options) withDefaults(name string) (Options, error) {
 // ProgressLine says how far a grid is and what its last fit was.
 func ProgressLine(g data.Progress) string {
 	r := g.Last
-	line := fmt.Sprintf("of %d jobs: %s %s C=%g fold %d (%s), %.1f s", g.Total, r.Set, r.Loss, r.C, r.Fold, r.Tag, r.Seconds)
+	line := fmt.Sprintf("of %d jobs: %s %s %s C=%g fold %d (%s), %.1f s", g.Total, r.Dataset, r.Set, r.Loss, r.C, r.Fold, r.Tag, r.Seconds)
 	if r.Error != "" {
 		line += ", FAILED: " + r.Error
 	}
@@ -201,7 +201,7 @@ func runStaged(ctx context.Context, p Protocol, opt Options, fn data.JobFunc, pa
 		if fresh == 0 {
 			break
 		}
-		opt.logf("%s %s, shard %s, stage %d: %d jobs (%d new)", p.Name(), opt.Profile, opt.Shard, stage, len(mine), fresh)
+		opt.logf("%s %s, shard %s, stage %d: %d jobs", p.Name(), opt.Profile, opt.Shard, stage, len(mine))
 		rows, err = data.RunGrid(ctx, mine, fn, data.GridOptions{
 			Workers: opt.Workers, Results: opt.Results, Params: params, Reuse: opt.Reuse,
 			Report: func(r data.GridReport) {

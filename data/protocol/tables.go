@@ -3,12 +3,10 @@ package protocol
 // The values protocols hand to notebooks for drawing: plain data, so that
 // this package draws nothing (package viz does).
 
-// Table is a titled table of strings.
-type Table struct {
-	Title  string
-	Header []string
-	Rows   [][]string
-}
+import "github.com/probably-submodular/crf/viz/chart"
+
+// Table is a titled table of strings (viz.ShowTableOf shows it).
+type Table = chart.Table
 
 // Comparison is a table of the paper's numbers beside ours. Its fields are
 // those of viz.Comparison (Format, Flag and Factor mean the same), so a
@@ -24,16 +22,8 @@ type Comparison struct {
 	Factor     float64
 }
 
-// Bars is a bar chart's data: one value (and error bar) per category and
-// series.
-type Bars struct {
-	Title, Unit string
-	Categories  []string
-	Series      []BarSeries
-}
+// Bars is a bar chart's data (viz.ShowBars draws it).
+type Bars = chart.Bars
 
 // BarSeries is one series of Bars; Errors is nil for none.
-type BarSeries struct {
-	Name           string
-	Values, Errors []float64
-}
+type BarSeries = chart.Series

@@ -1,0 +1,39 @@
+package viz
+
+import (
+	"fmt"
+
+	"github.com/probably-submodular/crf/viz/chart"
+)
+
+// ShowTableOf shows a titled table (its title as a line above it).
+func ShowTableOf(t chart.Table) {
+	if t.Title != "" {
+		ShowMarkdown("**" + t.Title + "**")
+	}
+	ShowTable(t.Header, t.Rows)
+}
+
+// BarSeriesOf turns plain series into drawable ones (colours by position).
+func BarSeriesOf(ss []chart.Series) []BarSeries {
+	out := make([]BarSeries, len(ss))
+	for i, s := range ss {
+		out[i] = BarSeries{Name: s.Name, Values: s.Values, Errors: s.Errors}
+	}
+	return out
+}
+
+// ShowBars draws a bar chart twice: a static figure (gonum plot, kept in
+// every render) and an interactive one that shows the values on hover.
+func ShowBars(b chart.Bars) error {
+	series := BarSeriesOf(b.Series)
+	p, err := Bars(b.Title, b.Unit, b.Categories, series)
+	if err != nil {
+		return fmt.Errorf("bars %q: %w", b.Title, err)
+	}
+	if err := ShowPlot(p); err != nil {
+		return err
+	}
+	ShowEChart(EChartBars(b.Title+" (hover for values)", b.Unit, b.Categories, series))
+	return nil
+}
