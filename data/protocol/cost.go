@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"strings"
 
 	"github.com/probably-submodular/crf/data"
 )
@@ -95,20 +96,22 @@ var fallbackCost = Cost{FitSeconds: 600, MaxFitSeconds: 3600, MemoryMB: 8192, Fi
 	Source: "nothing measured: a conservative default (10 min per fit, 1 h the longest, 8 GiB, 1 h to build)"}
 
 // EstimateCost returns the costs of running profile prof of p. Fits and
-// Groups come from the protocol's jobs. The seconds are measured from the
-// successful rows of the results file (the profile's own rows; "" means
-// DefaultResults) when it holds any, else taken from the protocol's Coster,
-// the known costs or a conservative default, in that order. Memory is not
-// recorded in rows and always comes from the latter.
-func EstimateCost(p Protocol, prof Profile, results string) (Cost, error) {
-	if results == "" {
-		results = DefaultResults(p.Name(), prof)
+// Groups come from the protocol's jobs. The prior costs are the protocol's
+// Coster, else the known costs, else a conservative default. The seconds
+// are measured from the successful rows of the profile's jobs in the
+// results files (none given: DefaultResults; missing files are skipped),
+// when they hold any: the mean always, the longest fit only when the rows
+// cover every fit (a partial run's longest fit may be among those still
+// missing, so the prior's counts too). Memory is not recorded in rows and
+// always comes from the prior.
+func EstimateCost(p Protocol, prof Profile, results ...string) (Cost, error) {
+	if len(results) == 0 {
+		results = []string{DefaultResults(p.Name(), prof)}
 	}
 	first, err := p.Jobs(prof, nil)
 	if err != nil {
 		return Cost{}, err
 	}
-	groups := len(groupOrder(first, p.Group))
 	c := fallbackCost
 	if k, ok := knownCosts[p.Name()][prof]; ok {
 		c = k
@@ -116,29 +119,43 @@ func EstimateCost(p Protocol, prof Profile, results string) (Cost, error) {
 	if cs, ok := p.(Coster); ok {
 		c = cs.Cost(prof)
 	}
-	c.Groups = groups
+	c.Groups = len(groupOrder(first, p.Group))
+	listed := listedFits(first, p.Group)
 	if c.Fits == 0 {
-		c.Fits = listedFits(first, p.Group)
+		c.Fits = listed
 	}
 
-	rows, err := data.ReadResults(results)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return c, nil
-	case err != nil:
-		return Cost{}, fmt.Errorf("costs of %s %s: %w", p.Name(), prof, err)
+	// The newest row of each fit over all files.
+	byKey := map[string]data.Result{}
+	var rows []data.Result
+	var read []string
+	for _, f := range results {
+		rs, err := data.ReadResults(f)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return Cost{}, fmt.Errorf("costs of %s %s: %w", p.Name(), prof, err)
+		}
+		read = append(read, f)
+		for _, r := range rs {
+			if _, seen := byKey[r.Key()]; !seen {
+				rows = append(rows, r)
+			}
+			byKey[r.Key()] = r
+		}
+	}
+	for i := range rows {
+		rows[i] = byKey[rows[i].Key()]
 	}
 	jobs, err := p.Jobs(prof, rows)
 	if err != nil {
 		return Cost{}, err
 	}
-	mine := map[string]bool{}
-	for _, j := range jobs {
-		mine[j.Key()] = true
-	}
 	n, sum, max := 0, 0.0, 0.0
-	for _, r := range rows {
-		if r.Error != "" || !mine[r.Key()] || !(r.Seconds > 0) {
+	for _, j := range jobs {
+		r, ok := byKey[j.Key()]
+		if !ok || r.Error != "" || !(r.Seconds > 0) {
 			continue
 		}
 		n, sum, max = n+1, sum+r.Seconds, math.Max(max, r.Seconds)
@@ -146,11 +163,15 @@ func EstimateCost(p Protocol, prof Profile, results string) (Cost, error) {
 	if n == 0 {
 		return c, nil
 	}
-	c.FitSeconds, c.MaxFitSeconds = sum/float64(n), max
-	if n == len(jobs) && len(jobs) >= listedFits(first, p.Group) {
-		c.Fits = len(jobs) // a complete run lists every fit
+	where := strings.Join(read, ", ")
+	c.FitSeconds = sum / float64(n)
+	if n == len(jobs) && n >= listed {
+		c.Fits, c.MaxFitSeconds = n, max // a complete run lists every fit
+		c.Source = fmt.Sprintf("seconds measured on all %d fits in %s; memory: %s", n, where, c.Source)
+	} else {
+		c.MaxFitSeconds = math.Max(max, c.MaxFitSeconds)
+		c.Source = fmt.Sprintf("mean seconds measured on %d of %d fits in %s; longest fit and memory: %s", n, c.Fits, where, c.Source)
 	}
-	c.Source = fmt.Sprintf("seconds measured on %d fits in %s; memory: %s", n, results, c.Source)
 	return c, nil
 }
 

@@ -71,26 +71,45 @@ func TestEstimateCostMeasures(t *testing.T) {
 		{Job: rows[0].Job, Seconds: 1e6},
 	}
 	all := append(extra, rows...)
-	f, err := os.Create(file)
+	// Split over two files, as shards are, with a file that does not exist.
+	half := filepath.Join(filepath.Dir(file), "half.jsonl")
+	write := func(path string, rows []data.Result) {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := data.WriteResultsJSONL(f, rows); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	write(file, all[:40])
+	write(half, all[40:])
+	c, err := EstimateCost(p, Quick, file, half, filepath.Join(filepath.Dir(file), "none.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := data.WriteResultsJSONL(f, all); err != nil {
-		t.Fatal(err)
+	// 71 of 72 fits succeeded: a partial run, so the longest fit is the
+	// larger of the measured one and the prior's (the fallback's here).
+	if math.Abs(c.FitSeconds-sum/71) > 1e-9 || c.MaxFitSeconds != math.Max(max, fallbackCost.MaxFitSeconds) || c.Fits != 72 || c.Groups != 18 {
+		t.Errorf("measured %+v; want mean %v over the 71 good of 72 fits in 18 groups", c, sum/71)
 	}
-	f.Close()
-	c, err := EstimateCost(p, Quick, file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(c.FitSeconds-sum/71) > 1e-9 || c.MaxFitSeconds != max || c.Fits != 72 || c.Groups != 18 {
-		t.Errorf("measured %+v; want mean %v, max %v over the 71 good of 72 fits in 18 groups", c, sum/71, max)
-	}
-	if !strings.Contains(c.Source, "71 fits") || !strings.Contains(c.Source, file) {
+	if !strings.Contains(c.Source, "71 of 72 fits") || !strings.Contains(c.Source, file) || !strings.Contains(c.Source, half) {
 		t.Errorf("source %q does not say what was measured", c.Source)
 	}
 	if c.MemoryMB != fallbackCost.MemoryMB {
 		t.Errorf("memory %v, want the fallback's %v (rows do not record it)", c.MemoryMB, fallbackCost.MemoryMB)
+	}
+
+	// The failed fit done: a complete run measures the longest fit too.
+	all[len(all)-1].Error, all[len(all)-1].Seconds = "", 2
+	write(half, all[40:])
+	c, err = EstimateCost(p, Quick, file, half)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(c.FitSeconds-(sum+2)/72) > 1e-9 || c.MaxFitSeconds != max || !strings.Contains(c.Source, "all 72 fits") {
+		t.Errorf("complete: %+v; want mean %v, longest %v", c, (sum+2)/72, max)
 	}
 
 	// A damaged results file is an error naming it.

@@ -119,7 +119,7 @@ func runSlurm(p protocol.Protocol, args []string, stdout, stderr io.Writer) erro
 	partition := fs.String("partition", "", "sbatch's --partition for every job (default: the cluster's)")
 	account := fs.String("account", "", "sbatch's --account for every job (default: yours)")
 	results := fs.String("results", "", "the merged results `FILE` (default out/NAME-PROFILE.jsonl under the module root)")
-	costs := fs.String("costs", "", "a results `FILE` to measure the fits' seconds from (default: the merged results file, when it exists)")
+	costs := fs.String("costs", "", "a results `FILE` to measure the fits' seconds from (default: the merged results file and DIR's shard files, those that exist)")
 	psubBin := fs.String("psub", "", "the psub `BINARY` the jobs run (default: a copy of this one in DIR/bin)")
 	fs.after = func(w io.Writer) {
 		fmt.Fprint(w, `
@@ -182,11 +182,23 @@ again: every task reruns only the fits missing from its shard file.
 	if plan.Results, err = filepath.Abs(plan.Results); err != nil {
 		return err
 	}
-	costFile := *costs
-	if costFile == "" {
-		costFile = plan.Results
+	// Costs measured from an earlier run: -costs, else the merged file
+	// and the shard files of an earlier submission from DIR.
+	costFiles := []string{*costs}
+	if *costs == "" {
+		costFiles = []string{plan.Results}
+		shardFiles, _ := filepath.Glob(filepath.Join(plan.Dir, "shard-*.jsonl"))
+		for _, f := range shardFiles {
+			// A damaged shard file fails its own task, with a message in
+			// its log; here it only measures nothing.
+			if _, err := data.ReadResults(f); err != nil {
+				fmt.Fprintf(stderr, "warning: costs not measured from %v\n", err)
+				continue
+			}
+			costFiles = append(costFiles, f)
+		}
 	}
-	if plan.Cost, err = protocol.EstimateCost(p, prof, costFile); err != nil {
+	if plan.Cost, err = protocol.EstimateCost(p, prof, costFiles...); err != nil {
 		return err
 	}
 	plan.Shards = *shards

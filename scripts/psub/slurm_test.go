@@ -348,3 +348,44 @@ func TestSlurmPreparesEveryCachedBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestSlurmMeasuresCostsFromShards: submitting again measures the fits'
+// seconds from the shard files of the earlier submission; a damaged shard
+// file is named in a warning and measures nothing.
+func TestSlurmMeasuresCostsFromShards(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "jobs")
+	os.MkdirAll(dir, 0o755)
+	jobs, err := protocol.Cows{}.Jobs(protocol.Tiny, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []data.Result
+	for _, j := range jobs[:4] {
+		rows = append(rows, data.Result{Job: j, Seconds: 100, Metrics: map[string]float64{}})
+	}
+	f, err := os.Create(filepath.Join(dir, "shard-1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := data.WriteResultsJSONL(f, rows); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	os.WriteFile(filepath.Join(dir, "shard-2.jsonl"), []byte("{torn\n"), 0o644)
+	fake := fakeExecutable(t, tmp, "psub", filepath.Join(tmp, "log"), "")
+	code, stdout, stderr := runPsub(t, "protocol", "cows", "-profile", "tiny", "-slurm", dir, "-psub", fake, "-results", filepath.Join(tmp, "o.jsonl"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var plan slurmPlan
+	if err := json.Unmarshal([]byte(stdout), &plan); err != nil {
+		t.Fatal(err)
+	}
+	if plan.Cost.FitSeconds != 100 || !strings.Contains(plan.Cost.Source, "4 of") || !strings.Contains(plan.Cost.Source, "shard-1.jsonl") {
+		t.Errorf("cost %+v: want 100 s per fit measured on 4 fits of shard-1.jsonl", plan.Cost)
+	}
+	if !strings.Contains(stderr, "warning: costs not measured from") || !strings.Contains(stderr, "shard-2.jsonl") {
+		t.Errorf("stderr %q does not warn about the damaged shard-2.jsonl", stderr)
+	}
+}
