@@ -12,8 +12,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub/imageio"
 )
@@ -67,6 +69,22 @@ type SegmentCache struct {
 func DefaultSegmentCache() *SegmentCache {
 	return &SegmentCache{Dir: filepath.Join(OutDir(), "cache", "segment")}
 }
+
+// builderSource lists what the segment cache's entries depend on: the
+// packages that decode, segment and describe images, and the files of data/
+// that load and build them. A new file of data/ that builds segmentation
+// sources belongs here (a test checks).
+var builderSource = []string{"psub/imageio", "psub/slic", "psub/feature",
+	"data/segment.go", "data/segment_folder.go", "data/cows.go", "data/horses.go", "data/mito.go", "data/cache.go"}
+
+// BuilderSource is the hash of the source the segment cache's entries
+// depend on (grid.HashSource of builderSource, a narrower part than
+// grid.CurrentCode's, so that a change of the learner keeps the built
+// graphs), computed once per process; "" with an error when the module's
+// source is not found.
+func BuilderSource() (string, error) { return builderHash() }
+
+var builderHash = sync.OnceValues(func() (string, error) { return grid.HashSource(builderSource) })
 
 // Key returns the cache key of src built with b (see SegmentCache). It reads
 // every file of src.Files. The key is "" when the builders' source is not

@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/probably-submodular/crf/internal/modroot"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub/imageio"
 )
@@ -356,5 +358,36 @@ func TestSegmentCacheBuilderSource(t *testing.T) {
 	k, err := (&SegmentCache{Dir: dir}).Key(src[0], b)
 	if err != nil || k == "" {
 		t.Fatalf("key %q, %v", k, err)
+	}
+}
+
+// TestBuilderSourceListed: the files of data/ that build segmentation
+// sources are part of the segment cache's key (builderSource), and every
+// listed path exists.
+func TestBuilderSourceListed(t *testing.T) {
+	root, err := modroot.Find("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range builderSource {
+		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+			t.Errorf("builderSource lists %s: %v", p, err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "data", "*.go"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		if strings.Contains(s, "SegmentSource{") || strings.Contains(s, "SegmentBuilder{") || strings.Contains(s, "BuildSegmented(") {
+			if rel := "data/" + filepath.Base(f); !slices.Contains(builderSource, rel) {
+				t.Errorf("%s builds segmentation sources but is not in builderSource: the segment cache would not see its changes", rel)
+			}
+		}
 	}
 }

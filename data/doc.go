@@ -49,16 +49,13 @@
 // label correlations only the pairwise features can express. The quick
 // profile and the tests run on them; results on them must say so.
 //
-// # Protocols
+// # Experiments
 //
-// KFold, RandomFolds and HoldOut split with seeds; LogSpace and SelectC (or
-// BestByC over grid results) choose C on held-out data; RunGrid runs a grid
-// of Jobs (data set, constraint set, loss, C, fold) in parallel with a
-// progress callback, appending each Result to a JSON Lines file under out/
-// (ResultsPath) so an interrupted grid resumes where it stopped;
-// WriteResultsCSV/JSON give tidy rows for the notebooks, Summarize the mean ±
-// standard error per cell, and PairedAcrossFolds the paired t-test across
-// folds (psub/feature's PairedTTest).
+// The grid of jobs, its results files and the statistics over them are in
+// data/grid; the experiment runners still here (SegmentationExperiment,
+// MultiLabelExperiment, the efficiency, stopping-rule and tradeoff
+// experiments) run as grid jobs. ResultsPath and OutDir name the default
+// place of results, out/ under the module root.
 //
 // The segmentation builders (images and volumes → SLIC regions → region
 // graph → descriptors → instances, with an on-disk cache) are documented in

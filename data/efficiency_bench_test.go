@@ -3,6 +3,7 @@ package data
 import (
 	"testing"
 
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -26,7 +27,7 @@ func BenchmarkCowsEfficiency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	folds, err := KFold(len(set.Items), 10, 1)
+	folds, err := grid.KFold(len(set.Items), 10, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

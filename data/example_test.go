@@ -2,7 +2,6 @@ package data_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"strings"
 
@@ -61,34 +60,4 @@ func ExampleBuildMultiLabel() {
 	fmt.Printf("%d labels → %d nodes, %d edges; unary dim %d = 5·(12+1), pairwise dim %d = 10·2·4\n",
 		len(p.LabelNames), g.Nodes(), len(g.Edges), g.UnaryDim(), g.PairwiseDim())
 	// Output: 5 labels → 5 nodes, 10 edges; unary dim 65 = 5·(12+1), pairwise dim 80 = 10·2·4
-}
-
-// Run a grid of jobs in parallel and pick C per fold on a metric.
-func ExampleRunGrid() {
-	jobs := data.Grid([]string{"toy"}, []string{"C4"}, []string{"hamming"}, data.LogSpace(0.1, 10, 3), 2)
-	run := func(_ context.Context, j data.Job) (map[string]float64, error) {
-		return map[string]float64{"acc": 1 / (1 + (j.C-1)*(j.C-1))}, nil // best at C = 1
-	}
-	rs, err := data.RunGrid(context.Background(), jobs, run, data.GridOptions{Workers: 2})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, r := range data.BestByC(rs, "acc") {
-		fmt.Printf("fold %d: C = %g, acc %.2f\n", r.Fold, r.C, r.Metrics["acc"])
-	}
-	// Output:
-	// fold 0: C = 1, acc 1.00
-	// fold 1: C = 1, acc 1.00
-}
-
-// Split examples into seeded folds.
-func ExampleKFold() {
-	folds, _ := data.KFold(10, 5, 1)
-	for _, f := range folds[:2] {
-		fmt.Println(len(f.Train), "train,", len(f.Test), "test")
-	}
-	// Output:
-	// 8 train, 2 test
-	// 8 train, 2 test
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/inference"
 )
@@ -50,10 +51,10 @@ func MethodByName(name string, test []psub.Instance) (Method, error) {
 // (cows §1, retina §2, mitochondria §4): for every fold, C is chosen on a
 // held-out part of the training images, the model is retrained on the whole
 // training fold with that C, and the test images are scored at region and
-// pixel level. Its Run method is a JobFunc for RunGrid.
+// pixel level. Its Run method is a grid.JobFunc for grid.Run.
 type SegmentationExperiment struct {
 	Items []*SegmentedImage
-	Folds []Fold
+	Folds []grid.Fold
 	// HoldOut is the fraction of each training fold held out to select C
 	// (the paper's 1/5 for cows); 0 means 0.2.
 	HoldOut float64
@@ -63,7 +64,7 @@ type SegmentationExperiment struct {
 	Selection []int
 	Seed      uint64
 	// Tol, MaxIter, Delayed and Workers go to psub.Settings (Tol 0 means
-	// the paper's 1e-3; Workers 0 means all cores: set 1 when RunGrid runs
+	// the paper's 1e-3; Workers 0 means all cores: set 1 when grid.Run runs
 	// jobs in parallel).
 	Tol     float64
 	MaxIter int
@@ -92,7 +93,7 @@ type SegmentationExperiment struct {
 }
 
 // ModelPath is where Run saves the final model of job under dir.
-func ModelPath(dir string, job Job) string {
+func ModelPath(dir string, job grid.Job) string {
 	name := strings.NewReplacer("*", "star", "|", "_", "/", "_").Replace(
 		fmt.Sprintf("%s_%s_%s_fold%d", job.Dataset, job.Set, job.Loss, job.Fold))
 	return filepath.Join(dir, name+".json")
@@ -131,7 +132,7 @@ func (e *SegmentationExperiment) pick(idx []int) []psub.Instance {
 // resumed), and c_psub (the C psub trained at: job.C, or its conversion
 // with PyStructC). The scoring and the model file (ModelDir) are done
 // before the training's checkpoint is removed (see trainJob).
-func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]float64, error) {
+func (e *SegmentationExperiment) Run(ctx context.Context, job grid.Job) (map[string]float64, error) {
 	if job.Fold < 0 || job.Fold >= len(e.Folds) {
 		return nil, fmt.Errorf("fold %d of %d", job.Fold, len(e.Folds))
 	}
@@ -146,7 +147,7 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job Job) (map[string]f
 				frac = 0.2
 			}
 			var err error
-			if trainIdx, testIdx, err = HoldOut(fold.Train, frac, e.Seed+uint64(job.Fold)); err != nil {
+			if trainIdx, testIdx, err = grid.HoldOut(fold.Train, frac, e.Seed+uint64(job.Fold)); err != nil {
 				return nil, err
 			}
 		}
@@ -249,10 +250,10 @@ const DefaultTol = 1e-3
 // (base.CheckpointDir) still exists: a job that is killed, or fails,
 // while scoring or storing resumes from the checkpoint when run again
 // instead of training afresh. For a grid job "saved" means its results
-// row, which RunGrid appends only after Run returns; that last step
+// row, which grid.Run appends only after Run returns; that last step
 // (returning the metrics and appending the row, no computation) is the one
 // a kill can still cost a converged training in.
-func trainJob(ctx context.Context, job Job, train, test []psub.Instance, base psub.Settings,
+func trainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, base psub.Settings,
 	finish func(*psub.Model, Method, map[string]float64) error) (map[string]float64, error) {
 	method, err := MethodByName(job.Set, test)
 	if err != nil {
@@ -314,19 +315,19 @@ func qpMissed(trace *psub.Trace, tol float64) int {
 // job per (method, loss, fold) with the C of the best held-out score (tag
 // "final"). With a single C, selection is skipped. Results go to (and
 // resume from) opt.Results. It returns the final rows.
-func (e *SegmentationExperiment) RunProtocol(ctx context.Context, dataset string, methods, losses []string, cs []float64, opt GridOptions) ([]Result, error) {
+func (e *SegmentationExperiment) RunProtocol(ctx context.Context, dataset string, methods, losses []string, cs []float64, opt grid.Options) ([]grid.Result, error) {
 	if len(cs) == 0 {
 		return nil, fmt.Errorf("protocol: empty C grid")
 	}
-	var final []Job
+	var final []grid.Job
 	if len(cs) == 1 {
-		final = Grid([]string{dataset}, methods, losses, cs, len(e.Folds))
+		final = grid.Jobs([]string{dataset}, methods, losses, cs, len(e.Folds))
 	} else {
-		sel := Grid([]string{dataset}, methods, losses, cs, len(e.Folds))
+		sel := grid.Jobs([]string{dataset}, methods, losses, cs, len(e.Folds))
 		for i := range sel {
 			sel[i].Tag = "select"
 		}
-		rs, err := RunGrid(ctx, sel, e.Run, opt)
+		rs, err := grid.Run(ctx, sel, e.Run, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -335,7 +336,7 @@ func (e *SegmentationExperiment) RunProtocol(ctx context.Context, dataset string
 				return nil, fmt.Errorf("protocol: selection job %s failed: %s", r.Key(), r.Error)
 			}
 		}
-		for _, r := range BestByC(rs, MetricSelect) {
+		for _, r := range grid.BestByC(rs, MetricSelect) {
 			j := r.Job
 			final = append(final, j)
 		}
@@ -343,7 +344,7 @@ func (e *SegmentationExperiment) RunProtocol(ctx context.Context, dataset string
 	for i := range final {
 		final[i].Tag = "final"
 	}
-	rs, err := RunGrid(ctx, final, e.Run, opt)
+	rs, err := grid.Run(ctx, final, e.Run, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -369,31 +370,4 @@ func emptyIsPerfect(v float64) float64 {
 		return 1
 	}
 	return v
-}
-
-// Aggregate is the mean and standard error (sd/√n) across folds of metric
-// over the successful rows of the given set and loss, whatever C each fold
-// selected. n is the number of rows; NaN mean when there are none.
-func Aggregate(rs []Result, set, loss, metric string) (mean, se float64, n int) {
-	var x []float64
-	for _, r := range rs {
-		if v, ok := r.Metrics[metric]; ok && r.Error == "" && r.Set == set && r.Loss == loss {
-			x = append(x, v)
-		}
-	}
-	if len(x) == 0 {
-		return math.NaN(), math.NaN(), 0
-	}
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	if len(x) > 1 {
-		ss := 0.0
-		for _, v := range x {
-			ss += (v - mean) * (v - mean)
-		}
-		se = math.Sqrt(ss/float64(len(x)-1)) / math.Sqrt(float64(len(x)))
-	}
-	return mean, se, len(x)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
 	"github.com/probably-submodular/crf/psub/imageio"
@@ -53,7 +54,7 @@ func TestSegmentationProtocolOnSynthetic(t *testing.T) {
 	e := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1, Delayed: true, ModelDir: models}
 	results := filepath.Join(t.TempDir(), "results.jsonl")
 	methods := []string{"C1", "C2", "C4", "C4bar", "QPBO"}
-	rs, err := e.RunProtocol(context.Background(), "synthetic", methods, []string{"hamming", "avg"}, []float64{1, 10}, GridOptions{Results: results, Workers: 2})
+	rs, err := e.RunProtocol(context.Background(), "synthetic", methods, []string{"hamming", "avg"}, []float64{1, 10}, grid.Options{Results: results, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +93,8 @@ func TestSegmentationProtocolOnSynthetic(t *testing.T) {
 	}
 	// Resuming from the results file re-runs nothing and gives the same rows.
 	calls := 0
-	count := func(ctx context.Context, j Job) (map[string]float64, error) { calls++; return e.Run(ctx, j) }
-	rs2, err := RunGrid(context.Background(), jobsOf(rs), count, GridOptions{Results: results})
+	count := func(ctx context.Context, j grid.Job) (map[string]float64, error) { calls++; return e.Run(ctx, j) }
+	rs2, err := grid.Run(context.Background(), jobsOf(rs), count, grid.Options{Results: results})
 	if err != nil || calls != 0 {
 		t.Fatalf("resume: %d re-runs, err %v", calls, err)
 	}
@@ -106,19 +107,19 @@ func TestSegmentationProtocolOnSynthetic(t *testing.T) {
 
 // syntheticItems is the embedded synthetic segmentation (seed, train + test
 // graphs) as pixel-per-node images, in 2 folds.
-func syntheticItems(t *testing.T, seed uint64, train, test int) ([]*SegmentedImage, []Fold) {
+func syntheticItems(t *testing.T, seed uint64, train, test int) ([]*SegmentedImage, []grid.Fold) {
 	t.Helper()
 	s := SyntheticSegmentation(SegmentationOptions{Seed: seed, Train: train, Test: test})
 	items := pixelPerNode(t, append(append([]psub.Instance(nil), s.Train...), s.Test...))
-	folds, err := KFold(len(items), 2, 1)
+	folds, err := grid.KFold(len(items), 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return items, folds
 }
 
-func jobsOf(rs []Result) []Job {
-	out := make([]Job, len(rs))
+func jobsOf(rs []grid.Result) []grid.Job {
+	out := make([]grid.Job, len(rs))
 	for i, r := range rs {
 		out[i] = r.Job
 	}
@@ -126,18 +127,18 @@ func jobsOf(rs []Result) []Job {
 }
 
 func TestAggregate(t *testing.T) {
-	rs := []Result{
-		{Job: Job{Set: "C4", Loss: "avg", C: 1, Fold: 0}, Metrics: map[string]float64{"acc": 0.8}},
-		{Job: Job{Set: "C4", Loss: "avg", C: 10, Fold: 1}, Metrics: map[string]float64{"acc": 0.9}},
-		{Job: Job{Set: "C4", Loss: "avg", C: 10, Fold: 2}, Metrics: map[string]float64{"acc": 0.1}, Error: "failed"},
-		{Job: Job{Set: "C1", Loss: "avg", C: 10, Fold: 0}, Metrics: map[string]float64{"acc": 0.5}},
+	rs := []grid.Result{
+		{Job: grid.Job{Set: "C4", Loss: "avg", C: 1, Fold: 0}, Metrics: map[string]float64{"acc": 0.8}},
+		{Job: grid.Job{Set: "C4", Loss: "avg", C: 10, Fold: 1}, Metrics: map[string]float64{"acc": 0.9}},
+		{Job: grid.Job{Set: "C4", Loss: "avg", C: 10, Fold: 2}, Metrics: map[string]float64{"acc": 0.1}, Error: "failed"},
+		{Job: grid.Job{Set: "C1", Loss: "avg", C: 10, Fold: 0}, Metrics: map[string]float64{"acc": 0.5}},
 	}
-	mean, se, n := Aggregate(rs, "C4", "avg", "acc")
+	mean, se, n := grid.Aggregate(rs, "C4", "avg", "acc")
 	// sd of {0.8, 0.9} is 0.0707…, se = sd/√2 = 0.05.
 	if n != 2 || math.Abs(mean-0.85) > 1e-12 || math.Abs(se-0.05) > 1e-12 {
 		t.Fatalf("mean %v se %v n %d", mean, se, n)
 	}
-	if _, _, n := Aggregate(rs, "C2", "avg", "acc"); n != 0 {
+	if _, _, n := grid.Aggregate(rs, "C2", "avg", "acc"); n != 0 {
 		t.Fatal("rows for an absent set")
 	}
 }
@@ -164,7 +165,7 @@ func TestSegmentationPyStructC(t *testing.T) {
 	for _, py := range []bool{false, true} {
 		e := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1, PyStructC: py}
 		for loss, w := range want {
-			m, err := e.Run(context.Background(), Job{Dataset: "synthetic", Set: "C0", Loss: loss, C: 2, Fold: 0, Tag: "final"})
+			m, err := e.Run(context.Background(), grid.Job{Dataset: "synthetic", Set: "C0", Loss: loss, C: 2, Fold: 0, Tag: "final"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +210,7 @@ func TestTrainJobCertificateMetrics(t *testing.T) {
 		}
 		// What trainJob records, through the Save hook, for the same fit.
 		var nonsub float64
-		m, err := trainJob(context.Background(), Job{Set: "C4", Loss: "hamming", C: tc.c}, train, nil,
+		m, err := trainJob(context.Background(), grid.Job{Set: "C4", Loss: "hamming", C: tc.c}, train, nil,
 			psub.Settings{MaxIter: 300, Workers: 1, Tuning: psub.Tuning{QP: tc.qp}},
 			func(model *psub.Model, _ Method, m map[string]float64) error {
 				var err error
@@ -271,7 +272,7 @@ func TestSegmentationKeepsFitUntilScored(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1, Checkpoints: ckpt, ModelDir: blocked}
-	job := Job{Dataset: "synthetic", Set: "C4", Loss: "hamming", C: 1, Fold: 0, Tag: "final"}
+	job := grid.Job{Dataset: "synthetic", Set: "C4", Loss: "hamming", C: 1, Fold: 0, Tag: "final"}
 	if _, err := e.Run(context.Background(), job); err == nil || !strings.Contains(err.Error(), "is kept") {
 		t.Fatalf("run with an unwritable model folder: err %v, want the failure and the kept checkpoint", err)
 	}

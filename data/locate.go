@@ -124,3 +124,7 @@ func OutDir() string {
 	}
 	return filepath.Join(root, "out")
 }
+
+// ResultsPath returns out/<name> under the module root (see OutDir), the
+// default place of results files (grid.Options.Results).
+func ResultsPath(name string) string { return filepath.Join(OutDir(), name) }

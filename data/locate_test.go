@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/probably-submodular/crf/internal/modroot"
 )
 
 func TestLocatorOrder(t *testing.T) {
@@ -20,7 +22,7 @@ func TestLocatorOrder(t *testing.T) {
 		return d
 	}
 	mod, wd := mk("mod"), mk("mod/pkg/sub")
-	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module "+modulePath+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module "+modroot.Path+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	shared, env, explicit := mk("shared/data/yeast"), mk("env/yeast"), mk("explicit/yeast")

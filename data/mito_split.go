@@ -3,6 +3,8 @@ package data
 import (
 	"fmt"
 	"strings"
+
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 // MitoHalves splits a crop (the zero value: the whole volume) into its two
@@ -37,7 +39,7 @@ func MitoHalves(b MitoBox) ([2]MitoBox, error) {
 // volumes are built); opt.Segments, when set, is the count for the whole crop
 // and is halved for each half. KeepImage applies to the test item only (for
 // figures). Progress counts the three builds.
-func BuildMitoSplit(opt MitoOptions) (*SegmentedSet, []Fold, error) {
+func BuildMitoSplit(opt MitoOptions) (*SegmentedSet, []grid.Fold, error) {
 	if opt.Volume != "" {
 		return nil, nil, fmt.Errorf("%s: split: Volume %q given; the split builds both volumes", MitoDir, opt.Volume)
 	}
@@ -74,5 +76,5 @@ func BuildMitoSplit(opt MitoOptions) (*SegmentedSet, []Fold, error) {
 	desc := "train on the two x-halves of the training volume (C chosen on one half trained with the other), test on the testing volume. " +
 		strings.Join(descs, " | ")
 	return &SegmentedSet{Name: MitoDir, Description: desc, Reduced: reduced, Items: items},
-		[]Fold{{Train: []int{0, 1}, Test: []int{2}}}, nil
+		[]grid.Fold{{Train: []int{0, 1}, Test: []int{2}}}, nil
 }

@@ -11,11 +11,12 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
 
 // MultiLabelExperiment trains and scores one column of the multi-label table
-// per job. Its Run method is a JobFunc for RunGrid: job.Dataset names an
+// per job. Its Run method is a grid.JobFunc for grid.Run: job.Dataset names an
 // entry of Problems, job.Set a column (MethodByName: "C0", "C2", "C4", "TGC",
 // "QPBO", "TRWS"), job.Loss the loss (psub.LossByName; the paper's is "hamming")
 // and job.C the regularisation constant (the paper's 0.1). Job.Fold is unused
@@ -24,7 +25,7 @@ type MultiLabelExperiment struct {
 	Problems map[string]*MultiLabelProblem
 	// Tol, MaxIter, Delayed, AddK and Workers go to psub.Settings (the
 	// paper: Tol 1e-2, MaxIter 200). Workers 0 means all cores: set 1 when
-	// RunGrid runs jobs in parallel.
+	// grid.Run runs jobs in parallel.
 	Tol     float64
 	MaxIter int
 	Delayed bool
@@ -37,7 +38,7 @@ type MultiLabelExperiment struct {
 	Checkpoints string
 	// Progress, when set, is called after every cutting-plane iteration of
 	// every job (from the job's goroutine).
-	Progress func(job Job, it psub.Iteration)
+	Progress func(job grid.Job, it psub.Iteration)
 }
 
 // Run trains job.Set on the training graphs of job.Dataset and scores it.
@@ -52,7 +53,7 @@ type MultiLabelExperiment struct {
 // resumed training) and resumed (how often it was resumed from a
 // checkpoint). The scoring is done before the training's checkpoint is
 // removed (see trainJob).
-func (e *MultiLabelExperiment) Run(ctx context.Context, job Job) (map[string]float64, error) {
+func (e *MultiLabelExperiment) Run(ctx context.Context, job grid.Job) (map[string]float64, error) {
 	p, ok := e.Problems[job.Dataset]
 	if !ok || p == nil {
 		return nil, fmt.Errorf("multi-label job %s: no problem %q", job.Key(), job.Dataset)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
 )
@@ -68,7 +69,7 @@ func TestMultiLabelExperiment(t *testing.T) {
 	}
 	acc := map[string]float64{}
 	for _, col := range cols {
-		job := Job{Dataset: "syn", Set: col, Loss: "hamming", C: 0.1}
+		job := grid.Job{Dataset: "syn", Set: col, Loss: "hamming", C: 0.1}
 		m, err := e.Run(context.Background(), job)
 		if err != nil {
 			t.Fatalf("%s: %v", col, err)
@@ -103,10 +104,10 @@ func TestMultiLabelExperiment(t *testing.T) {
 	if acc["C2"] <= acc["C0"] {
 		t.Errorf("C2 test accuracy %v not above C0's %v on the synthetic problem", acc["C2"], acc["C0"])
 	}
-	if _, err := e.Run(context.Background(), Job{Dataset: "nope", Set: "C0", Loss: "hamming", C: 0.1}); err == nil {
+	if _, err := e.Run(context.Background(), grid.Job{Dataset: "nope", Set: "C0", Loss: "hamming", C: 0.1}); err == nil {
 		t.Error("unknown data set accepted")
 	}
-	if _, err := e.Run(context.Background(), Job{Dataset: "syn", Set: "C9", Loss: "hamming", C: 0.1}); err == nil {
+	if _, err := e.Run(context.Background(), grid.Job{Dataset: "syn", Set: "C9", Loss: "hamming", C: 0.1}); err == nil {
 		t.Error("unknown column accepted")
 	}
 }
@@ -116,7 +117,7 @@ func TestMultiLabelExperiment(t *testing.T) {
 func TestMultiLabelExperimentResumes(t *testing.T) {
 	p := smallMultiLabel(t, 4, 40, 20)
 	dir := t.TempDir()
-	job := Job{Dataset: "syn", Set: "C4", Loss: "hamming", C: 10}
+	job := grid.Job{Dataset: "syn", Set: "C4", Loss: "hamming", C: 10}
 	e := &MultiLabelExperiment{Problems: map[string]*MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 3, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
 	first, err := e.Run(context.Background(), job)
 	if err != nil {
@@ -145,7 +146,7 @@ func TestMultiLabelExperimentResumes(t *testing.T) {
 func TestMultiLabelExperimentKeepsFitUntilScored(t *testing.T) {
 	p := smallMultiLabel(t, 4, 40, 20)
 	dir := t.TempDir()
-	job := Job{Dataset: "syn", Set: "C4", Loss: "hamming", C: 10}
+	job := grid.Job{Dataset: "syn", Set: "C4", Loss: "hamming", C: 10}
 	// A test example with a pairwise feature too many: predicting it fails.
 	good := p.Test[0].Pairwise
 	bad := make([][]float64, len(good))

@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // RetinaImages is the size of the paper's UCSB retina set
@@ -21,8 +22,9 @@ func SampleIndices(n, k int, seed uint64) ([]int, error) {
 	if n < 1 || k < 1 {
 		return nil, fmt.Errorf("sample: %d of %d examples (need n ≥ 1, k ≥ 1)", k, n)
 	}
-	perm := rand.New(rand.NewPCG(seed, 0x73616d706c65)).Perm(n)
-	return sortedCopy(perm[:min(k, n)]), nil
+	idx := rand.New(rand.NewPCG(seed, 0x73616d706c65)).Perm(n)[:min(k, n)]
+	slices.Sort(idx)
+	return idx, nil
 }
 
 // BuildHorsesSample builds k of the 328 Weizmann horses drawn with seed

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
 	"github.com/probably-submodular/crf/psub/qp"
@@ -385,7 +386,7 @@ func CowsStopRulesFor(quick bool) CowsStopRules {
 // set (BuildCows with s.Limit and s.Downscale; C̄4 also constrains the
 // fold's test images), and calls progress (when set) after each.
 func (s CowsStopRules) Run(set *SegmentedSet, progress func(done, total int, last StopRules)) ([]StopRules, error) {
-	folds, err := KFold(len(set.Items), s.Folds, 1)
+	folds, err := grid.KFold(len(set.Items), s.Folds, 1)
 	if err != nil {
 		return nil, err
 	}

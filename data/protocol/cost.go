@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 // Cost is what a protocol's fits take on one core: what a cluster job must
@@ -126,11 +126,11 @@ func EstimateCost(p Protocol, prof Profile, results ...string) (Cost, error) {
 	}
 
 	// The newest row of each fit over all files.
-	byKey := map[string]data.Result{}
-	var rows []data.Result
+	byKey := map[string]grid.Result{}
+	var rows []grid.Result
 	var read []string
 	for _, f := range results {
-		rs, err := data.ReadResults(f)
+		rs, err := grid.ReadResults(f)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
@@ -178,7 +178,7 @@ func EstimateCost(p Protocol, prof Profile, results ...string) (Cost, error) {
 // listedFits counts the fits of a listing made without rows: a group of
 // selection fits (Tag "select") adds its final fit once they are done, so
 // such a listing lacks one fit per group that selects.
-func listedFits(first []data.Job, group func(data.Job) string) int {
+func listedFits(first []grid.Job, group func(grid.Job) string) int {
 	sel := map[string]bool{}
 	for _, j := range first {
 		if j.Tag == "select" {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 // TestEstimateCostCounts: the toy's 3 sets × 2 losses × 3 folds are 18
@@ -65,20 +65,20 @@ func TestEstimateCostMeasures(t *testing.T) {
 		sum, max = sum+rows[i].Seconds, math.Max(max, rows[i].Seconds)
 	}
 	// A row of a job the toy does not list, and an older row of job 0
-	// (the file's newest row of a job counts, as in data.ReadResults).
-	extra := []data.Result{
-		{Job: data.Job{Dataset: "toy", Set: "ZZ", Loss: "x", C: 1, Fold: 0, Tag: "final"}, Seconds: 1e6},
+	// (the file's newest row of a job counts, as in grid.ReadResults).
+	extra := []grid.Result{
+		{Job: grid.Job{Dataset: "toy", Set: "ZZ", Loss: "x", C: 1, Fold: 0, Tag: "final"}, Seconds: 1e6},
 		{Job: rows[0].Job, Seconds: 1e6},
 	}
 	all := append(extra, rows...)
 	// Split over two files, as shards are, with a file that does not exist.
 	half := filepath.Join(filepath.Dir(file), "half.jsonl")
-	write := func(path string, rows []data.Result) {
+	write := func(path string, rows []grid.Result) {
 		f, err := os.Create(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := data.WriteResultsJSONL(f, rows); err != nil {
+		if err := grid.WriteResultsJSONL(f, rows); err != nil {
 			t.Fatal(err)
 		}
 		f.Close()

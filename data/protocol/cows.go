@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 // Cows is the paper's §1 protocol on the TU Darmstadt cows: 10-fold
@@ -24,7 +25,7 @@ func (Cows) Title() string {
 
 // Settings are the protocol's settings for a profile.
 func (Cows) Settings(p Profile) SegmentationSettings {
-	s := SegmentationSettings{Downscale: 1, Folds: 10, Cs: data.LogSpace(0.1, 10, 5), Seed: 1,
+	s := SegmentationSettings{Downscale: 1, Folds: 10, Cs: grid.LogSpace(0.1, 10, 5), Seed: 1,
 		Sets: []string{"C0", "C1", "C2", "C2*", "C3", "C4", "C4bar"}, Losses: []string{"hamming", "avg"}}
 	switch p {
 	case Quick:
@@ -49,21 +50,21 @@ func (c Cows) Build(p Profile, building func(done, total int)) (*data.SegmentedS
 }
 
 // Folds are the protocol's k folds of the built set.
-func (c Cows) Folds(p Profile, set *data.SegmentedSet) ([]data.Fold, error) {
+func (c Cows) Folds(p Profile, set *data.SegmentedSet) ([]grid.Fold, error) {
 	s := c.Settings(p)
-	return data.KFold(len(set.Items), s.Folds, s.Seed)
+	return grid.KFold(len(set.Items), s.Folds, s.Seed)
 }
 
 // Jobs implements Protocol.
-func (c Cows) Jobs(p Profile, rows []data.Result) ([]data.Job, error) {
+func (c Cows) Jobs(p Profile, rows []grid.Result) ([]grid.Job, error) {
 	return segmentationJobs(c.Name(), c.Settings(p), rows), nil
 }
 
 // Group implements Protocol: a fold's fits of one set and loss.
-func (Cows) Group(j data.Job) string { return segmentationGroup(j) }
+func (Cows) Group(j grid.Job) string { return segmentationGroup(j) }
 
 // Run implements Protocol.
-func (c Cows) Run(ctx context.Context, opt Options) ([]data.Result, error) {
+func (c Cows) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	opt, err := opt.withDefaults(c.Name())
 	if err != nil {
 		return nil, err

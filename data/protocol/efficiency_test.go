@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 func TestEfficiencyJobs(t *testing.T) {
@@ -55,9 +56,9 @@ func TestEfficiencyJobs(t *testing.T) {
 // efficiencyRows are result rows of the quick profile's jobs with made-up
 // numbers: configuration i computes margins[i]·10⁶ margins in iters[i]
 // iterations, spread over three QP calls (none in the first).
-func efficiencyRows(t *testing.T, margins []float64, iters []int, cpu []float64) []data.Result {
+func efficiencyRows(t *testing.T, margins []float64, iters []int, cpu []float64) []grid.Result {
 	jobs, _ := Efficiency{}.Jobs(Quick, nil)
-	var rows []data.Result
+	var rows []grid.Result
 	for i, j := range jobs {
 		m := int64(margins[i] * 1e6)
 		c := EfficiencyCurves{QPMargins: []int64{0, m / 2, m - m/2}, Iters: []int{1, 2}, IterMargins: []int64{m / 2, m - m/2}}
@@ -65,7 +66,7 @@ func efficiencyRows(t *testing.T, margins []float64, iters []int, cpu []float64)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows = append(rows, data.Result{Job: j, Detail: d, Metrics: map[string]float64{
+		rows = append(rows, grid.Result{Job: j, Detail: d, Metrics: map[string]float64{
 			"margins": float64(m), "iterations": float64(iters[i]), "constraint_seconds": margins[i] / 10,
 			"train_seconds": float64(iters[i]) / 10, "cpu_seconds": cpu[i], "converged": 1, "primal": 1 + float64(i)/100}})
 	}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 
-	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/internal/safefile"
 )
 
@@ -34,7 +34,7 @@ type MergeReport struct {
 	Complete bool `json:"complete"`
 }
 
-// Merge joins the rows of shard files (each read like data.ReadResults: the
+// Merge joins the rows of shard files (each read like grid.ReadResults: the
 // newest row of each fit) into out, written atomically in the protocol's
 // job order. A fit in two files must have the same result (metrics, error,
 // parameters and code) or Merge fails naming both files and writes
@@ -46,14 +46,14 @@ func Merge(p Protocol, profile Profile, out string, files []string) (MergeReport
 	if len(files) == 0 {
 		return rep, fmt.Errorf("merge %s: no shard files", p.Name())
 	}
-	byKey := map[string]data.Result{}
+	byKey := map[string]grid.Result{}
 	from := map[string]string{}
-	var rows []data.Result
+	var rows []grid.Result
 	for _, f := range files {
 		if abs, err := filepath.Abs(f); err == nil && abs == mustAbs(out) {
 			return rep, fmt.Errorf("merge %s: %s is both a shard and the output", p.Name(), f)
 		}
-		rs, err := data.ReadResults(f)
+		rs, err := grid.ReadResults(f)
 		if err != nil {
 			return rep, fmt.Errorf("merge %s: %w", p.Name(), err)
 		}
@@ -78,7 +78,7 @@ func Merge(p Protocol, profile Profile, out string, files []string) (MergeReport
 	if err != nil {
 		return rep, fmt.Errorf("merge %s: %w", p.Name(), err)
 	}
-	var merged []data.Result
+	var merged []grid.Result
 	listed := map[string]bool{}
 	for _, j := range jobs {
 		k := j.Key()
@@ -97,7 +97,7 @@ func Merge(p Protocol, profile Profile, out string, files []string) (MergeReport
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return rep, err
 	}
-	if err := safefile.Write(out, func(w io.Writer) error { return data.WriteResultsJSONL(w, merged) }); err != nil {
+	if err := safefile.Write(out, func(w io.Writer) error { return grid.WriteResultsJSONL(w, merged) }); err != nil {
 		return rep, fmt.Errorf("merge %s: %w", p.Name(), err)
 	}
 	rep.Rows = len(merged)
@@ -106,7 +106,7 @@ func Merge(p Protocol, profile Profile, out string, files []string) (MergeReport
 }
 
 // sameFit compares two rows of one fit, timing aside.
-func sameFit(a, b data.Result) bool {
+func sameFit(a, b grid.Result) bool {
 	if a.Error != b.Error || a.Params != b.Params || a.Code != b.Code {
 		return false
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub/feature"
 )
 
@@ -41,7 +42,7 @@ type MitoSettings struct {
 
 // Settings are the protocol's settings for a profile.
 func (Mito) Settings(p Profile) MitoSettings {
-	s := MitoSettings{SegmentationSettings: SegmentationSettings{Folds: 1, Cs: data.LogSpace(1e-2, 1e3, 11),
+	s := MitoSettings{SegmentationSettings: SegmentationSettings{Folds: 1, Cs: grid.LogSpace(1e-2, 1e3, 11),
 		Sets: []string{"C0", "C1", "C2", "C3", "C4", "C4bar", "TGC", "QPBO"}, Losses: []string{"avg"},
 		Tol: 1e-3, MaxIter: 5000, AddK: 10, Seed: 1}}
 	switch p {
@@ -69,24 +70,24 @@ func (Mito) Settings(p Profile) MitoSettings {
 // disk by data.DefaultSegmentCache), keeping the test volume's image for
 // figures; and the one fold, training on the halves, testing on the test
 // volume.
-func (m Mito) Build(p Profile, building func(done, total int)) (*data.SegmentedSet, []data.Fold, error) {
+func (m Mito) Build(p Profile, building func(done, total int)) (*data.SegmentedSet, []grid.Fold, error) {
 	return data.BuildMitoSplit(data.MitoOptions{Crop: m.Settings(p).Crop, KeepImage: true,
 		Cache: data.DefaultSegmentCache(), Progress: building})
 }
 
 // Jobs implements Protocol.
-func (m Mito) Jobs(p Profile, rows []data.Result) ([]data.Job, error) {
+func (m Mito) Jobs(p Profile, rows []grid.Result) ([]grid.Job, error) {
 	return segmentationJobs(m.Name(), m.Settings(p).SegmentationSettings, rows), nil
 }
 
 // Group implements Protocol: the selection and final fits of one column.
-func (Mito) Group(j data.Job) string { return segmentationGroup(j) }
+func (Mito) Group(j grid.Job) string { return segmentationGroup(j) }
 
 // Run implements Protocol. Its fits run up to 5000 iterations, so unless
 // opt.Checkpoints is set they checkpoint into
 // out/checkpoints/mito-PROFILE and an interrupted run resumes them from
 // their last iteration.
-func (m Mito) Run(ctx context.Context, opt Options) ([]data.Result, error) {
+func (m Mito) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	opt, err := opt.withDefaults(m.Name())
 	if err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ func (m Mito) Run(ctx context.Context, opt Options) ([]data.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	fit := func(ctx context.Context, j data.Job) (map[string]float64, error) {
+	fit := func(ctx context.Context, j grid.Job) (map[string]float64, error) {
 		if j.Tag == "select" {
 			return sel.Run(ctx, j)
 		}
@@ -121,13 +122,13 @@ func (m Mito) Run(ctx context.Context, opt Options) ([]data.Result, error) {
 // trains on the first half of the training volume and validates C on the
 // second (SegmentationExperiment.Selection), final trains on both halves
 // and tests on the testing volume.
-func (s MitoSettings) experiments(set *data.SegmentedSet, folds []data.Fold, opt Options) (sel, final *data.SegmentationExperiment, err error) {
+func (s MitoSettings) experiments(set *data.SegmentedSet, folds []grid.Fold, opt Options) (sel, final *data.SegmentationExperiment, err error) {
 	if len(folds) != 1 || len(folds[0].Train) != 2 {
 		return nil, nil, fmt.Errorf("mito: want one fold training on two halves, got %v", folds)
 	}
 	f := folds[0]
 	final = s.experiment(set, folds, opt)
-	sel = s.experiment(set, []data.Fold{{Train: f.Train[:1], Test: f.Test}}, opt)
+	sel = s.experiment(set, []grid.Fold{{Train: f.Train[:1], Test: f.Test}}, opt)
 	sel.HoldOut, sel.Selection = 0, f.Train[1:]
 	return sel, final, nil
 }
@@ -158,7 +159,7 @@ var mitoMetrics = []string{"train_cavg", "test_cavg", "test_iou", "test_voc", "i
 // mitoOurs is the table's values per column: the final fit's metrics (one
 // fold), percent but for iterations, and the Oracle column from the test
 // volume's oracle confusion (nil: NaN).
-func mitoOurs(final []data.Result, s MitoSettings, oracle *feature.Confusion) map[string][5]float64 {
+func mitoOurs(final []grid.Result, s MitoSettings, oracle *feature.Confusion) map[string][5]float64 {
 	nan := math.NaN()
 	ours := map[string][5]float64{"Oracle": {nan, 100, nan, nan, nan}}
 	if oracle != nil {
@@ -167,7 +168,7 @@ func mitoOurs(final []data.Result, s MitoSettings, oracle *feature.Confusion) ma
 	for _, col := range s.Sets {
 		var v [5]float64
 		for i, metric := range mitoMetrics {
-			v[i], _, _ = data.Aggregate(final, col, "avg", metric)
+			v[i], _, _ = grid.Aggregate(final, col, "avg", metric)
 			if metric != "iterations" {
 				v[i] *= 100
 			}
@@ -181,7 +182,7 @@ func mitoOurs(final []data.Result, s MitoSettings, oracle *feature.Confusion) ma
 // IoU, VOC in percent) per column and for the Oracle (the majority labelling
 // of the test supervoxels, from the test volume's oracle confusion), and its
 // SSVM iterations, beside the paper's.
-func (Mito) Scores(final []data.Result, s MitoSettings, oracle *feature.Confusion) (scores, iterations Comparison) {
+func (Mito) Scores(final []grid.Result, s MitoSettings, oracle *feature.Confusion) (scores, iterations Comparison) {
 	cols := append(append([]string{}, s.Sets...), "Oracle")
 	ours := mitoOurs(final, s, oracle)
 	scores = Comparison{Title: "mitochondria, scores (%)", Cols: cols, Rows: []string{"1−Δ_avg train", "1−Δ_avg test", "IoU", "VOC"}}
@@ -203,7 +204,7 @@ func (Mito) Scores(final []data.Result, s MitoSettings, oracle *feature.Confusio
 // AgainstPaper sums up the constrained columns C1–C̄4 of the settings
 // against the paper: the range of their training 1−Δ_avg differences and
 // of their SSVM iterations beside the paper's.
-func (Mito) AgainstPaper(final []data.Result, s MitoSettings) string {
+func (Mito) AgainstPaper(final []grid.Result, s MitoSettings) string {
 	ours := mitoOurs(final, s, nil)
 	dLo, dHi, iLo, iHi, pLo, pHi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, col := range []string{"C1", "C2", "C3", "C4", "C4bar"} {
@@ -221,7 +222,7 @@ func (Mito) AgainstPaper(final []data.Result, s MitoSettings) string {
 }
 
 // Headline is test 1−Δ_avg of C4 and C0, ours and the paper's.
-func (Mito) Headline(final []data.Result, s MitoSettings) string {
+func (Mito) Headline(final []grid.Result, s MitoSettings) string {
 	ours := mitoOurs(final, s, nil)
 	testOf := func(col string) string {
 		if o, ok := ours[col]; ok {
@@ -233,7 +234,7 @@ func (Mito) Headline(final []data.Result, s MitoSettings) string {
 }
 
 // ScoreBars are our scores (%) per column (one fold: no error bars).
-func (Mito) ScoreBars(final []data.Result, s MitoSettings) Bars {
+func (Mito) ScoreBars(final []grid.Result, s MitoSettings) Bars {
 	cols := s.Sets
 	ours := mitoOurs(final, s, nil)
 	b := Bars{Title: "mitochondria: scores per column (ours)", Unit: "%", Categories: cols}
@@ -250,10 +251,10 @@ func (Mito) ScoreBars(final []data.Result, s MitoSettings) Bars {
 // NonSubmodular is the percentage of non-submodular test edges per column
 // beside the paper's (C4: 3.5·10⁻⁵ of the edges; 0 by construction for
 // C0–C2 and C̄4).
-func (Mito) NonSubmodular(final []data.Result, s MitoSettings) Comparison {
+func (Mito) NonSubmodular(final []grid.Result, s MitoSettings) Comparison {
 	c := Comparison{Title: "non-submodular test edges (%), mitochondria", Corner: "column", Cols: []string{"Δ_avg loss"}, Format: "%.4f", Factor: 2}
 	for _, col := range s.Sets {
-		v, _, _ := data.Aggregate(final, col, "avg", "nonsub_test")
+		v, _, _ := grid.Aggregate(final, col, "avg", "nonsub_test")
 		pv, ok := mitoPaperNonsub[col]
 		if !ok {
 			pv = math.NaN()

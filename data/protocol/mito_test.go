@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/internal/datadir"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
@@ -43,24 +44,24 @@ func TestMitoJobs(t *testing.T) {
 func TestMitoExperiments(t *testing.T) {
 	s := Mito{}.Settings(Tiny)
 	set := &data.SegmentedSet{Items: make([]*data.SegmentedImage, 3)}
-	sel, final, err := s.experiments(set, []data.Fold{{Train: []int{0, 1}, Test: []int{2}}}, Options{})
+	sel, final, err := s.experiments(set, []grid.Fold{{Train: []int{0, 1}, Test: []int{2}}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(sel.Folds, []data.Fold{{Train: []int{0}, Test: []int{2}}}) || !reflect.DeepEqual(sel.Selection, []int{1}) || sel.HoldOut != 0 {
+	if !reflect.DeepEqual(sel.Folds, []grid.Fold{{Train: []int{0}, Test: []int{2}}}) || !reflect.DeepEqual(sel.Selection, []int{1}) || sel.HoldOut != 0 {
 		t.Errorf("selection: folds %v, selection %v, hold-out %g; want train [0], validate [1], no hold-out", sel.Folds, sel.Selection, sel.HoldOut)
 	}
-	if !reflect.DeepEqual(final.Folds, []data.Fold{{Train: []int{0, 1}, Test: []int{2}}}) || final.Selection != nil {
+	if !reflect.DeepEqual(final.Folds, []grid.Fold{{Train: []int{0, 1}, Test: []int{2}}}) || final.Selection != nil {
 		t.Errorf("final: folds %v, selection %v; want train [0 1], test [2]", final.Folds, final.Selection)
 	}
-	if _, _, err := s.experiments(set, []data.Fold{{Train: []int{0}, Test: []int{2}}}, Options{}); err == nil {
+	if _, _, err := s.experiments(set, []grid.Fold{{Train: []int{0}, Test: []int{2}}}, Options{}); err == nil {
 		t.Error("a fold with one training item: no error")
 	}
 }
 
 // mitoRow is a final row of one column.
-func mitoRow(set string, trainCavg, testCavg, iou, voc, iters, nonsub float64) data.Result {
-	return data.Result{Job: data.Job{Dataset: "mito", Set: set, Loss: "avg", C: 1, Tag: "final"},
+func mitoRow(set string, trainCavg, testCavg, iou, voc, iters, nonsub float64) grid.Result {
+	return grid.Result{Job: grid.Job{Dataset: "mito", Set: set, Loss: "avg", C: 1, Tag: "final"},
 		Metrics: map[string]float64{"train_cavg": trainCavg, "test_cavg": testCavg, "test_iou": iou, "test_voc": voc,
 			"iterations": iters, "nonsub_test": nonsub}}
 }
@@ -69,7 +70,7 @@ func mitoRow(set string, trainCavg, testCavg, iou, voc, iters, nonsub float64) d
 // hand.
 func TestMitoTables(t *testing.T) {
 	m, s := Mito{}, Mito{}.Settings(Tiny) // columns C0, C4, TGC
-	final := []data.Result{
+	final := []grid.Result{
 		mitoRow("C0", 0.85, 0.8, 0.4, 0.7, 30, 0),
 		mitoRow("C4", 0.99, 0.97, 0.7, 0.85, 140, 0.002),
 		mitoRow("TGC", 0.9, 0.9, 0.6, 0.8, 25, 0.3),

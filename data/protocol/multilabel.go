@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -113,20 +114,20 @@ func splitDataset(ds string) (name string, bias bool) {
 // bias, every column at CReadingPyStruct; then C0 and C2 on
 // Settings.Readings at the two other readings of C. No job depends on
 // another, so rows change nothing.
-func (m MultiLabel) Jobs(p Profile, _ []data.Result) ([]data.Job, error) {
+func (m MultiLabel) Jobs(p Profile, _ []grid.Result) ([]grid.Job, error) {
 	s := m.Settings(p)
-	var jobs []data.Job
+	var jobs []grid.Job
 	for _, d := range s.Data {
 		for _, bias := range []bool{false, true} {
 			for _, c := range s.Columns {
-				jobs = append(jobs, data.Job{Dataset: MultiLabelDataset(d.Name, bias), Set: c, Loss: s.Loss, C: s.C, Tag: CReadingPyStruct})
+				jobs = append(jobs, grid.Job{Dataset: MultiLabelDataset(d.Name, bias), Set: c, Loss: s.Loss, C: s.C, Tag: CReadingPyStruct})
 			}
 		}
 	}
 	if s.Readings != "" {
 		for _, tag := range []string{CReadingLiteral, CReadingCount} {
 			for _, c := range []string{"C0", "C2"} {
-				jobs = append(jobs, data.Job{Dataset: s.Readings, Set: c, Loss: s.Loss, C: s.C, Tag: tag})
+				jobs = append(jobs, grid.Job{Dataset: s.Readings, Set: c, Loss: s.Loss, C: s.C, Tag: tag})
 			}
 		}
 	}
@@ -134,7 +135,7 @@ func (m MultiLabel) Jobs(p Profile, _ []data.Result) ([]data.Job, error) {
 }
 
 // Group implements Protocol: every fit stands alone.
-func (MultiLabel) Group(j data.Job) string { return j.Key() }
+func (MultiLabel) Group(j grid.Job) string { return j.Key() }
 
 // Build loads (or generates) the profile's data sets, draws their subsets
 // and builds the graphs of both feature maps, keyed by job data set;
@@ -186,7 +187,7 @@ func multiLabelSubset(s *data.MultiLabelSet, n int, seed uint64) (*data.MultiLab
 	if n <= 0 || n >= s.Len() {
 		return s, nil
 	}
-	f, err := data.RandomFolds(s.Len(), 1, s.Len()-n, seed)
+	f, err := grid.RandomFolds(s.Len(), 1, s.Len()-n, seed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
@@ -195,7 +196,7 @@ func multiLabelSubset(s *data.MultiLabelSet, n int, seed uint64) (*data.MultiLab
 
 // PsubC is the C psub trains a job at on pr: the paper's C read as the
 // job's Tag says.
-func PsubC(j data.Job, pr *data.MultiLabelProblem) (float64, error) {
+func PsubC(j grid.Job, pr *data.MultiLabelProblem) (float64, error) {
 	if len(pr.Train) == 0 {
 		return 0, fmt.Errorf("%s: no training examples", j.Dataset)
 	}
@@ -212,7 +213,7 @@ func PsubC(j data.Job, pr *data.MultiLabelProblem) (float64, error) {
 }
 
 // Run implements Protocol: one fit per core, rows in opt.Results.
-func (m MultiLabel) Run(ctx context.Context, opt Options) ([]data.Result, error) {
+func (m MultiLabel) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	opt, err := opt.withDefaults(m.Name())
 	if err != nil {
 		return nil, err
@@ -235,7 +236,7 @@ func (m MultiLabel) Run(ctx context.Context, opt Options) ([]data.Result, error)
 	for name := range problems {
 		params.Experiment[name] = e.Params(name)
 	}
-	fit := func(ctx context.Context, j data.Job) (map[string]float64, error) {
+	fit := func(ctx context.Context, j grid.Job) (map[string]float64, error) {
 		pr, ok := problems[j.Dataset]
 		if !ok {
 			return nil, fmt.Errorf("multilabel job %s: no data set %q in profile %s", j.Key(), j.Dataset, opt.Profile)
@@ -258,12 +259,12 @@ func (m MultiLabel) Run(ctx context.Context, opt Options) ([]data.Result, error)
 
 // Load reads the rows of the profile's jobs from opt.Results (default
 // DefaultResults): what a notebook's table cells show after Run.
-func (m MultiLabel) Load(opt Options) ([]data.Result, error) {
+func (m MultiLabel) Load(opt Options) ([]grid.Result, error) {
 	opt, err := opt.withDefaults(m.Name())
 	if err != nil {
 		return nil, err
 	}
-	rows, err := data.ReadResults(opt.Results)
+	rows, err := grid.ReadResults(opt.Results)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (run the protocol first)", m.Name(), err)
 	}
@@ -275,7 +276,7 @@ func (m MultiLabel) Load(opt Options) ([]data.Result, error) {
 	for _, j := range jobs {
 		listed[j.Key()] = true
 	}
-	var out []data.Result
+	var out []grid.Result
 	for _, r := range rows {
 		if listed[r.Key()] {
 			out = append(out, r)

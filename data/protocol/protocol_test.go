@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 func TestParseShard(t *testing.T) {
@@ -53,11 +54,11 @@ type toy struct {
 
 func (toy) Name() string  { return "toy" }
 func (toy) Title() string { return "a toy protocol" }
-func (p toy) Jobs(_ Profile, rows []data.Result) ([]data.Job, error) {
+func (p toy) Jobs(_ Profile, rows []grid.Result) ([]grid.Job, error) {
 	return segmentationJobs("toy", p.s, rows), nil
 }
-func (toy) Group(j data.Job) string { return segmentationGroup(j) }
-func (p toy) Run(ctx context.Context, opt Options) ([]data.Result, error) {
+func (toy) Group(j grid.Job) string { return segmentationGroup(j) }
+func (p toy) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	opt, err := opt.withDefaults(p.Name())
 	if err != nil {
 		return nil, err
@@ -66,7 +67,7 @@ func (p toy) Run(ctx context.Context, opt Options) ([]data.Result, error) {
 }
 
 // fit scores C by its distance to a set- and fold-dependent optimum.
-func (p toy) fit(_ context.Context, j data.Job) (map[string]float64, error) {
+func (p toy) fit(_ context.Context, j grid.Job) (map[string]float64, error) {
 	if p.calls != nil {
 		*p.calls++
 	}
@@ -89,17 +90,17 @@ func TestSegmentationJobsStages(t *testing.T) {
 	}
 	// Rows of all but one selection fit of one group: every other group
 	// gets its final fit, at its best C.
-	var rows []data.Result
+	var rows []grid.Result
 	p := toy{s: s}
 	for _, j := range jobs {
 		if j.Set == "A" && j.Loss == "x" && j.Fold == 0 && j.C == 2 {
 			continue
 		}
 		m, _ := p.fit(context.Background(), j)
-		rows = append(rows, data.Result{Job: j, Metrics: m})
+		rows = append(rows, grid.Result{Job: j, Metrics: m})
 	}
 	jobs = segmentationJobs("toy", s, rows)
-	var finals []data.Job
+	var finals []grid.Job
 	for _, j := range jobs {
 		if j.Tag == "final" {
 			finals = append(finals, j)
@@ -150,7 +151,7 @@ func TestShardsPartitionGroups(t *testing.T) {
 }
 
 // comparable strips what differs between two runs of the same fit.
-func comparable(rs []data.Result) map[string]map[string]float64 {
+func comparable(rs []grid.Result) map[string]map[string]float64 {
 	out := map[string]map[string]float64{}
 	for _, r := range rs {
 		m := map[string]float64{}
@@ -205,7 +206,7 @@ func TestShardedRunMergesToWholeRun(t *testing.T) {
 	if !rep.Complete || rep.Rows != 72 || rep.Duplicates == 0 {
 		t.Errorf("merge: %+v; want 72 rows, complete, duplicates counted", rep)
 	}
-	merged, err := data.ReadResults(out)
+	merged, err := grid.ReadResults(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestMergeRefusesConflicts(t *testing.T) {
 	if _, err := p.Run(context.Background(), Options{Results: a}); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := data.ReadResults(a)
+	rows, err := grid.ReadResults(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestMergeRefusesConflicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := data.WriteResultsJSONL(f, rows[:1]); err != nil {
+	if err := grid.WriteResultsJSONL(f, rows[:1]); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -247,7 +248,7 @@ func TestMergeRefusesConflicts(t *testing.T) {
 func TestFailedJobIsReportedAndRetried(t *testing.T) {
 	dir := t.TempDir()
 	s := SegmentationSettings{Folds: 2, Cs: []float64{1, 2}, Sets: []string{"A"}, Losses: []string{"x"}}
-	bad := data.Job{Dataset: "toy", Set: "A", Loss: "x", C: 2, Fold: 1, Tag: "select"}
+	bad := grid.Job{Dataset: "toy", Set: "A", Loss: "x", C: 2, Fold: 1, Tag: "select"}
 	p := toy{s: s, fail: bad.Key()}
 	res := filepath.Join(dir, "r.jsonl")
 	_, err := p.Run(context.Background(), Options{Results: res})

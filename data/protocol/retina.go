@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 // Retina is the paper's §2 protocol (UCSB feline retina) run on SUBSTITUTE
@@ -31,7 +32,7 @@ func (Retina) Title() string {
 // Settings are the protocol's settings for a profile.
 func (Retina) Settings(p Profile) SegmentationSettings {
 	s := SegmentationSettings{Images: data.RetinaImages, Downscale: 1, Folds: data.RetinaFolds, Test: data.RetinaTest,
-		Cs: data.LogSpace(0.1, 10, 5), Sets: []string{"C0", "C1", "C2", "C3", "C4", "C4bar", "QPBO"}, Losses: []string{"avg"},
+		Cs: grid.LogSpace(0.1, 10, 5), Sets: []string{"C0", "C1", "C2", "C3", "C4", "C4bar", "QPBO"}, Losses: []string{"avg"},
 		Tol: data.RetinaTol, AddK: 10, Seed: 1}
 	switch p {
 	case Quick:
@@ -62,21 +63,21 @@ func (r Retina) Build(p Profile, building func(done, total int)) (*data.Segmente
 
 // Folds are the protocol's random folds of the built set, each holding out
 // Test images.
-func (r Retina) Folds(p Profile, set *data.SegmentedSet) ([]data.Fold, error) {
+func (r Retina) Folds(p Profile, set *data.SegmentedSet) ([]grid.Fold, error) {
 	s := r.Settings(p)
-	return data.RandomFolds(len(set.Items), s.Folds, s.Test, s.Seed)
+	return grid.RandomFolds(len(set.Items), s.Folds, s.Test, s.Seed)
 }
 
 // Jobs implements Protocol.
-func (r Retina) Jobs(p Profile, rows []data.Result) ([]data.Job, error) {
+func (r Retina) Jobs(p Profile, rows []grid.Result) ([]grid.Job, error) {
 	return segmentationJobs(r.Name(), r.Settings(p), rows), nil
 }
 
 // Group implements Protocol: a fold's fits of one column.
-func (Retina) Group(j data.Job) string { return segmentationGroup(j) }
+func (Retina) Group(j grid.Job) string { return segmentationGroup(j) }
 
 // Run implements Protocol.
-func (r Retina) Run(ctx context.Context, opt Options) ([]data.Result, error) {
+func (r Retina) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	opt, err := opt.withDefaults(r.Name())
 	if err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ var (
 // Scores is the feline table on horses: per column of the profile, the
 // mean over folds of the final fits' test 1−Δ_avg, IoU and VOC (%) beside
 // the paper's retina values.
-func (Retina) Scores(final []data.Result, s SegmentationSettings) Comparison {
+func (Retina) Scores(final []grid.Result, s SegmentationSettings) Comparison {
 	cols := s.Sets
 	c := Comparison{Title: "test scores (%), horses (ours) vs feline retina (paper, reference only)", Corner: "metric",
 		Rows: retinaMetricNames, Cols: cols}
@@ -124,7 +125,7 @@ func (Retina) Scores(final []data.Result, s SegmentationSettings) Comparison {
 			if v, ok := retinaPaperScores[col]; ok {
 				pv = v[i]
 			}
-			mean, _, _ := data.Aggregate(final, col, "avg", metric)
+			mean, _, _ := grid.Aggregate(final, col, "avg", metric)
 			prow, orow = append(prow, pv), append(orow, 100*mean)
 		}
 		c.Paper, c.Ours = append(c.Paper, prow), append(c.Ours, orow)
@@ -134,7 +135,7 @@ func (Retina) Scores(final []data.Result, s SegmentationSettings) Comparison {
 
 // Headline compares C4 with C2 on test 1−Δ_avg, ours on horses and the
 // paper's on the retina.
-func (r Retina) Headline(final []data.Result, s SegmentationSettings) string {
+func (r Retina) Headline(final []grid.Result, s SegmentationSettings) string {
 	c := r.Scores(final, s)
 	at := func(m string) (ours, paper float64) {
 		if i := slices.Index(c.Cols, m); i >= 0 {
@@ -149,13 +150,13 @@ func (r Retina) Headline(final []data.Result, s SegmentationSettings) string {
 
 // ScoreBars are the test scores (%) per column, mean ± standard error over
 // folds.
-func (Retina) ScoreBars(final []data.Result, s SegmentationSettings) Bars {
+func (Retina) ScoreBars(final []grid.Result, s SegmentationSettings) Bars {
 	cols := s.Sets
 	b := Bars{Title: "horses (retina protocol), test scores, mean ± s.e. over folds", Unit: "%", Categories: cols}
 	for i, metric := range retinaMetrics {
 		bs := BarSeries{Name: retinaMetricNames[i]}
 		for _, col := range cols {
-			mean, se, _ := data.Aggregate(final, col, "avg", metric)
+			mean, se, _ := grid.Aggregate(final, col, "avg", metric)
 			bs.Values, bs.Errors = append(bs.Values, 100*mean), append(bs.Errors, 100*se)
 		}
 		b.Series = append(b.Series, bs)
@@ -169,7 +170,7 @@ var retinaPairs = [][2]string{{"C4", "C2"}, {"C3", "C2"}, {"C4bar", "C4"}, {"C4"
 
 // PairedTests are two-sided paired t-tests across folds of the final fits,
 // per test metric, for the pairs of columns the settings run.
-func (Retina) PairedTests(final []data.Result, s SegmentationSettings) Table {
+func (Retina) PairedTests(final []grid.Result, s SegmentationSettings) Table {
 	t := Table{Title: "paired t-tests across folds", Header: []string{"metric", "pair", "mean %", "folds", "paired t-test (two-sided)"}}
 	for _, metric := range retinaMetrics {
 		for _, pair := range retinaPairs {
@@ -185,11 +186,11 @@ func (Retina) PairedTests(final []data.Result, s SegmentationSettings) Table {
 
 // NonSubmodular is the percentage of non-submodular test edges per column
 // (mean over folds) beside the paper's retina values (§3's feline column).
-func (Retina) NonSubmodular(final []data.Result, s SegmentationSettings) Comparison {
+func (Retina) NonSubmodular(final []grid.Result, s SegmentationSettings) Comparison {
 	c := Comparison{Title: "non-submodular test edges (%), horses (ours) vs feline retina (paper)", Corner: "set",
 		Cols: []string{"Δ_avg loss"}, Format: "%.3f", Factor: 2}
 	for _, col := range s.Sets {
-		v, _, _ := data.Aggregate(final, col, "avg", "nonsub_test")
+		v, _, _ := grid.Aggregate(final, col, "avg", "nonsub_test")
 		pv, ok := retinaPaperNonsub[col]
 		if !ok {
 			pv = math.NaN()

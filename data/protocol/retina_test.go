@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/internal/datadir"
 )
 
@@ -42,15 +42,15 @@ func TestRetinaJobs(t *testing.T) {
 }
 
 // retinaRow is a final row of the tiny profile's columns.
-func retinaRow(set string, fold int, cavg, iou, voc, nonsub float64) data.Result {
-	return data.Result{Job: data.Job{Dataset: "retina", Set: set, Loss: "avg", C: 1, Fold: fold, Tag: "final"},
+func retinaRow(set string, fold int, cavg, iou, voc, nonsub float64) grid.Result {
+	return grid.Result{Job: grid.Job{Dataset: "retina", Set: set, Loss: "avg", C: 1, Fold: fold, Tag: "final"},
 		Metrics: map[string]float64{"test_cavg": cavg, "test_iou": iou, "test_voc": voc, "nonsub_test": nonsub}}
 }
 
 // TestRetinaTables checks the tables against rows computed by hand.
 func TestRetinaTables(t *testing.T) {
 	r, s := Retina{}, Retina{}.Settings(Tiny)
-	rows := []data.Result{
+	rows := []grid.Result{
 		retinaRow("C0", 0, 0.6, 0.2, 0.4, 0), retinaRow("C0", 1, 0.8, 0.4, 0.6, 0),
 		retinaRow("C4", 0, 0.8, 0.3, 0.5, 0.01), retinaRow("C4", 1, 0.9, 0.5, 0.7, 0.03),
 		retinaRow("QPBO", 0, 0.7, 0.3, 0.5, 0.2), retinaRow("QPBO", 1, 0.6, 0.5, 0.5, 0.1),

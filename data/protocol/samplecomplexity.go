@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
 )
@@ -43,7 +44,7 @@ func (SampleComplexity) Title() string {
 	return "§6 (paper §4) cows: held-out pairwise features outside the hull and cone of n training features; C4's non-submodular test fraction; a uniform-polytope control"
 }
 
-// The stages of the sample-complexity protocol (data.Job.Tag).
+// The stages of the sample-complexity protocol (grid.Job.Tag).
 const (
 	StageCoverage = "coverage"
 	StageC4       = "c4"
@@ -131,34 +132,34 @@ func (s SampleComplexitySettings) params() any {
 }
 
 // Jobs implements Protocol: every job is known from the settings.
-func (sc SampleComplexity) Jobs(p Profile, _ []data.Result) ([]data.Job, error) {
+func (sc SampleComplexity) Jobs(p Profile, _ []grid.Result) ([]grid.Job, error) {
 	s := sc.Settings(p)
-	var jobs []data.Job
+	var jobs []grid.Job
 	for _, n := range s.Sizes {
 		for rep := range max(s.Repeats, 1) {
-			jobs = append(jobs, data.Job{Dataset: "cows", Set: sizeLabel("n", n), Fold: rep, Tag: StageCoverage})
+			jobs = append(jobs, grid.Job{Dataset: "cows", Set: sizeLabel("n", n), Fold: rep, Tag: StageCoverage})
 		}
 	}
 	for _, k := range s.TrainImages {
-		jobs = append(jobs, data.Job{Dataset: "cows", Set: sizeLabel("k", k), Loss: psub.Hamming{}.Name(), C: s.C, Tag: StageC4})
+		jobs = append(jobs, grid.Job{Dataset: "cows", Set: sizeLabel("k", k), Loss: psub.Hamming{}.Name(), C: s.C, Tag: StageC4})
 	}
 	for _, d := range s.ControlDims {
 		for _, n := range s.ControlSizes {
-			jobs = append(jobs, data.Job{Dataset: controlDataset(d), Set: sizeLabel("n", n), Tag: StageControl})
+			jobs = append(jobs, grid.Job{Dataset: controlDataset(d), Set: sizeLabel("n", n), Tag: StageControl})
 		}
 	}
 	return jobs, nil
 }
 
 // Group implements Protocol: the jobs do not depend on each other.
-func (SampleComplexity) Group(j data.Job) string { return j.Key() }
+func (SampleComplexity) Group(j grid.Job) string { return j.Key() }
 
 func sizeLabel(name string, n int) string { return name + "=" + strconv.Itoa(n) }
 
 func controlDataset(d int) string { return fmt.Sprintf("uniform-%dd", d) }
 
 // jobSize reads the size of a job's Set ("n=1024" → 1024).
-func jobSize(j data.Job) (int, error) {
+func jobSize(j grid.Job) (int, error) {
 	_, v, ok := strings.Cut(j.Set, "=")
 	n, err := strconv.Atoi(v)
 	if !ok || err != nil || n < 1 {
@@ -189,7 +190,7 @@ func (sc SampleComplexity) Split(p Profile, set *data.SegmentedSet) (train, test
 // Run implements Protocol. The cow images are built when the first job
 // that needs them runs, so a run whose rows are all stored reads only its
 // results file.
-func (sc SampleComplexity) Run(ctx context.Context, opt Options) ([]data.Result, error) {
+func (sc SampleComplexity) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	opt, err := opt.withDefaults(sc.Name())
 	if err != nil {
 		return nil, err
@@ -218,7 +219,7 @@ type sampleWork struct {
 	pool, held  [][]float64 // pairwise features of train and test
 }
 
-func (w *sampleWork) run(_ context.Context, j data.Job) (map[string]float64, error) {
+func (w *sampleWork) run(_ context.Context, j grid.Job) (map[string]float64, error) {
 	n, err := jobSize(j)
 	if err != nil {
 		return nil, err
@@ -271,7 +272,7 @@ func (w *sampleWork) c4(k int) (map[string]float64, error) {
 
 // control measures the hull and cone coverage of n uniform points on
 // [0,1]^d.
-func (w *sampleWork) control(j data.Job, n int) (map[string]float64, error) {
+func (w *sampleWork) control(j grid.Job, n int) (map[string]float64, error) {
 	var d int
 	if _, err := fmt.Sscanf(j.Dataset, "uniform-%dd", &d); err != nil || d < 1 {
 		return nil, fmt.Errorf("job %s: data set %q is not uniform-Dd", j.Key(), j.Dataset)
@@ -362,20 +363,20 @@ func b2f(b bool) float64 {
 // control's "uniform-2d") into feature.CoveragePoints: per n, the mean over
 // repeats and its standard error (0 for one repeat), in the order of the
 // rows. Failed rows are left out.
-func (SampleComplexity) Coverage(rows []data.Result, dataset string) []feature.CoveragePoint {
-	var mine []data.Result
+func (SampleComplexity) Coverage(rows []grid.Result, dataset string) []feature.CoveragePoint {
+	var mine []grid.Result
 	for _, r := range rows {
 		if r.Dataset == dataset && (r.Tag == StageCoverage || r.Tag == StageControl) {
 			mine = append(mine, r)
 		}
 	}
-	cone := map[string]data.Summary{}
-	for _, c := range data.Summarize(mine, "outside_cone") {
+	cone := map[string]grid.Summary{}
+	for _, c := range grid.Summarize(mine, "outside_cone") {
 		cone[c.Set] = c
 	}
 	var out []feature.CoveragePoint
-	for _, h := range data.Summarize(mine, "outside_hull") {
-		n, _ := jobSize(data.Job{Set: h.Set})
+	for _, h := range grid.Summarize(mine, "outside_hull") {
+		n, _ := jobSize(grid.Job{Set: h.Set})
 		c := cone[h.Set]
 		out = append(out, feature.CoveragePoint{N: n, OutsideHull: h.Mean, HullStdErr: h.StdErr,
 			OutsideCone: c.Mean, ConeStdErr: c.StdErr})
@@ -385,7 +386,7 @@ func (SampleComplexity) Coverage(rows []data.Result, dataset string) []feature.C
 
 // CoverageTable is the cows coverage as a table: n, and the fractions
 // outside the hull and the cone (mean ± standard error over repeats).
-func (sc SampleComplexity) CoverageTable(rows []data.Result) Table {
+func (sc SampleComplexity) CoverageTable(rows []grid.Result) Table {
 	t := Table{Title: "held-out cow pairwise features outside the hull and cone of n training features",
 		Header: []string{"n training features", "outside hull", "outside cone"}}
 	for _, c := range sc.Coverage(rows, "cows") {
@@ -408,7 +409,7 @@ type C4Point struct {
 
 // C4 lists the C4 models' rows in order of their training images. Failed
 // rows are left out.
-func (SampleComplexity) C4(rows []data.Result) []C4Point {
+func (SampleComplexity) C4(rows []grid.Result) []C4Point {
 	var out []C4Point
 	for _, r := range rows {
 		if r.Tag != StageC4 || r.Error != "" {
@@ -424,7 +425,7 @@ func (SampleComplexity) C4(rows []data.Result) []C4Point {
 }
 
 // C4Table is the C4 models as a table.
-func (sc SampleComplexity) C4Table(rows []data.Result) Table {
+func (sc SampleComplexity) C4Table(rows []grid.Result) Table {
 	t := Table{Title: "C4 models: non-submodular test edges and the bound of their own training cone",
 		Header: []string{"training images", "training edges", "non-submodular test edges", "outside own cone (bound)",
 			"outside own hull", "iterations", "converged", "seconds"}}
@@ -438,7 +439,7 @@ func (sc SampleComplexity) C4Table(rows []data.Result) Table {
 
 // Dim is the dimension of the cow pairwise features (0 without a coverage
 // row).
-func (SampleComplexity) Dim(rows []data.Result) int {
+func (SampleComplexity) Dim(rows []grid.Result) int {
 	for _, r := range rows {
 		if r.Tag == StageCoverage && r.Error == "" {
 			return int(r.Metrics["dim"])
@@ -461,7 +462,7 @@ type ControlCurve struct {
 }
 
 // Control returns the control's curves, one per dimension of the settings.
-func (sc SampleComplexity) Control(p Profile, rows []data.Result) []ControlCurve {
+func (sc SampleComplexity) Control(p Profile, rows []grid.Result) []ControlCurve {
 	var out []ControlCurve
 	for _, d := range sc.Settings(p).ControlDims {
 		c := ControlCurve{Dim: d}
@@ -496,7 +497,7 @@ const PaperC4NonSubmodular = 0.0
 // Comparison is the paper's non-submodular fraction of C4 on cows beside
 // that of the C4 model trained on the most images (in %); ok is false
 // without a C4 row.
-func (sc SampleComplexity) Comparison(rows []data.Result) (c Comparison, ok bool) {
+func (sc SampleComplexity) Comparison(rows []grid.Result) (c Comparison, ok bool) {
 	pts := sc.C4(rows)
 	if len(pts) == 0 {
 		return c, false

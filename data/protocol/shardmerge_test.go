@@ -6,14 +6,14 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 )
 
 // checkShardsMergeToWhole runs shards 1/2 and 2/2 of p's profile into dir
 // (opts gives each run's options by name and shard), merges them, and checks
 // that the merge is complete and holds the whole run's fits metric for
 // metric (timings aside).
-func checkShardsMergeToWhole(t *testing.T, p Protocol, prof Profile, dir string, opts func(name string, s Shard) Options, whole []data.Result) {
+func checkShardsMergeToWhole(t *testing.T, p Protocol, prof Profile, dir string, opts func(name string, s Shard) Options, whole []grid.Result) {
 	t.Helper()
 	var files []string
 	for i := 1; i <= 2; i++ {
@@ -28,7 +28,7 @@ func checkShardsMergeToWhole(t *testing.T, p Protocol, prof Profile, dir string,
 	if err != nil || !rep.Complete {
 		t.Fatalf("merge: %v %+v", err, rep)
 	}
-	rows, err := data.ReadResults(merged)
+	rows, err := grid.ReadResults(merged)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -74,19 +75,19 @@ func (s TradeoffSettings) params() any {
 }
 
 // Jobs implements Protocol: seed after seed, the ladder in order.
-func (t Tradeoff) Jobs(p Profile, _ []data.Result) ([]data.Job, error) {
+func (t Tradeoff) Jobs(p Profile, _ []grid.Result) ([]grid.Job, error) {
 	s := t.Settings(p)
-	var jobs []data.Job
+	var jobs []grid.Job
 	for _, seed := range s.Seeds {
 		for _, e := range s.Entries {
-			jobs = append(jobs, data.Job{Dataset: "synthetic", Set: e, Loss: psub.Hamming{}.Name(), C: s.C, Fold: int(seed)})
+			jobs = append(jobs, grid.Job{Dataset: "synthetic", Set: e, Loss: psub.Hamming{}.Name(), C: s.C, Fold: int(seed)})
 		}
 	}
 	return jobs, nil
 }
 
 // Group implements Protocol: the fits do not depend on each other.
-func (Tradeoff) Group(j data.Job) string { return j.Key() }
+func (Tradeoff) Group(j grid.Job) string { return j.Key() }
 
 // Problem is the synthetic segmentation of one seed.
 func (t Tradeoff) Problem(p Profile, seed uint64) *data.Segmentation {
@@ -95,7 +96,7 @@ func (t Tradeoff) Problem(p Profile, seed uint64) *data.Segmentation {
 }
 
 // Run implements Protocol.
-func (t Tradeoff) Run(ctx context.Context, opt Options) ([]data.Result, error) {
+func (t Tradeoff) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	opt, err := opt.withDefaults(t.Name())
 	if err != nil {
 		return nil, err
@@ -111,7 +112,7 @@ func (t Tradeoff) Run(ctx context.Context, opt Options) ([]data.Result, error) {
 		}
 		return problems[seed]
 	}
-	fit := func(_ context.Context, j data.Job) (map[string]float64, error) {
+	fit := func(_ context.Context, j grid.Job) (map[string]float64, error) {
 		entry, err := ladderEntry(j.Set)
 		if err != nil {
 			return nil, err
@@ -153,7 +154,7 @@ func tradeoffMetrics(r data.TradeoffRow) map[string]float64 {
 
 // tradeoffRow rebuilds the TradeoffRow of a result; the names come from
 // the ladder.
-func tradeoffRow(r data.Result) (data.TradeoffRow, error) {
+func tradeoffRow(r grid.Result) (data.TradeoffRow, error) {
 	e, err := ladderEntry(r.Set)
 	if err != nil {
 		return data.TradeoffRow{}, err
@@ -176,9 +177,9 @@ func tradeoffRow(r data.Result) (data.TradeoffRow, error) {
 // Runs are the rows as ladders, one per seed whose every entry succeeded
 // (in the order of the seeds), each in the order of the settings' entries:
 // what data.TradeoffStat averages over.
-func (t Tradeoff) Runs(p Profile, rows []data.Result) ([][]data.TradeoffRow, error) {
+func (t Tradeoff) Runs(p Profile, rows []grid.Result) ([][]data.TradeoffRow, error) {
 	s := t.Settings(p)
-	byKey := map[string]data.Result{}
+	byKey := map[string]grid.Result{}
 	for _, r := range rows {
 		byKey[r.Key()] = r
 	}

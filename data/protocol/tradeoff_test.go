@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -51,17 +52,17 @@ func TestTradeoffRowRoundTrip(t *testing.T) {
 		TGCTruncated: 3, TestEdges: 300, QPBOUnlabelled: 4, TestNodes: 200, TRWSGap: 1e-4, TRWSExact: 2}
 	e, _ := ladderEntry("QPBO")
 	want.Inference = e.Inference.Name()
-	got, err := tradeoffRow(data.Result{Job: data.Job{Set: "QPBO"}, Metrics: tradeoffMetrics(want)})
+	got, err := tradeoffRow(grid.Result{Job: grid.Job{Set: "QPBO"}, Metrics: tradeoffMetrics(want)})
 	if err != nil || got != want {
 		t.Errorf("round trip: %+v, %v; want %+v", got, err, want)
 	}
 }
 
 // tradeoffRows makes result rows of one entry over seeds.
-func tradeoffRows(entry string, rs ...data.TradeoffRow) []data.Result {
-	var out []data.Result
+func tradeoffRows(entry string, rs ...data.TradeoffRow) []grid.Result {
+	var out []grid.Result
 	for i, r := range rs {
-		out = append(out, data.Result{Job: data.Job{Dataset: "synthetic", Set: entry, Loss: "hamming", C: 1, Fold: i + 1},
+		out = append(out, grid.Result{Job: grid.Job{Dataset: "synthetic", Set: entry, Loss: "hamming", C: 1, Fold: i + 1},
 			Metrics: tradeoffMetrics(r)})
 	}
 	return out
@@ -70,7 +71,7 @@ func tradeoffRows(entry string, rs ...data.TradeoffRow) []data.Result {
 func TestTradeoffTables(t *testing.T) {
 	tr := Tradeoff{}
 	p := Tiny // seeds 1 and 2, every entry
-	var rows []data.Result
+	var rows []grid.Result
 	for _, e := range tr.Settings(p).Entries {
 		a := data.TradeoffRow{TestAcc: 0.9, PrimalLo: 1, PrimalHi: 1, TestNodes: 100, QPBOUnlabelled: 10}
 		b := data.TradeoffRow{TestAcc: 0.8, PrimalLo: 2, PrimalHi: 2, TestNodes: 100, NonSubmodularTest: 0.01}
@@ -167,7 +168,7 @@ func TestTradeoffTiny(t *testing.T) {
 	if err != nil || !rep.Complete || rep.Rows != len(rows) {
 		t.Fatalf("merge: %v %+v", err, rep)
 	}
-	merged, err := data.ReadResults(out)
+	merged, err := grid.ReadResults(out)
 	if err != nil {
 		t.Fatal(err)
 	}

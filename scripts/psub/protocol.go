@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/data/protocol"
 )
 
@@ -45,7 +45,7 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 		merge:       fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running"),
 	}
 	fs.after = func(w io.Writer) {
-		fmt.Fprintln(w, "\nprotocols (one per notebook; rows: one JSON object per fit, data.Result):")
+		fmt.Fprintln(w, "\nprotocols (one per notebook; rows: one JSON object per fit, grid.Result):")
 		for _, p := range protocol.All() {
 			fmt.Fprintf(w, "  %-18s %s\n", p.Name(), p.Title())
 		}
@@ -133,7 +133,7 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 	ran := 0
 	opt := protocol.Options{Profile: prof, Results: *results, Shard: shard, Workers: *workers, Models: *models, Checkpoints: *checkpoints,
 		Log: stderr,
-		Progress: func(g data.Progress) {
+		Progress: func(g grid.Progress) {
 			ran++
 			fmt.Fprintf(stderr, "%s %s [%d/%d] %s\n", p.Name(), prof, g.Done+g.Skipped, g.Total, protocol.ProgressLine(g))
 		},

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/internal/datadir"
 )
 
@@ -61,7 +61,7 @@ func TestProtocolShardsAndMerge(t *testing.T) {
 	if code := run(append([]string{"protocol", "cows", "-profile", "tiny", "-merge", "-results", merged}, files...), &out, &errb); code != 0 || !strings.Contains(out.String(), `"complete":true`) {
 		t.Fatalf("merge: exit %d, %s %s", code, out.String(), errb.String())
 	}
-	rows, err := data.ReadResults(merged)
+	rows, err := grid.ReadResults(merged)
 	if err != nil || len(rows) != 12 {
 		t.Errorf("merged file: %d rows (%v), want 12", len(rows), err)
 	}

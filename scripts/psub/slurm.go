@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/data/protocol"
 )
 
@@ -84,7 +85,7 @@ func buildFunc(p protocol.Protocol) func(protocol.Profile, func(done, total int)
 			return len(set.Items), nil
 		}
 	case interface {
-		Build(protocol.Profile, func(int, int)) (*data.SegmentedSet, []data.Fold, error)
+		Build(protocol.Profile, func(int, int)) (*data.SegmentedSet, []grid.Fold, error)
 	}:
 		return func(prof protocol.Profile, building func(int, int)) (int, error) {
 			set, _, err := b.Build(prof, building)
@@ -191,7 +192,7 @@ again: every task reruns only the fits missing from its shard file.
 		for _, f := range shardFiles {
 			// A damaged shard file fails its own task, with a message in
 			// its log; here it only measures nothing.
-			if _, err := data.ReadResults(f); err != nil {
+			if _, err := grid.ReadResults(f); err != nil {
 				fmt.Fprintf(stderr, "warning: costs not measured from %v\n", err)
 				continue
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/data/protocol"
 )
 
@@ -360,15 +361,15 @@ func TestSlurmMeasuresCostsFromShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows []data.Result
+	var rows []grid.Result
 	for _, j := range jobs[:4] {
-		rows = append(rows, data.Result{Job: j, Seconds: 100, Metrics: map[string]float64{}})
+		rows = append(rows, grid.Result{Job: j, Seconds: 100, Metrics: map[string]float64{}})
 	}
 	f, err := os.Create(filepath.Join(dir, "shard-1.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := data.WriteResultsJSONL(f, rows); err != nil {
+	if err := grid.WriteResultsJSONL(f, rows); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

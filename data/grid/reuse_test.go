@@ -1,4 +1,4 @@
-package data
+package grid
 
 import (
 	"context"
@@ -31,7 +31,7 @@ type gridRun struct {
 func newGridRun(t *testing.T) *gridRun {
 	t.Setenv(ReuseEnv, "") // the tests set the policy themselves
 	return &gridRun{t: t, path: filepath.Join(t.TempDir(), "out", "g.jsonl"),
-		jobs: Grid([]string{"a", "b"}, []string{"C4"}, []string{"hamming"}, []float64{1}, 3)}
+		jobs: Jobs([]string{"a", "b"}, []string{"C4"}, []string{"hamming"}, []float64{1}, 3)}
 }
 
 var (
@@ -41,7 +41,7 @@ var (
 
 // run runs the grid as code v with params p and policy and returns the
 // results, the report and how many jobs ran.
-func (g *gridRun) run(v CodeVersion, p any, policy ReusePolicy) ([]Result, GridReport, int) {
+func (g *gridRun) run(v CodeVersion, p any, policy ReusePolicy) ([]Result, Report, int) {
 	g.t.Helper()
 	g.calls.Store(0)
 	marker := map[string]float64{codeV1.Source: 1, codeV2.Source: 2}[v.Source]
@@ -49,10 +49,10 @@ func (g *gridRun) run(v CodeVersion, p any, policy ReusePolicy) ([]Result, GridR
 		g.calls.Add(1)
 		return map[string]float64{"code": marker, "fold": float64(j.Fold)}, nil
 	}
-	var rep GridReport
+	var rep Report
 	reports := 0
-	rs, err := RunGrid(context.Background(), g.jobs, fn, GridOptions{Workers: 2, Results: g.path, Params: p, Reuse: policy, Code: &v,
-		Report: func(r GridReport) { rep = r; reports++ }})
+	rs, err := Run(context.Background(), g.jobs, fn, Options{Workers: 2, Results: g.path, Params: p, Reuse: policy, Code: &v,
+		Report: func(r Report) { rep = r; reports++ }})
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestRunGridReusesStaleWhenAsked(t *testing.T) {
 		t.Fatalf("current rows not preferred: %+v", rep)
 	}
 	t.Setenv(ReuseEnv, "yes")
-	_, err := RunGrid(context.Background(), g.jobs, nil, GridOptions{Results: g.path})
+	_, err := Run(context.Background(), g.jobs, nil, Options{Results: g.path})
 	if err == nil || !strings.Contains(err.Error(), ReuseEnv) {
 		t.Fatalf("bad %s accepted: %v", ReuseEnv, err)
 	}
@@ -251,14 +251,14 @@ func TestRunGridOldRows(t *testing.T) {
 
 func TestRunGridReportWithoutFile(t *testing.T) {
 	t.Setenv(ReuseEnv, "")
-	var rep GridReport
-	jobs := Grid([]string{"a"}, []string{"C4"}, []string{"h"}, []float64{1}, 2)
-	_, err := RunGrid(context.Background(), jobs, func(context.Context, Job) (map[string]float64, error) { return nil, nil },
-		GridOptions{Code: &codeV1, Report: func(r GridReport) { rep = r }})
+	var rep Report
+	jobs := Jobs([]string{"a"}, []string{"C4"}, []string{"h"}, []float64{1}, 2)
+	_, err := Run(context.Background(), jobs, func(context.Context, Job) (map[string]float64, error) { return nil, nil },
+		Options{Code: &codeV1, Report: func(r Report) { rep = r }})
 	if err != nil || rep.ToRun != 2 || !strings.Contains(rep.String(), "no results file") {
 		t.Fatalf("report %+v (%v)", rep, err)
 	}
-	_, err = RunGrid(context.Background(), jobs, nil, GridOptions{Params: func() {}})
+	_, err = Run(context.Background(), jobs, nil, Options{Params: func() {}})
 	if err == nil || !strings.Contains(err.Error(), "params") {
 		t.Fatalf("a func as params accepted: %v", err)
 	}
@@ -277,7 +277,7 @@ func TestRunGridWarnsWithoutReport(t *testing.T) {
 	stderr := os.Stderr
 	os.Stderr = w
 	t.Setenv(ReuseEnv, "stale")
-	_, err = RunGrid(context.Background(), g.jobs, nil, GridOptions{Results: g.path, Code: &codeV2})
+	_, err = Run(context.Background(), g.jobs, nil, Options{Results: g.path, Code: &codeV2})
 	os.Stderr = stderr
 	w.Close()
 	if err != nil {
@@ -300,14 +300,14 @@ func TestRunGridLocksResults(t *testing.T) {
 	fn := func(_ context.Context, j Job) (map[string]float64, error) {
 		if first {
 			first = false
-			_, inner = RunGrid(context.Background(), g.jobs, func(context.Context, Job) (map[string]float64, error) {
+			_, inner = Run(context.Background(), g.jobs, func(context.Context, Job) (map[string]float64, error) {
 				innerCalls++
 				return nil, nil
-			}, GridOptions{Workers: 1, Results: g.path})
+			}, Options{Workers: 1, Results: g.path})
 		}
 		return map[string]float64{"fold": float64(j.Fold)}, nil
 	}
-	if _, err := RunGrid(context.Background(), g.jobs, fn, GridOptions{Workers: 1, Results: g.path}); err != nil {
+	if _, err := Run(context.Background(), g.jobs, fn, Options{Workers: 1, Results: g.path}); err != nil {
 		t.Fatal(err)
 	}
 	if inner == nil || innerCalls != 0 || !strings.Contains(inner.Error(), "in use by another run") ||
@@ -318,7 +318,7 @@ func TestRunGridLocksResults(t *testing.T) {
 		t.Fatalf("left after the grid: %v", m)
 	}
 	// Free again once the first grid returned.
-	if _, err := RunGrid(context.Background(), g.jobs, fn, GridOptions{Workers: 1, Results: g.path}); err != nil {
+	if _, err := Run(context.Background(), g.jobs, fn, Options{Workers: 1, Results: g.path}); err != nil {
 		t.Fatalf("after the first grid: %v", err)
 	}
 }

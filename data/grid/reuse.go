@@ -1,14 +1,15 @@
-package data
+package grid
 
 import (
 	"fmt"
+	"os"
 	"strings"
 )
 
-// GridReport says what RunGrid took from its results file, before running
+// Report says what Run took from its results file, before running
 // the rest: how many rows were reused, and which stale rows (other code or
 // params) were reused or ignored, and why.
-type GridReport struct {
+type Report struct {
 	File   string      // the results file ("" for none)
 	Jobs   int         // jobs of the grid
 	Code   CodeVersion // the running code
@@ -33,7 +34,7 @@ type StaleRows struct {
 	Rows   int
 }
 
-func (r GridReport) String() string {
+func (r Report) String() string {
 	if r.File == "" {
 		return fmt.Sprintf("grid: no results file; %d jobs to run (%s)", r.ToRun, r.Code)
 	}
@@ -72,7 +73,7 @@ func (r GridReport) String() string {
 	return b.String()
 }
 
-// reusePlan is RunGrid's choice of rows from the results file.
+// reusePlan is Run's choice of rows from the results file.
 type reusePlan struct {
 	rows                              []Result // per job: the row to reuse
 	use                               []bool
@@ -143,4 +144,79 @@ func planReuse(prev []Result, index map[string]int, code CodeVersion, params str
 		}
 	}
 	return p
+}
+
+// ReuseEnv is the environment variable that sets the default ReusePolicy:
+// "stale" reuses stored results of other code or params (with a warning),
+// "current" or unset only those of the running code and the same params.
+const ReuseEnv = "PSUB_REUSE"
+
+// ReusePolicy says which stored results (the rows of a results file) may
+// be reused instead of computed again.
+type ReusePolicy int
+
+const (
+	// ReuseFromEnv reads ReuseEnv: ReuseCurrent when it is unset.
+	ReuseFromEnv ReusePolicy = iota
+	// ReuseCurrent reuses only results of the running code's source and the
+	// same params; stale ones are computed again (the file keeps them).
+	ReuseCurrent
+	// ReuseStale also reuses stale results, and says so in a warning naming
+	// how many and which code and params they came from.
+	ReuseStale
+)
+
+func (p ReusePolicy) String() string {
+	switch p {
+	case ReuseCurrent:
+		return "current"
+	case ReuseStale:
+		return ReuseEnv + "=stale"
+	}
+	return "from " + ReuseEnv
+}
+
+// resolve turns ReuseFromEnv into the policy the environment asks for.
+func (p ReusePolicy) resolve() (ReusePolicy, error) {
+	if p != ReuseFromEnv {
+		return p, nil
+	}
+	switch v := strings.TrimSpace(os.Getenv(ReuseEnv)); v {
+	case "", "current":
+		return ReuseCurrent, nil
+	case "stale":
+		return ReuseStale, nil
+	default:
+		return 0, fmt.Errorf("%s=%q: want \"stale\" (reuse results of other code or params, with a warning) or \"current\"", ReuseEnv, v)
+	}
+}
+
+// runningCode is the version to compare stored results with: override when
+// set (tests), else CurrentCode (whose error leaves Source empty, so that
+// nothing is reused).
+func runningCode(override *CodeVersion) CodeVersion {
+	if override != nil {
+		return *override
+	}
+	v, _ := CurrentCode()
+	return v
+}
+
+// staleness says why a result stored by code `stored` with params key
+// `params` is not current for code `cur` and params `want`; "" when it is.
+func staleness(stored CodeVersion, params string, cur CodeVersion, want string) string {
+	var why []string
+	switch {
+	case stored.IsZero():
+		why = append(why, "written before code versions were recorded")
+	case !cur.Known():
+		why = append(why, "the running code's source is unknown")
+	case !stored.Same(cur):
+		why = append(why, "other code")
+	}
+	if params != want {
+		diff := paramsDiff(params, want, 4)
+		why = append(why, "other params (differ in "+strings.Join(diff, ", ")+")")
+	}
+	return strings.Join(why, ", ")
 }

@@ -1,4 +1,4 @@
-package data
+package grid
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // rows; SetDetail outside a job fails.
 func TestRunGridDetail(t *testing.T) {
 	type curve struct{ X, Y []int }
-	jobs := Grid([]string{"d"}, []string{"A", "B"}, []string{"x"}, []float64{1}, 1)
+	jobs := Jobs([]string{"d"}, []string{"A", "B"}, []string{"x"}, []float64{1}, 1)
 	var calls atomic.Int32
 	fn := func(ctx context.Context, j Job) (map[string]float64, error) {
 		calls.Add(1)
@@ -40,7 +40,7 @@ func TestRunGridDetail(t *testing.T) {
 			t.Errorf("%s: %d rows, detail of B %s; want 2 rows, B without detail", when, len(rs), by["B"].Detail)
 		}
 	}
-	rs, err := RunGrid(context.Background(), jobs, fn, GridOptions{Workers: 2, Results: res, Reuse: ReuseCurrent})
+	rs, err := Run(context.Background(), jobs, fn, Options{Workers: 2, Results: res, Reuse: ReuseCurrent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestRunGridDetail(t *testing.T) {
 	}
 	check(stored, "results file")
 	calls.Store(0)
-	if rs, err = RunGrid(context.Background(), jobs, fn, GridOptions{Results: res, Reuse: ReuseCurrent}); err != nil || calls.Load() != 0 {
+	if rs, err = Run(context.Background(), jobs, fn, Options{Results: res, Reuse: ReuseCurrent}); err != nil || calls.Load() != 0 {
 		t.Fatalf("resume ran %d jobs (%v)", calls.Load(), err)
 	}
 	check(rs, "resumed")

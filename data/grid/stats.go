@@ -1,105 +1,97 @@
-package data
+package grid
 
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sort"
 
 	"github.com/probably-submodular/crf/psub/feature"
 )
 
-// Fold is one train/test split of example indices.
-type Fold struct {
-	Train, Test []int
+// Summary is the mean and standard error of a metric over the folds of one
+// (dataset, set, loss, C, tag) group.
+type Summary struct {
+	Dataset, Set, Loss, Tag string
+	C                       float64
+	Metric                  string
+	Mean, StdErr            float64 // StdErr = sd/√n (0 for one fold)
+	N                       int
 }
 
-// KFold splits n examples into k folds after a seeded shuffle: every example
-// is tested exactly once, and test sizes differ by at most one. Indices in
-// each part are sorted.
-func KFold(n, k int, seed uint64) ([]Fold, error) {
-	if k < 2 || k > n {
-		return nil, fmt.Errorf("k-fold: %d folds of %d examples (need 2 ≤ k ≤ n)", k, n)
+// Summarize groups successful results by everything but the fold and
+// returns the mean and standard error of metric, as the paper's tables
+// report them (e.g. "80.0 ± .4"). Groups keep the order of first appearance.
+func Summarize(rs []Result, metric string) []Summary {
+	type key struct {
+		d, s, l, t string
+		c          float64
 	}
-	perm := rand.New(rand.NewPCG(seed, 0x6b666f6c64)).Perm(n)
-	folds := make([]Fold, k)
-	for f := range folds {
-		lo, hi := f*n/k, (f+1)*n/k
-		folds[f].Test = sortedCopy(perm[lo:hi])
-		folds[f].Train = sortedCopy(append(append([]int(nil), perm[:lo]...), perm[hi:]...))
-	}
-	return folds, nil
-}
-
-// RandomFolds draws folds independent random splits of n examples, each with
-// test examples held out (the retina protocol: 40 folds of 40 train / 10
-// test). Fold f uses its own stream (seed, f).
-func RandomFolds(n, folds, test int, seed uint64) ([]Fold, error) {
-	if folds < 1 || test < 1 || test >= n {
-		return nil, fmt.Errorf("random folds: %d folds with %d of %d examples held out (need folds ≥ 1, 1 ≤ test < n)", folds, test, n)
-	}
-	out := make([]Fold, folds)
-	for f := range out {
-		perm := rand.New(rand.NewPCG(seed, uint64(f))).Perm(n)
-		out[f] = Fold{Train: sortedCopy(perm[test:]), Test: sortedCopy(perm[:test])}
-	}
-	return out, nil
-}
-
-// HoldOut splits idx into a training part and a validation part of
-// round(frac·len(idx)) examples (at least one each), e.g. frac = 1/5 for the
-// cows protocol's selection of C.
-func HoldOut(idx []int, frac float64, seed uint64) (train, val []int, err error) {
-	nv := int(math.Round(frac * float64(len(idx))))
-	if frac <= 0 || frac >= 1 || nv < 1 || nv >= len(idx) {
-		return nil, nil, fmt.Errorf("hold-out: %.3g of %d examples leaves an empty part", frac, len(idx))
-	}
-	perm := rand.New(rand.NewPCG(seed, 0x686f6c64)).Perm(len(idx))
-	for i, p := range perm {
-		if i < nv {
-			val = append(val, idx[p])
-		} else {
-			train = append(train, idx[p])
+	vals := map[key][]float64{}
+	var order []key
+	for _, r := range rs {
+		v, ok := r.Metrics[metric]
+		if r.Error != "" || !ok {
+			continue
 		}
-	}
-	sort.Ints(train)
-	sort.Ints(val)
-	return train, val, nil
-}
-
-func sortedCopy(s []int) []int {
-	c := append([]int(nil), s...)
-	sort.Ints(c)
-	return c
-}
-
-// LogSpace returns n values log-spaced from lo to hi inclusive (the paper's
-// grids: LogSpace(0.1, 10, 5) for cows, LogSpace(1e-2, 1e3, 11) for EM).
-func LogSpace(lo, hi float64, n int) []float64 {
-	if n < 1 || lo <= 0 || hi <= 0 {
-		panic(fmt.Sprintf("data: LogSpace(%v, %v, %d): need positive bounds and n ≥ 1", lo, hi, n))
-	}
-	if n == 1 {
-		return []float64{lo}
-	}
-	out := make([]float64, n)
-	a, b := math.Log10(lo), math.Log10(hi)
-	for i := range out {
-		e := (a*float64(n-1-i) + b*float64(i)) / float64(n-1)
-		if r := math.Round(e); math.Abs(e-r) < 1e-12 {
-			e = r // decades exact: Log10(0.1) is not exactly −1
+		k := key{r.Dataset, r.Set, r.Loss, r.Tag, r.C}
+		if _, seen := vals[k]; !seen {
+			order = append(order, k)
 		}
-		out[i] = math.Pow(10, e)
+		vals[k] = append(vals[k], v)
 	}
-	out[0], out[n-1] = lo, hi // exact ends, free of round-off
+	out := make([]Summary, len(order))
+	for i, k := range order {
+		x := vals[k]
+		mean := 0.0
+		for _, v := range x {
+			mean += v
+		}
+		mean /= float64(len(x))
+		se := 0.0
+		if n := len(x); n > 1 {
+			ss := 0.0
+			for _, v := range x {
+				ss += (v - mean) * (v - mean)
+			}
+			se = math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
+		}
+		out[i] = Summary{Dataset: k.d, Set: k.s, Loss: k.l, Tag: k.t, C: k.c, Metric: metric, Mean: mean, StdErr: se, N: len(x)}
+	}
 	return out
+}
+
+// Aggregate is the mean and standard error (sd/√n) across folds of metric
+// over the successful rows of the given set and loss, whatever C each fold
+// selected. n is the number of rows; NaN mean when there are none.
+func Aggregate(rs []Result, set, loss, metric string) (mean, se float64, n int) {
+	var x []float64
+	for _, r := range rs {
+		if v, ok := r.Metrics[metric]; ok && r.Error == "" && r.Set == set && r.Loss == loss {
+			x = append(x, v)
+		}
+	}
+	if len(x) == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) > 1 {
+		ss := 0.0
+		for _, v := range x {
+			ss += (v - mean) * (v - mean)
+		}
+		se = math.Sqrt(ss/float64(len(x)-1)) / math.Sqrt(float64(len(x)))
+	}
+	return mean, se, len(x)
 }
 
 // SelectC evaluates score (higher is better, e.g. accuracy on held-out
 // data) at every C of grid, in order, and returns the best C with all
 // scores. Ties go to the first best, so an ascending grid prefers the
 // smaller C (the stronger regulariser). To evaluate in parallel, run the
-// grid as jobs (RunGrid) and use BestByC.
+// grid as jobs (Run) and use BestByC.
 func SelectC(grid []float64, score func(C float64) (float64, error)) (best float64, scores []float64, err error) {
 	if len(grid) == 0 {
 		return 0, nil, fmt.Errorf("select C: empty grid")

@@ -1,4 +1,4 @@
-package data
+package grid
 
 import (
 	"bytes"
@@ -158,7 +158,7 @@ func TestBestByCAndPairedAcrossFolds(t *testing.T) {
 
 func TestRunGridResumes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out", "grid.jsonl")
-	jobs := Grid([]string{"a", "b"}, []string{"C1", "C4"}, []string{"hamming"}, []float64{0.1, 1}, 3)
+	jobs := Jobs([]string{"a", "b"}, []string{"C1", "C4"}, []string{"hamming"}, []float64{0.1, 1}, 3)
 	if len(jobs) != 24 {
 		t.Fatalf("%d jobs", len(jobs))
 	}
@@ -171,7 +171,7 @@ func TestRunGridResumes(t *testing.T) {
 		return map[string]float64{"acc": float64(j.Fold) + j.C}, nil
 	}
 	var last Progress
-	rs, err := RunGrid(context.Background(), jobs, fn, GridOptions{Workers: 3, Results: path, Progress: func(p Progress) { last = p }})
+	rs, err := Run(context.Background(), jobs, fn, Options{Workers: 3, Results: path, Progress: func(p Progress) { last = p }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestRunGridResumes(t *testing.T) {
 	f.WriteString(`{"dataset":"a","set":`)
 	f.Close()
 	calls.Store(0)
-	rs2, err := RunGrid(context.Background(), jobs, fn, GridOptions{Workers: 2, Results: path, Progress: func(p Progress) { last = p }})
+	rs2, err := Run(context.Background(), jobs, fn, Options{Workers: 2, Results: path, Progress: func(p Progress) { last = p }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,18 +226,18 @@ func TestRunGridResumes(t *testing.T) {
 
 func TestRunGridCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	jobs := Grid([]string{"a"}, []string{"C4"}, []string{"h"}, LogSpace(0.1, 10, 5), 10)
+	jobs := Jobs([]string{"a"}, []string{"C4"}, []string{"h"}, LogSpace(0.1, 10, 5), 10)
 	fn := func(ctx context.Context, j Job) (map[string]float64, error) {
 		if j.Fold == 1 {
 			cancel()
 		}
 		return map[string]float64{"x": 1}, ctx.Err()
 	}
-	_, err := RunGrid(ctx, jobs, fn, GridOptions{Workers: 1})
+	_, err := Run(ctx, jobs, fn, Options{Workers: 1})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
-	if _, err := RunGrid(context.Background(), append(jobs, jobs[0]), fn, GridOptions{}); err == nil {
+	if _, err := Run(context.Background(), append(jobs, jobs[0]), fn, Options{}); err == nil {
 		t.Fatal("duplicate job accepted")
 	}
 }
@@ -245,27 +245,9 @@ func TestRunGridCancel(t *testing.T) {
 func TestRunGridRejectsCorruptResults(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.jsonl")
 	os.WriteFile(path, []byte("{\"dataset\":\"a\"}\nnot json\n{}\n"), 0o644)
-	_, err := RunGrid(context.Background(), Grid([]string{"a"}, []string{"C4"}, []string{"h"}, []float64{1}, 1),
-		func(context.Context, Job) (map[string]float64, error) { return nil, nil }, GridOptions{Results: path})
+	_, err := Run(context.Background(), Jobs([]string{"a"}, []string{"C4"}, []string{"h"}, []float64{1}, 1),
+		func(context.Context, Job) (map[string]float64, error) { return nil, nil }, Options{Results: path})
 	if err == nil || !strings.Contains(err.Error(), "r.jsonl:2:") {
 		t.Fatalf("error %v", err)
-	}
-}
-
-func TestSaveResultsUnderOut(t *testing.T) {
-	name := fmt.Sprintf("test-save-results-%d", os.Getpid())
-	rs := []Result{{Job: Job{Dataset: "d", Set: "C4", Loss: "hamming", C: 1}, Metrics: map[string]float64{"acc": 0.5}}}
-	c, j, err := SaveResults(name, rs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(c)
-	defer os.Remove(j)
-	if filepath.Dir(c) != OutDir() || filepath.Base(j) != name+".json" {
-		t.Fatalf("paths %s %s, want under %s", c, j, OutDir())
-	}
-	b, err := os.ReadFile(c)
-	if err != nil || !strings.Contains(string(b), "d,C4,hamming,1,0,,0,,0.5") {
-		t.Fatalf("csv %q: %v", b, err)
 	}
 }

@@ -1,10 +1,8 @@
-package data
+package grid
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -49,7 +46,7 @@ type Result struct {
 	Detail  json.RawMessage `json:"detail,omitempty"`
 	Seconds float64         `json:"seconds"`
 	Error   string          `json:"error,omitempty"`
-	// Params is ParamsKey(GridOptions.Params) of the grid that ran the job.
+	// Params is ParamsKey(Options.Params) of the grid that ran the job.
 	Params string `json:"params,omitempty"`
 	// Code is the version of the code that ran the job (zero in rows
 	// written before versions were recorded: they count as stale).
@@ -70,9 +67,9 @@ type Progress struct {
 	Last    Result // the job that just finished
 }
 
-// GridOptions sets RunGrid. The zero value runs on all cores without a
+// Options sets Run. The zero value runs on all cores without a
 // results file.
-type GridOptions struct {
+type Options struct {
 	// Workers is how many jobs run at once (0 means GOMAXPROCS).
 	Workers int
 	// Results is a JSON Lines file of Result rows. A job whose key has a
@@ -81,8 +78,8 @@ type GridOptions struct {
 	// interrupted grid loses at most the jobs that were running. Rows of
 	// other code or Params are stale: the job runs again and its new row is
 	// appended (the file keeps the history; ReadResults takes the newest
-	// row of each key). "" means no file. See ResultsPath for the default
-	// place.
+	// row of each key). "" means no file (data.ResultsPath gives the
+	// default place, out/ under the module root).
 	Results string
 	// Params is what the jobs depend on besides their key (tolerance,
 	// iteration limit, data options): a settings struct, or the part of one
@@ -97,15 +94,15 @@ type GridOptions struct {
 	// Report, when set, is called once before the first job runs with what
 	// was reused from the results file and why (print it). When nil, a
 	// warning about reused stale rows goes to stderr.
-	Report func(GridReport)
+	Report func(Report)
 	// Progress, when set, is called after every job, from one goroutine at
 	// a time.
 	Progress func(Progress)
 }
 
-// Grid lists every (dataset, set, loss, C, fold) combination, folds
+// Jobs lists every (dataset, set, loss, C, fold) combination, folds
 // numbered 0..folds−1, in that nesting order.
-func Grid(datasets, sets, losses []string, cs []float64, folds int) []Job {
+func Jobs(datasets, sets, losses []string, cs []float64, folds int) []Job {
 	var jobs []Job
 	for _, d := range datasets {
 		for _, s := range sets {
@@ -121,17 +118,13 @@ func Grid(datasets, sets, losses []string, cs []float64, folds int) []Job {
 	return jobs
 }
 
-// ResultsPath returns out/<name> under the module root (see OutDir), the
-// default place of results files.
-func ResultsPath(name string) string { return filepath.Join(OutDir(), name) }
-
-// RunGrid runs fn on every job, Workers at a time, and returns one result
+// Run runs fn on every job, Workers at a time, and returns one result
 // per job in the order of jobs (rows loaded from the results file for
 // reused jobs). A failing job is recorded with its error and does not stop
-// the grid; failed rows are re-run on resume. RunGrid itself fails on
+// the grid; failed rows are re-run on resume. Run itself fails on
 // duplicate jobs, bad Params, a bad PSUB_REUSE, an unreadable results file,
 // or a cancelled context (after the running jobs return).
-func RunGrid(ctx context.Context, jobs []Job, fn JobFunc, opt GridOptions) ([]Result, error) {
+func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, error) {
 	index := make(map[string]int, len(jobs))
 	for i, j := range jobs {
 		if _, dup := index[j.Key()]; dup {
@@ -150,7 +143,7 @@ func RunGrid(ctx context.Context, jobs []Job, fn JobFunc, opt GridOptions) ([]Re
 		}
 	}
 	code := runningCode(opt.Code)
-	rep := GridReport{File: opt.Results, Jobs: len(jobs), Code: code, Policy: policy}
+	rep := Report{File: opt.Results, Jobs: len(jobs), Code: code, Policy: policy}
 	results := make([]Result, len(jobs))
 	done := make([]bool, len(jobs))
 	var out *os.File
@@ -328,168 +321,4 @@ func openResults(path string) ([]Result, error) {
 		}
 	}
 	return rs, nil
-}
-
-// ReadResults reads a JSON Lines results file written by RunGrid. A job
-// that was run again (it had failed, or its row was stale) has several
-// rows; the last one wins (in the place of the first). It does not judge
-// staleness: after RunGrid the newest row of each of its jobs is the one it
-// returned.
-func ReadResults(path string) ([]Result, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var rs []Result
-	at := map[string]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for line := 1; sc.Scan(); line++ {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		var r Result
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a result row: %v", path, line, err)
-		}
-		if i, ok := at[r.Key()]; ok {
-			rs[i] = r
-			continue
-		}
-		at[r.Key()] = len(rs)
-		rs = append(rs, r)
-	}
-	return rs, sc.Err()
-}
-
-// WriteResultsCSV writes one row per result: dataset, set, loss, C, fold,
-// tag, seconds, error, then one column per metric (the union of all metric
-// names, sorted; empty where a result lacks it).
-func WriteResultsCSV(w io.Writer, rs []Result) error {
-	names := map[string]bool{}
-	for _, r := range rs {
-		for k := range r.Metrics {
-			names[k] = true
-		}
-	}
-	metrics := make([]string, 0, len(names))
-	for k := range names {
-		metrics = append(metrics, k)
-	}
-	sort.Strings(metrics)
-	cw := csv.NewWriter(w)
-	header := append([]string{"dataset", "set", "loss", "C", "fold", "tag", "seconds", "error"}, metrics...)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	for _, r := range rs {
-		row := []string{r.Dataset, r.Set, r.Loss, f(r.C), strconv.Itoa(r.Fold), r.Tag, f(r.Seconds), r.Error}
-		for _, m := range metrics {
-			if v, ok := r.Metrics[m]; ok {
-				row = append(row, f(v))
-			} else {
-				row = append(row, "")
-			}
-		}
-		if err := cw.Write(row); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// SaveResults writes rs as out/<name>.csv and out/<name>.json under the
-// module root (see ResultsPath), each atomically, and returns the two
-// paths.
-func SaveResults(name string, rs []Result) (csvPath, jsonPath string, err error) {
-	csvPath, jsonPath = ResultsPath(name+".csv"), ResultsPath(name+".json")
-	if err := os.MkdirAll(filepath.Dir(csvPath), 0o755); err != nil {
-		return "", "", err
-	}
-	for _, f := range []struct {
-		path  string
-		write func(io.Writer, []Result) error
-	}{{csvPath, WriteResultsCSV}, {jsonPath, WriteResultsJSON}} {
-		if err := safefile.Write(f.path, func(w io.Writer) error { return f.write(w, rs) }); err != nil {
-			return "", "", err
-		}
-	}
-	return csvPath, jsonPath, nil
-}
-
-// WriteResultsJSONL writes the results as JSON Lines, one row per line, as
-// RunGrid appends them (ReadResults reads them back).
-func WriteResultsJSONL(w io.Writer, rs []Result) error {
-	for _, r := range rs {
-		if err := appendResult(w, r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// WriteResultsJSON writes the results as one indented JSON array.
-func WriteResultsJSON(w io.Writer, rs []Result) error {
-	clean := make([]Result, len(rs))
-	for i, r := range rs {
-		clean[i] = sanitized(r)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(clean)
-}
-
-// Summary is the mean and standard error of a metric over the folds of one
-// (dataset, set, loss, C, tag) group.
-type Summary struct {
-	Dataset, Set, Loss, Tag string
-	C                       float64
-	Metric                  string
-	Mean, StdErr            float64 // StdErr = sd/√n (0 for one fold)
-	N                       int
-}
-
-// Summarize groups successful results by everything but the fold and
-// returns the mean and standard error of metric, as the paper's tables
-// report them (e.g. "80.0 ± .4"). Groups keep the order of first appearance.
-func Summarize(rs []Result, metric string) []Summary {
-	type key struct {
-		d, s, l, t string
-		c          float64
-	}
-	vals := map[key][]float64{}
-	var order []key
-	for _, r := range rs {
-		v, ok := r.Metrics[metric]
-		if r.Error != "" || !ok {
-			continue
-		}
-		k := key{r.Dataset, r.Set, r.Loss, r.Tag, r.C}
-		if _, seen := vals[k]; !seen {
-			order = append(order, k)
-		}
-		vals[k] = append(vals[k], v)
-	}
-	out := make([]Summary, len(order))
-	for i, k := range order {
-		x := vals[k]
-		mean := 0.0
-		for _, v := range x {
-			mean += v
-		}
-		mean /= float64(len(x))
-		se := 0.0
-		if n := len(x); n > 1 {
-			ss := 0.0
-			for _, v := range x {
-				ss += (v - mean) * (v - mean)
-			}
-			se = math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
-		}
-		out[i] = Summary{Dataset: k.d, Set: k.s, Loss: k.l, Tag: k.t, C: k.c, Metric: metric, Mean: mean, StdErr: se, N: len(x)}
-	}
-	return out
 }

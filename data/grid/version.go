@@ -1,28 +1,4 @@
-// # Stale results
-//
-// (This part of the package comment covers version.go, params.go,
-// stored.go and gridreuse.go.) Every stored result says what computed it,
-// so that none is reused silently after the code or the settings changed:
-//
-//   - CurrentCode is the running code's version: a hash of the library
-//     source (psub/..., data/, go.mod, go.sum) read from the module at run
-//     time, which decides staleness, and the git commit ("+dirty" when that
-//     source has uncommitted changes), which is for people.
-//   - ParamsKey turns a settings struct into canonical text (sorted-key
-//     JSON), so notebooks pass their settings instead of typing strings;
-//     SegmentationExperiment.Params and MultiLabelExperiment.Params give
-//     the experiments' part, with a digest of their data (InstancesDigest).
-//   - RunGrid writes both into every row and reuses a row only when both
-//     match; Stored (LoadOrRun, LoadStored, Store) does the same for a
-//     notebook's single JSON result. Stale results are computed again —
-//     unless ReuseStale (PSUB_REUSE=stale) asks to reuse them, which a
-//     warning then says, naming how many and which code and params they
-//     came from. GridReport and StoredReport say what happened; notebooks
-//     print them.
-//   - The segment cache keys its entries on the hash of the builders'
-//     source (BuilderSource), a narrower part than CurrentCode's, so that a
-//     change of the learner keeps the built graphs.
-package data
+package grid
 
 import (
 	"bytes"
@@ -83,13 +59,6 @@ func (v CodeVersion) String() string {
 // on. viz/ draws and scripts/ only call them.
 var sourceDirs = []string{"psub", "data"}
 
-// builderSource lists what the segment cache's entries depend on (see
-// SegmentCache): the packages that decode, segment and describe images,
-// and the files of data/ that load and build them. A new file of data/
-// that builds segmentation sources belongs here (a test checks).
-var builderSource = []string{"psub/imageio", "psub/slic", "psub/feature",
-	"data/segment.go", "data/segment_folder.go", "data/cows.go", "data/horses.go", "data/mito.go", "data/cache.go"}
-
 var (
 	codeOnce sync.Once
 	codeVal  CodeVersion
@@ -124,30 +93,25 @@ func CurrentCode() (CodeVersion, error) {
 	return codeVal, codeErr
 }
 
-var (
-	builderOnce sync.Once
-	builderVal  string
-	builderErr  error
-)
-
-// BuilderSource is the hash of the source the segment cache's entries
-// depend on (builderSource), computed once per process; "" with an error
-// when the module's source is not found.
-func BuilderSource() (string, error) {
-	builderOnce.Do(func() {
-		root, err := sourceRoot()
-		if err == nil {
-			builderVal, err = hashSource(root, builderSource)
-		}
-		builderErr = err
-	})
-	return builderVal, builderErr
+// HashSource is the hash CurrentCode computes, of other parts of the
+// module's source: paths are slash paths from the module root, a folder
+// standing for its non-test .go files (recursively, testdata excluded), a
+// file for itself; go.mod and go.sum always count. Caches whose entries
+// depend on less than the whole library key on it (package data's segment
+// cache).
+func HashSource(paths []string) (string, error) {
+	root, err := sourceRoot()
+	if err != nil {
+		return "", err
+	}
+	return hashSource(root, paths)
 }
 
 // sourceRoot is the root of this module's source.
 func sourceRoot() (string, error) {
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		if root := filepath.Dir(filepath.Dir(file)); modroot.Is(root) {
+		// This file is data/grid/version.go.
+		if root := filepath.Dir(filepath.Dir(filepath.Dir(file))); modroot.Is(root) {
 			return root, nil
 		}
 	}

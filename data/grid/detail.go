@@ -1,4 +1,4 @@
-package data
+package grid
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"fmt"
 )
 
-// detailKey is the context key under which RunGrid hands each job the slot
+// detailKey is the context key under which Run hands each job the slot
 // of its row's Detail.
 type detailKey struct{}
 
@@ -20,14 +20,14 @@ func withDetailSlot(ctx context.Context) (context.Context, *detailSlot) {
 	return context.WithValue(ctx, detailKey{}, s), s
 }
 
-// SetDetail records v, as JSON, as the Detail of the row of the job RunGrid
+// SetDetail records v, as JSON, as the Detail of the row of the job Run
 // runs with ctx (the JobFunc's context): what the job measures beyond
 // numbers, such as a curve or names. A later call replaces an earlier one.
-// It fails outside a job of RunGrid, or when v cannot be written as JSON.
+// It fails outside a job of Run, or when v cannot be written as JSON.
 func SetDetail(ctx context.Context, v any) error {
 	s, ok := ctx.Value(detailKey{}).(*detailSlot)
 	if !ok {
-		return errors.New("SetDetail: the context is not that of a job of RunGrid")
+		return errors.New("SetDetail: the context is not that of a job of Run")
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

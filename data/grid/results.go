@@ -1,0 +1,106 @@
+package grid
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+)
+
+// ReadResults reads a JSON Lines results file written by Run. A job
+// that was run again (it had failed, or its row was stale) has several
+// rows; the last one wins (in the place of the first). It does not judge
+// staleness: after Run the newest row of each of its jobs is the one it
+// returned.
+func ReadResults(path string) ([]Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var rs []Result
+	at := map[string]int{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for line := 1; sc.Scan(); line++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var r Result
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a result row: %v", path, line, err)
+		}
+		if i, ok := at[r.Key()]; ok {
+			rs[i] = r
+			continue
+		}
+		at[r.Key()] = len(rs)
+		rs = append(rs, r)
+	}
+	return rs, sc.Err()
+}
+
+// WriteResultsCSV writes one row per result: dataset, set, loss, C, fold,
+// tag, seconds, error, then one column per metric (the union of all metric
+// names, sorted; empty where a result lacks it).
+func WriteResultsCSV(w io.Writer, rs []Result) error {
+	names := map[string]bool{}
+	for _, r := range rs {
+		for k := range r.Metrics {
+			names[k] = true
+		}
+	}
+	metrics := make([]string, 0, len(names))
+	for k := range names {
+		metrics = append(metrics, k)
+	}
+	sort.Strings(metrics)
+	cw := csv.NewWriter(w)
+	header := append([]string{"dataset", "set", "loss", "C", "fold", "tag", "seconds", "error"}, metrics...)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, r := range rs {
+		row := []string{r.Dataset, r.Set, r.Loss, f(r.C), strconv.Itoa(r.Fold), r.Tag, f(r.Seconds), r.Error}
+		for _, m := range metrics {
+			if v, ok := r.Metrics[m]; ok {
+				row = append(row, f(v))
+			} else {
+				row = append(row, "")
+			}
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteResultsJSONL writes the results as JSON Lines, one row per line, as
+// Run appends them (ReadResults reads them back).
+func WriteResultsJSONL(w io.Writer, rs []Result) error {
+	for _, r := range rs {
+		if err := appendResult(w, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteResultsJSON writes the results as one indented JSON array.
+func WriteResultsJSON(w io.Writer, rs []Result) error {
+	clean := make([]Result, len(rs))
+	for i, r := range rs {
+		clean[i] = sanitized(r)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(clean)
+}
