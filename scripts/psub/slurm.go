@@ -41,8 +41,12 @@ type slurmPlan struct {
 	// cache (out/cache/segment) and the default results file are under
 	// it, so it must be on storage that every node sees.
 	Root string `json:"root"`
-	// Psub is the binary the jobs run.
+	// Psub is the binary the jobs run; Source is the version of the
+	// checkout's source when the jobs were written (grid.CurrentCode), which
+	// the jobs check before they run: rows record the version of the source
+	// they find, which must be the one psub was built from.
 	Psub      string `json:"psub"`
+	Source    string `json:"source,omitempty"`
 	Shards    int    `json:"shards"`
 	CPUs      int    `json:"cpus_per_task"`
 	Mem       string `json:"mem"`
@@ -112,6 +116,7 @@ func runSlurm(p protocol.Protocol, args []string, stdout, stderr io.Writer) erro
 	profile := fs.String("profile", "", "the profile to run: tiny, quick or full (required)")
 	dir := fs.String("slurm", "", "write the job scripts into `DIR` (created; on storage the nodes share)")
 	prepare := fs.Bool("prepare", false, "build the protocol's problems into the segment cache and stop (what DIR/prepare.sbatch runs)")
+	checkSource := fs.String("check-source", "", "fail unless the checkout's source version is `HASH`, then stop, or -prepare (what the jobs run first)")
 	shards := fs.Int("shards", 0, "array tasks (shards of the grid); 0: about 30 min of fits per CPU of a task, at most one per group of dependent fits")
 	submit := fs.Bool("submit", false, "submit the jobs with sbatch (prepare, array, then merge, each after the previous one succeeded)")
 	cpus := fs.Int("cpus-per-task", 1, "CPUs of an array task; it runs as many fits at once")
@@ -148,6 +153,14 @@ again: every task reruns only the fits missing from its shard file.
 	prof, err := protocol.ParseProfile(*profile)
 	if err != nil {
 		return fs.usageErr("%v", err)
+	}
+	if *checkSource != "" {
+		if err := checkCode(*checkSource); err != nil {
+			return err
+		}
+		if !*prepare {
+			return writeJSON(stdout, map[string]string{"source": *checkSource})
+		}
 	}
 	if *prepare {
 		return runPrepare(p, prof, stdout, stderr)
@@ -237,6 +250,11 @@ again: every task reruns only the fits missing from its shard file.
 	} else if plan.Psub, err = checkExecutable(plan.Psub); err != nil {
 		return fs.usageErr("-psub: %v", err)
 	}
+	if code, err := grid.CurrentCode(); err == nil && code.Known() {
+		plan.Source = code.Source
+	} else {
+		fmt.Fprintf(stderr, "warning: the jobs cannot check that the checkout stays unchanged: %v\n", err)
+	}
 	for _, w := range sharedStorageWarnings(plan) {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
@@ -325,6 +343,15 @@ func (p slurmPlan) preamble(b *strings.Builder) {
 	fmt.Fprintf(b, "psub=%s\ndir=%s\n", shellQuote(p.Psub), shellQuote(p.Dir))
 }
 
+// checkArgs are the flags that make a job check the checkout's source
+// version first (none when it was unknown).
+func (p slurmPlan) checkArgs() string {
+	if p.Source == "" {
+		return ""
+	}
+	return " -check-source " + p.Source
+}
+
 func (p slurmPlan) prepareScript() string {
 	var b strings.Builder
 	b.WriteString("#!/bin/bash\n")
@@ -333,7 +360,7 @@ func (p slurmPlan) prepareScript() string {
 	p.header(&b, "-prepare", "prepare.out")
 	fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n#SBATCH --mem=%s\n#SBATCH --time=%s\n", p.CPUs, p.Mem, p.PrepareTime)
 	p.preamble(&b)
-	fmt.Fprintf(&b, "exec \"$psub\" protocol %s -profile %s -slurm \"$dir\" -prepare\n", p.Protocol, p.Profile)
+	fmt.Fprintf(&b, "exec \"$psub\" protocol %s -profile %s -slurm \"$dir\" -prepare%s\n", p.Protocol, p.Profile, p.checkArgs())
 	return b.String()
 }
 
@@ -348,6 +375,9 @@ func (p slurmPlan) arrayScript() string {
 	fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n#SBATCH --mem=%s\n#SBATCH --time=%s\n", p.CPUs, p.Mem, p.Time)
 	p.preamble(&b)
 	b.WriteString("i=\"${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array}\"\n")
+	if p.Source != "" {
+		fmt.Fprintf(&b, "\"$psub\" protocol %s -profile %s -slurm \"$dir\"%s >/dev/null\n", p.Protocol, p.Profile, p.checkArgs())
+	}
 	// Checkpoints: a task stopped at its time limit resumes its unfinished
 	// fits from their last iteration when submitted again.
 	fmt.Fprintf(&b, "exec \"$psub\" protocol %s -profile %s -shard \"$i/%d\" -workers \"${SLURM_CPUS_PER_TASK:-1}\" -results \"$dir/shard-$i.jsonl\" -checkpoints \"$dir/checkpoints\"\n",
@@ -570,4 +600,18 @@ func runPrepare(p protocol.Protocol, prof protocol.Profile, stdout, stderr io.Wr
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	return writeJSON(stdout, rep)
+}
+
+// checkCode fails unless the checkout's source version is want.
+func checkCode(want string) error {
+	code, err := grid.CurrentCode()
+	if err != nil {
+		return fmt.Errorf("cannot read the checkout's source version: %w", err)
+	}
+	if code.Source != want {
+		root, _ := data.Locator{}.ModuleRoot()
+		return fmt.Errorf("the checkout %s changed since these jobs were written: its source is now %s (commit %s), the jobs' psub was built from source %s, "+
+			"so rows would record the wrong version; restore the checkout, or write and submit the jobs again (psub protocol ... -slurm DIR -submit)", root, code.Source, code.Commit, want)
+	}
+	return nil
 }

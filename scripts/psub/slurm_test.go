@@ -119,9 +119,13 @@ func TestSlurmScriptsRunWhatTheyShould(t *testing.T) {
 	}
 	bash("merge.sbatch")
 	got := calls(t, log)
+	if plan.Source == "" {
+		t.Fatal("the plan has no source version for the jobs to check")
+	}
 	want := [][]string{
+		{"protocol", "cows", "-profile", "full", "-slurm", dir, "-check-source", plan.Source},
 		{"protocol", "cows", "-profile", "full", "-shard", "3/4", "-workers", "2", "-results", filepath.Join(dir, "shard-3.jsonl"), "-checkpoints", filepath.Join(dir, "checkpoints")},
-		{"protocol", "cows", "-profile", "full", "-slurm", dir, "-prepare"},
+		{"protocol", "cows", "-profile", "full", "-slurm", dir, "-prepare", "-check-source", plan.Source},
 		{"protocol", "cows", "-profile", "full", "-merge", "-results", out, filepath.Join(dir, "shard-1.jsonl"), filepath.Join(dir, "shard-3.jsonl")},
 	}
 	if len(got) != len(want) {
@@ -388,5 +392,22 @@ func TestSlurmMeasuresCostsFromShards(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "warning: costs not measured from") || !strings.Contains(stderr, "shard-2.jsonl") {
 		t.Errorf("stderr %q does not warn about the damaged shard-2.jsonl", stderr)
+	}
+}
+
+// TestSlurmChecksSource: the jobs' first step fails, naming the change,
+// when the checkout's source is not the one the jobs were written from.
+func TestSlurmChecksSource(t *testing.T) {
+	code, err := grid.CurrentCode()
+	if err != nil || !code.Known() {
+		t.Skipf("no source version here: %v", err)
+	}
+	dir := t.TempDir()
+	if c, stdout, stderr := runPsub(t, "protocol", "cows", "-profile", "tiny", "-slurm", dir, "-check-source", code.Source); c != 0 || !strings.Contains(stdout, code.Source) {
+		t.Errorf("the current source: exit %d, stdout %q, stderr %q", c, stdout, stderr)
+	}
+	c, _, stderr := runPsub(t, "protocol", "cows", "-profile", "tiny", "-slurm", dir, "-check-source", "0123456789abcdef", "-prepare")
+	if c != 1 || !strings.Contains(stderr, "changed since these jobs were written") || !strings.Contains(stderr, code.Source) {
+		t.Errorf("another source: exit %d, stderr %q; want 1 naming the change", c, stderr)
 	}
 }
