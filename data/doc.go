@@ -1,6 +1,9 @@
-// Package data finds, reads, builds and splits the data sets of the
-// experiments, and runs the paper's protocols over them. It sits between the
-// core (psub and its sub-packages) and the notebooks.
+// Package data finds, reads and builds the data sets of the experiments:
+// where they are, their loaders and file formats, the problem builders and
+// their caches, and the synthetic generators. It sits between the core
+// (psub and its sub-packages) and the experiments: data/protocol holds the
+// paper's experiments on top of it; data/grid, which it imports for its
+// folds (grid.Fold), runs grids of jobs and keeps their results.
 //
 // # Where the data is
 //
@@ -49,13 +52,10 @@
 // label correlations only the pairwise features can express. The quick
 // profile and the tests run on them; results on them must say so.
 //
-// # Experiments
+// # Results
 //
-// The grid of jobs, its results files and the statistics over them are in
-// data/grid; the experiment runners still here (SegmentationExperiment,
-// MultiLabelExperiment, the efficiency, stopping-rule and tradeoff
-// experiments) run as grid jobs. ResultsPath and OutDir name the default
-// place of results, out/ under the module root.
+// OutDir is out/ under the module root, where results files (ResultsPath),
+// the segment cache and models go by default.
 //
 // The segmentation builders (images and volumes → SLIC regions → region
 // graph → descriptors → instances, with an on-disk cache) are documented in

@@ -32,9 +32,8 @@ func MitoHalves(b MitoBox) ([2]MitoBox, error) {
 // (notebooks/TARGETS.md §4) for a crop (opt.Crop; zero: the whole volumes):
 // three items, the two x-halves of the training crop (MitoHalves) and the
 // same crop of the testing volume, and one fold {Train: [0 1], Test: [2]}.
-// SegmentationExperiment with HoldOut 0.5 then chooses C by training on one
-// half and validating on the other, and trains the final model on both
-// halves; the only departure from one training instance is that no edge joins
+// The mito protocol (data/protocol) then chooses C by training on one half
+// and validating on the other, and trains the final model on both halves; the only departure from one training instance is that no edge joins
 // supervoxels across the cut at the middle of x. opt.Volume must be "" (both
 // volumes are built); opt.Segments, when set, is the count for the whole crop
 // and is halved for each half. KeepImage applies to the test item only (for

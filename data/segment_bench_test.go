@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/probably-submodular/crf/internal/cputime"
 )
 
 // Benchmarks of the problem builders on the real data (skipped without it).
@@ -173,4 +175,12 @@ func benchMito(b *testing.B, opt MitoOptions) {
 		b.ReportMetric(float64(nodes), "supervoxels")
 		b.ReportMetric(float64(edges), "edges")
 	})
+}
+
+// processUsage is the user+system CPU time of this process so far and its
+// peak resident set size in bytes; ok is false when they are not measured.
+func processUsage() (cpu time.Duration, maxRSS int64, ok bool) {
+	cpu, ok1 := cputime.Process()
+	maxRSS, ok2 := cputime.PeakRSS()
+	return cpu, maxRSS, ok1 && ok2
 }

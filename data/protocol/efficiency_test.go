@@ -153,8 +153,8 @@ func TestEfficiencyTiny(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rs {
-		_, _, run := data.MarginCurves(r.Trace)
-		_, perIter := data.MarginsPerIteration(r.Trace)
+		_, _, run := MarginCurves(r.Trace)
+		_, perIter := MarginsPerIteration(r.Trace)
 		// Margins computed after the last iteration (the final check) are
 		// in no iteration's count.
 		if len(run) == 0 || int64(run[len(run)-1]) != r.Margins || int64(perIter[len(perIter)-1]) > r.Margins {

@@ -113,7 +113,7 @@ func (m Mito) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	}
 	params := struct {
 		Settings      MitoSettings
-		Select, Final data.SegmentationParams
+		Select, Final SegmentationParams
 	}{s.axesless(), sel.Params(), final.Params()}
 	return runStaged(ctx, m, opt, fit, params)
 }
@@ -122,7 +122,7 @@ func (m Mito) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 // trains on the first half of the training volume and validates C on the
 // second (SegmentationExperiment.Selection), final trains on both halves
 // and tests on the testing volume.
-func (s MitoSettings) experiments(set *data.SegmentedSet, folds []grid.Fold, opt Options) (sel, final *data.SegmentationExperiment, err error) {
+func (s MitoSettings) experiments(set *data.SegmentedSet, folds []grid.Fold, opt Options) (sel, final *SegmentationExperiment, err error) {
 	if len(folds) != 1 || len(folds[0].Train) != 2 {
 		return nil, nil, fmt.Errorf("mito: want one fold training on two halves, got %v", folds)
 	}

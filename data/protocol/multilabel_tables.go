@@ -14,7 +14,7 @@ import (
 // rows, with the paper's table "multilabel" (notebooks/TARGETS.md §5).
 
 // mlPaper is the paper's table: 1−Δ in % and its "±", train and test rows,
-// columns data.MultiLabelColumns() then Fin–Best (quoted, test only; NaN
+// columns MultiLabelColumns() then Fin–Best (quoted, test only; NaN
 // where the paper has no number).
 var mlPaper = map[string]struct{ acc, se [2][]float64 }{
 	"yeast": {
@@ -33,7 +33,7 @@ func mlPaperTest(dataset, col string) (float64, bool) {
 	if !ok {
 		return math.NaN(), false
 	}
-	for i, c := range data.MultiLabelColumns() {
+	for i, c := range MultiLabelColumns() {
 		if c == col {
 			return p.acc[1][i], true
 		}
@@ -148,7 +148,7 @@ func (m MultiLabel) Results(p Profile, rows []grid.Result, bias bool) Table {
 // rows, the paper's columns with Fin–Best (quoted, never ours). A column
 // without a successful row is NaN (a dash).
 func (MultiLabel) Comparisons(rows []grid.Result, bias bool) []Comparison {
-	cols := data.MultiLabelColumns()
+	cols := MultiLabelColumns()
 	var head []string
 	for _, c := range append(cols, "Fin–Best") {
 		head = append(head, MultiLabelColumnName(c))

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
 )
 
@@ -75,7 +74,7 @@ func (p toy) fit(_ context.Context, j grid.Job) (map[string]float64, error) {
 		return nil, errors.New("boom")
 	}
 	best := float64(len(j.Set)+j.Fold) / 2
-	return map[string]float64{data.MetricSelect: -math.Abs(math.Log(j.C / best)), "train_seconds": float64(len(j.Key()))}, nil
+	return map[string]float64{MetricSelect: -math.Abs(math.Log(j.C / best)), "train_seconds": float64(len(j.Key()))}, nil
 }
 
 func toySettings() SegmentationSettings {
@@ -226,7 +225,7 @@ func TestMergeRefusesConflicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows[0].Metrics[data.MetricSelect] += 1
+	rows[0].Metrics[MetricSelect] += 1
 	f, err := os.Create(b)
 	if err != nil {
 		t.Fatal(err)

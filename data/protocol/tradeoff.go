@@ -16,13 +16,13 @@ import (
 // for reference): the capacity ladder C0 ⊂ C1 ⊂ C2 ⊂ C2* ⊆ C3 ⊆ C4 against
 // unconstrained training with approximate inference (TGC, QPBO, TRW-S) on
 // the embedded synthetic segmentation (data.SyntheticSegmentation), one
-// problem per seed, measured by data.Tradeoff: the learner's objective and
+// problem per seed, measured by RunTradeoff: the learner's objective and
 // the certified objective of the final w, accuracy, and how exact inference
 // is on the test images.
 //
 // Its jobs are independent fits (each its own group), one per seed and
 // entry of the ladder: Dataset "synthetic", Set the entry's name
-// (data.TradeoffLadder), Loss "hamming", C psub's C, Fold the seed.
+// (TradeoffLadder), Loss "hamming", C psub's C, Fold the seed.
 type Tradeoff struct{}
 
 func init() { register(Tradeoff{}) }
@@ -45,7 +45,7 @@ type TradeoffSettings struct {
 	// shared by every entry (Hamming loss).
 	C, Tol float64
 	// Entries are the names of the ladder's entries trained, in
-	// data.TradeoffLadder's order.
+	// TradeoffLadder's order.
 	Entries []string
 }
 
@@ -54,7 +54,7 @@ type TradeoffSettings struct {
 // and differ only in the number of images and of seeds.
 func (Tradeoff) Settings(p Profile) TradeoffSettings {
 	var all []string
-	for _, e := range data.TradeoffLadder() {
+	for _, e := range TradeoffLadder() {
 		all = append(all, e.Name)
 	}
 	s := TradeoffSettings{Seeds: []uint64{1, 2, 3, 4, 5}, Train: 20, Test: 20, C: 1, Tol: 1e-3, Entries: all}
@@ -118,8 +118,8 @@ func (t Tradeoff) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 			return nil, err
 		}
 		pr := problem(j.Fold)
-		rows, err := data.Tradeoff(pr.Train, pr.Test, data.TradeoffOptions{
-			Settings: psub.Settings{C: j.C, Tol: s.Tol, Workers: 1}, Entries: []data.TradeoffEntry{entry}})
+		rows, err := RunTradeoff(pr.Train, pr.Test, TradeoffOptions{
+			Settings: psub.Settings{C: j.C, Tol: s.Tol, Workers: 1}, Entries: []TradeoffEntry{entry}})
 		if err != nil {
 			return nil, err
 		}
@@ -128,19 +128,19 @@ func (t Tradeoff) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	return runStaged(ctx, t, opt, fit, s.params())
 }
 
-func ladderEntry(name string) (data.TradeoffEntry, error) {
+func ladderEntry(name string) (TradeoffEntry, error) {
 	var names []string
-	for _, e := range data.TradeoffLadder() {
+	for _, e := range TradeoffLadder() {
 		if e.Name == name {
 			return e, nil
 		}
 		names = append(names, e.Name)
 	}
-	return data.TradeoffEntry{}, fmt.Errorf("tradeoff: no entry %q in the ladder (%v)", name, names)
+	return TradeoffEntry{}, fmt.Errorf("tradeoff: no entry %q in the ladder (%v)", name, names)
 }
 
 // tradeoffMetrics are a TradeoffRow's numbers; tradeoffRow reads them back.
-func tradeoffMetrics(r data.TradeoffRow) map[string]float64 {
+func tradeoffMetrics(r TradeoffRow) map[string]float64 {
 	return map[string]float64{
 		"primal": r.Primal, "primal_lo": r.PrimalLo, "primal_hi": r.PrimalHi, "norm2": r.Norm2,
 		"iterations": float64(r.Iters), "converged": b2f(r.Converged), "train_seconds": r.Seconds,
@@ -154,13 +154,13 @@ func tradeoffMetrics(r data.TradeoffRow) map[string]float64 {
 
 // tradeoffRow rebuilds the TradeoffRow of a result; the names come from
 // the ladder.
-func tradeoffRow(r grid.Result) (data.TradeoffRow, error) {
+func tradeoffRow(r grid.Result) (TradeoffRow, error) {
 	e, err := ladderEntry(r.Set)
 	if err != nil {
-		return data.TradeoffRow{}, err
+		return TradeoffRow{}, err
 	}
 	m := r.Metrics
-	row := data.TradeoffRow{Name: e.Name, Set: e.Set.Name(), Inference: "graphcut",
+	row := TradeoffRow{Name: e.Name, Set: e.Set.Name(), Inference: "graphcut",
 		Primal: m["primal"], PrimalLo: m["primal_lo"], PrimalHi: m["primal_hi"], Norm2: m["norm2"],
 		Iters: int(m["iterations"]), Converged: m["converged"] == 1, Seconds: m["train_seconds"],
 		TrainAcc: m["train_acc"], TestAcc: m["test_acc"],
@@ -176,17 +176,17 @@ func tradeoffRow(r grid.Result) (data.TradeoffRow, error) {
 
 // Runs are the rows as ladders, one per seed whose every entry succeeded
 // (in the order of the seeds), each in the order of the settings' entries:
-// what data.TradeoffStat averages over.
-func (t Tradeoff) Runs(p Profile, rows []grid.Result) ([][]data.TradeoffRow, error) {
+// what TradeoffStat averages over.
+func (t Tradeoff) Runs(p Profile, rows []grid.Result) ([][]TradeoffRow, error) {
 	s := t.Settings(p)
 	byKey := map[string]grid.Result{}
 	for _, r := range rows {
 		byKey[r.Key()] = r
 	}
 	jobs, _ := t.Jobs(p, nil)
-	var runs [][]data.TradeoffRow
+	var runs [][]TradeoffRow
 	for i := range s.Seeds {
-		var ladder []data.TradeoffRow
+		var ladder []TradeoffRow
 		for _, j := range jobs[i*len(s.Entries) : (i+1)*len(s.Entries)] {
 			r, ok := byKey[j.Key()]
 			if !ok || r.Error != "" {
@@ -212,8 +212,8 @@ func (t Tradeoff) Runs(p Profile, rows []grid.Result) ([][]data.TradeoffRow, err
 
 // stat formats an entry's metric as mean ± standard error over the runs
 // (just the mean for one run).
-func stat(runs [][]data.TradeoffRow, i int, f func(data.TradeoffRow) float64, format string) string {
-	m, se := data.TradeoffStat(runs, i, f)
+func stat(runs [][]TradeoffRow, i int, f func(TradeoffRow) float64, format string) string {
+	m, se := TradeoffStat(runs, i, f)
 	if len(runs) < 2 {
 		return fmt.Sprintf(format, m)
 	}
@@ -223,23 +223,23 @@ func stat(runs [][]data.TradeoffRow, i int, f func(data.TradeoffRow) float64, fo
 // SideBySide is the table of every entry: the learner's objective, the
 // certified objective of its final w, accuracy, exactness on the test
 // images, iterations and time (mean ± standard error over the seeds).
-func (Tradeoff) SideBySide(runs [][]data.TradeoffRow) Table {
+func (Tradeoff) SideBySide(runs [][]TradeoffRow) Table {
 	t := Table{Title: "the ladder side by side", Header: []string{"entry", "training inference", "objective (learner)",
 		"objective of final w (certified interval)", "train acc %", "test acc %", "non-submodular test edges %",
 		"TGC truncated", "QPBO unlabelled", "TRW-S gap", "iterations", "training s"}}
 	for i, r := range runs[0] {
 		t.Rows = append(t.Rows, []string{r.Name, r.Inference,
-			stat(runs, i, func(r data.TradeoffRow) float64 { return r.Primal }, "%.4f"),
-			stat(runs, i, func(r data.TradeoffRow) float64 { return r.PrimalLo }, "%.4f") + " … " +
-				stat(runs, i, func(r data.TradeoffRow) float64 { return r.PrimalHi }, "%.4f"),
-			stat(runs, i, func(r data.TradeoffRow) float64 { return 100 * r.TrainAcc }, "%.1f"),
-			stat(runs, i, func(r data.TradeoffRow) float64 { return 100 * r.TestAcc }, "%.1f"),
-			stat(runs, i, func(r data.TradeoffRow) float64 { return 100 * r.NonSubmodularTest }, "%.2f"),
-			stat(runs, i, func(r data.TradeoffRow) float64 { return float64(r.TGCTruncated) }, "%.0f") + fmt.Sprintf(" / %d", r.TestEdges),
-			stat(runs, i, func(r data.TradeoffRow) float64 { return float64(r.QPBOUnlabelled) }, "%.0f") + fmt.Sprintf(" / %d", r.TestNodes),
-			stat(runs, i, func(r data.TradeoffRow) float64 { return r.TRWSGap }, "%.1e"),
-			stat(runs, i, func(r data.TradeoffRow) float64 { return float64(r.Iters) }, "%.0f"),
-			stat(runs, i, func(r data.TradeoffRow) float64 { return r.Seconds }, "%.1f"),
+			stat(runs, i, func(r TradeoffRow) float64 { return r.Primal }, "%.4f"),
+			stat(runs, i, func(r TradeoffRow) float64 { return r.PrimalLo }, "%.4f") + " … " +
+				stat(runs, i, func(r TradeoffRow) float64 { return r.PrimalHi }, "%.4f"),
+			stat(runs, i, func(r TradeoffRow) float64 { return 100 * r.TrainAcc }, "%.1f"),
+			stat(runs, i, func(r TradeoffRow) float64 { return 100 * r.TestAcc }, "%.1f"),
+			stat(runs, i, func(r TradeoffRow) float64 { return 100 * r.NonSubmodularTest }, "%.2f"),
+			stat(runs, i, func(r TradeoffRow) float64 { return float64(r.TGCTruncated) }, "%.0f") + fmt.Sprintf(" / %d", r.TestEdges),
+			stat(runs, i, func(r TradeoffRow) float64 { return float64(r.QPBOUnlabelled) }, "%.0f") + fmt.Sprintf(" / %d", r.TestNodes),
+			stat(runs, i, func(r TradeoffRow) float64 { return r.TRWSGap }, "%.1e"),
+			stat(runs, i, func(r TradeoffRow) float64 { return float64(r.Iters) }, "%.0f"),
+			stat(runs, i, func(r TradeoffRow) float64 { return r.Seconds }, "%.1f"),
 		})
 	}
 	return t
@@ -250,8 +250,8 @@ func (Tradeoff) SideBySide(runs [][]data.TradeoffRow) Table {
 // (mean ± standard error over seeds) and in how many seeds the certified
 // objective of its final w is worse than C4's (its lower end above C4's
 // upper end). Nil without a C4 entry.
-func (Tradeoff) VersusC4(runs [][]data.TradeoffRow) []string {
-	c4 := slices.IndexFunc(runs[0], func(r data.TradeoffRow) bool { return r.Name == "C4" })
+func (Tradeoff) VersusC4(runs [][]TradeoffRow) []string {
+	c4 := slices.IndexFunc(runs[0], func(r TradeoffRow) bool { return r.Name == "C4" })
 	if c4 < 0 {
 		return nil
 	}
@@ -296,7 +296,7 @@ func meanSE(v []float64) (mean, se float64) {
 }
 
 // entryNames are the names of a ladder's entries.
-func entryNames(runs [][]data.TradeoffRow) []string {
+func entryNames(runs [][]TradeoffRow) []string {
 	var n []string
 	for _, r := range runs[0] {
 		n = append(n, r.Name)
@@ -306,10 +306,10 @@ func entryNames(runs [][]data.TradeoffRow) []string {
 
 // statSeries is one metric of every entry: means and standard errors over
 // the runs.
-func statSeries(runs [][]data.TradeoffRow, name string, f func(data.TradeoffRow) float64) BarSeries {
+func statSeries(runs [][]TradeoffRow, name string, f func(TradeoffRow) float64) BarSeries {
 	s := BarSeries{Name: name}
 	for i := range runs[0] {
-		m, se := data.TradeoffStat(runs, i, f)
+		m, se := TradeoffStat(runs, i, f)
 		s.Values, s.Errors = append(s.Values, m), append(s.Errors, se)
 	}
 	return s
@@ -318,27 +318,27 @@ func statSeries(runs [][]data.TradeoffRow, name string, f func(data.TradeoffRow)
 // Capacity is the training objective along the ladder: the learner's own
 // beside the certified objective of the final w (the interval's upper end,
 // with its standard error over seeds).
-func (Tradeoff) Capacity(runs [][]data.TradeoffRow) Bars {
-	own := statSeries(runs, "objective reported by the learner", func(r data.TradeoffRow) float64 { return r.Primal })
+func (Tradeoff) Capacity(runs [][]TradeoffRow) Bars {
+	own := statSeries(runs, "objective reported by the learner", func(r TradeoffRow) float64 { return r.Primal })
 	own.Errors = nil
 	return Bars{Title: "training objective ½‖w‖² + C·ξ (lower = more capacity)", Unit: "objective", Categories: entryNames(runs),
-		Series: []BarSeries{own, statSeries(runs, "certified objective of the final w", func(r data.TradeoffRow) float64 { return r.PrimalHi })}}
+		Series: []BarSeries{own, statSeries(runs, "certified objective of the final w", func(r TradeoffRow) float64 { return r.PrimalHi })}}
 }
 
 // Accuracy is the training and test accuracy of every entry (%, with
 // standard errors over seeds).
-func (Tradeoff) Accuracy(runs [][]data.TradeoffRow) Bars {
+func (Tradeoff) Accuracy(runs [][]TradeoffRow) Bars {
 	return Bars{Title: "accuracy (fraction of nodes labelled right)", Unit: "%", Categories: entryNames(runs),
 		Series: []BarSeries{
-			statSeries(runs, "training", func(r data.TradeoffRow) float64 { return 100 * r.TrainAcc }),
-			statSeries(runs, "test", func(r data.TradeoffRow) float64 { return 100 * r.TestAcc })}}
+			statSeries(runs, "training", func(r TradeoffRow) float64 { return 100 * r.TrainAcc }),
+			statSeries(runs, "test", func(r TradeoffRow) float64 { return 100 * r.TestAcc })}}
 }
 
 // Exactness is how exact inference is on the test images: non-submodular
 // edges and the nodes QPBO leaves unlabelled (%, means over seeds).
-func (Tradeoff) Exactness(runs [][]data.TradeoffRow) Bars {
-	ns := statSeries(runs, "non-submodular edges", func(r data.TradeoffRow) float64 { return 100 * r.NonSubmodularTest })
-	qp := statSeries(runs, "nodes QPBO leaves unlabelled", func(r data.TradeoffRow) float64 {
+func (Tradeoff) Exactness(runs [][]TradeoffRow) Bars {
+	ns := statSeries(runs, "non-submodular edges", func(r TradeoffRow) float64 { return 100 * r.NonSubmodularTest })
+	qp := statSeries(runs, "nodes QPBO leaves unlabelled", func(r TradeoffRow) float64 {
 		return 100 * float64(r.QPBOUnlabelled) / float64(r.TestNodes)
 	})
 	ns.Errors, qp.Errors = nil, nil
@@ -356,15 +356,15 @@ var PaperNonSubmodular = map[string][2]float64{
 // NonSubmodular is our fraction of non-submodular test edges (%, mean over
 // seeds) of the constraint sets in a column of its own beside the paper's
 // cows and feline columns, which are other data (for reference).
-func (Tradeoff) NonSubmodular(runs [][]data.TradeoffRow) Comparison {
+func (Tradeoff) NonSubmodular(runs [][]TradeoffRow) Comparison {
 	nan := math.NaN()
 	sets := []string{"C0", "C1", "C2", "C2*", "C3", "C4"}
 	c := Comparison{Title: "non-submodular test edges (%)", Corner: "set", Rows: sets,
 		Cols: []string{"synthetic (ours)", "cows", "feline"}, Format: "%.2f"}
 	for _, name := range sets {
 		ours := nan
-		if i := slices.IndexFunc(runs[0], func(r data.TradeoffRow) bool { return r.Name == name }); i >= 0 {
-			ours, _ = data.TradeoffStat(runs, i, func(r data.TradeoffRow) float64 { return 100 * r.NonSubmodularTest })
+		if i := slices.IndexFunc(runs[0], func(r TradeoffRow) bool { return r.Name == name }); i >= 0 {
+			ours, _ = TradeoffStat(runs, i, func(r TradeoffRow) float64 { return 100 * r.NonSubmodularTest })
 		}
 		p := PaperNonSubmodular[name]
 		c.Paper = append(c.Paper, []float64{nan, p[0], p[1]})
@@ -374,7 +374,7 @@ func (Tradeoff) NonSubmodular(runs [][]data.TradeoffRow) Comparison {
 }
 
 // Headline states C4's non-submodular test edges beside the paper's.
-func (t Tradeoff) Headline(runs [][]data.TradeoffRow) string {
+func (t Tradeoff) Headline(runs [][]TradeoffRow) string {
 	c4 := t.NonSubmodular(runs).Ours[5][0]
 	p := PaperNonSubmodular["C4"]
 	return fmt.Sprintf("non-submodular test edges of C4: ours %.2f %% on the synthetic segmentation, paper %.0f %% on cows and %.0f %% on the feline retina", c4, p[0], p[1])

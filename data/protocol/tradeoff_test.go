@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
@@ -21,8 +20,8 @@ func TestTradeoffJobs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(jobs) != len(s.Seeds)*len(data.TradeoffLadder()) {
-			t.Errorf("%s: %d jobs, want %d seeds × %d entries", p, len(jobs), len(s.Seeds), len(data.TradeoffLadder()))
+		if len(jobs) != len(s.Seeds)*len(TradeoffLadder()) {
+			t.Errorf("%s: %d jobs, want %d seeds × %d entries", p, len(jobs), len(s.Seeds), len(TradeoffLadder()))
 		}
 		seen := map[string]bool{}
 		for _, j := range jobs {
@@ -46,7 +45,7 @@ func TestTradeoffJobs(t *testing.T) {
 }
 
 func TestTradeoffRowRoundTrip(t *testing.T) {
-	want := data.TradeoffRow{Name: "QPBO", Set: psub.Unconstrained{}.Name(), Inference: "qpbo",
+	want := TradeoffRow{Name: "QPBO", Set: psub.Unconstrained{}.Name(), Inference: "qpbo",
 		Primal: 1.5, PrimalLo: 1.25, PrimalHi: 1.75, Norm2: 0.5, Iters: 17, Converged: true, Seconds: 2.5,
 		TrainAcc: 0.9, TestAcc: 0.8, NonSubmodularTrain: 0.01, NonSubmodularTest: 0.02,
 		TGCTruncated: 3, TestEdges: 300, QPBOUnlabelled: 4, TestNodes: 200, TRWSGap: 1e-4, TRWSExact: 2}
@@ -59,7 +58,7 @@ func TestTradeoffRowRoundTrip(t *testing.T) {
 }
 
 // tradeoffRows makes result rows of one entry over seeds.
-func tradeoffRows(entry string, rs ...data.TradeoffRow) []grid.Result {
+func tradeoffRows(entry string, rs ...TradeoffRow) []grid.Result {
 	var out []grid.Result
 	for i, r := range rs {
 		out = append(out, grid.Result{Job: grid.Job{Dataset: "synthetic", Set: entry, Loss: "hamming", C: 1, Fold: i + 1},
@@ -73,8 +72,8 @@ func TestTradeoffTables(t *testing.T) {
 	p := Tiny // seeds 1 and 2, every entry
 	var rows []grid.Result
 	for _, e := range tr.Settings(p).Entries {
-		a := data.TradeoffRow{TestAcc: 0.9, PrimalLo: 1, PrimalHi: 1, TestNodes: 100, QPBOUnlabelled: 10}
-		b := data.TradeoffRow{TestAcc: 0.8, PrimalLo: 2, PrimalHi: 2, TestNodes: 100, NonSubmodularTest: 0.01}
+		a := TradeoffRow{TestAcc: 0.9, PrimalLo: 1, PrimalHi: 1, TestNodes: 100, QPBOUnlabelled: 10}
+		b := TradeoffRow{TestAcc: 0.8, PrimalLo: 2, PrimalHi: 2, TestNodes: 100, NonSubmodularTest: 0.01}
 		switch e {
 		case "QPBO": // +5 and +2 points of test accuracy; certified worse in seed 2 only
 			a.TestAcc, a.PrimalLo, a.PrimalHi = 0.95, 0.5, 1.5
@@ -125,7 +124,7 @@ func TestTradeoffTables(t *testing.T) {
 }
 
 // TestTradeoffTiny runs the tiny profile: every fit of seed 1 gives what
-// data.Tradeoff gives for the whole ladder at once (the notebook's former
+// RunTradeoff gives for the whole ladder at once (the notebook's former
 // way), the constraint sets' objectives are certified points, and two
 // shards merge to the whole run.
 func TestTradeoffTiny(t *testing.T) {
@@ -137,7 +136,7 @@ func TestTradeoffTiny(t *testing.T) {
 	}
 	s := tr.Settings(Tiny)
 	pr := tr.Problem(Tiny, 1)
-	want, err := data.Tradeoff(pr.Train, pr.Test, data.TradeoffOptions{Settings: psub.Settings{C: s.C, Tol: s.Tol, Workers: 1}})
+	want, err := RunTradeoff(pr.Train, pr.Test, TradeoffOptions{Settings: psub.Settings{C: s.C, Tol: s.Tol, Workers: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +148,7 @@ func TestTradeoffTiny(t *testing.T) {
 		g := runs[0][i]
 		g.Seconds, w.Seconds = 0, 0
 		if g != w {
-			t.Errorf("%s: protocol %+v\nwant (data.Tradeoff) %+v", w.Name, g, w)
+			t.Errorf("%s: protocol %+v\nwant (RunTradeoff) %+v", w.Name, g, w)
 		}
 		if w.Inference == "graphcut" && math.Abs(w.PrimalLo-w.PrimalHi) > 1e-9*math.Max(1, w.PrimalHi) {
 			t.Errorf("%s: certified objective [%g, %g], want a point (exact graph cuts)", w.Name, w.PrimalLo, w.PrimalHi)

@@ -1,4 +1,4 @@
-package data
+package protocol
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
@@ -47,10 +48,10 @@ func TestHammingStats(t *testing.T) {
 
 // smallMultiLabel is a synthetic multi-label problem (4 labels, 6
 // features) with train and test examples.
-func smallMultiLabel(t *testing.T, seed uint64, train, test int) *MultiLabelProblem {
+func smallMultiLabel(t *testing.T, seed uint64, train, test int) *data.MultiLabelProblem {
 	t.Helper()
-	tr, te := SyntheticMultiLabel(SyntheticMultiLabelOptions{Seed: seed, Train: train, Test: test, Labels: 4, Features: 6})
-	p, err := BuildMultiLabel(tr, te, MultiLabelOptions{})
+	tr, te := data.SyntheticMultiLabel(data.SyntheticMultiLabelOptions{Seed: seed, Train: train, Test: test, Labels: 4, Features: 6})
+	p, err := data.BuildMultiLabel(tr, te, data.MultiLabelOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func smallMultiLabel(t *testing.T, seed uint64, train, test int) *MultiLabelProb
 // columns beat C0 on the synthetic problem built for it.
 func TestMultiLabelExperiment(t *testing.T) {
 	p := smallMultiLabel(t, 3, 60, 60)
-	e := &MultiLabelExperiment{Problems: map[string]*MultiLabelProblem{"syn": p}, Tol: 1e-2, MaxIter: 100, Delayed: true, Workers: 1}
+	e := &MultiLabelExperiment{Problems: map[string]*data.MultiLabelProblem{"syn": p}, Tol: 1e-2, MaxIter: 100, Delayed: true, Workers: 1}
 	cols := MultiLabelColumns()
 	if testing.Short() {
 		cols = []string{"C0", "C2", "TGC"}
@@ -118,7 +119,7 @@ func TestMultiLabelExperimentResumes(t *testing.T) {
 	p := smallMultiLabel(t, 4, 40, 20)
 	dir := t.TempDir()
 	job := grid.Job{Dataset: "syn", Set: "C4", Loss: "hamming", C: 10}
-	e := &MultiLabelExperiment{Problems: map[string]*MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 3, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
+	e := &MultiLabelExperiment{Problems: map[string]*data.MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 3, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
 	first, err := e.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +155,7 @@ func TestMultiLabelExperimentKeepsFitUntilScored(t *testing.T) {
 		bad[k] = append(append([]float64(nil), row...), 0)
 	}
 	p.Test[0].Pairwise = bad
-	e := &MultiLabelExperiment{Problems: map[string]*MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 200, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
+	e := &MultiLabelExperiment{Problems: map[string]*data.MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 200, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
 	if _, err := e.Run(context.Background(), job); err == nil || !strings.Contains(err.Error(), "test: instance 0") || !strings.Contains(err.Error(), "is kept") {
 		t.Fatalf("scoring a bad test example: err %v, want its error and the kept checkpoint", err)
 	}
@@ -172,5 +173,33 @@ func TestMultiLabelExperimentKeepsFitUntilScored(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
 		t.Errorf("a stored job left %v", left)
+	}
+}
+
+// The experiment runners record the learner's stop reason: a TRW-S column
+// cut off after 2 iterations says "iteration cap", the same column given
+// room stops by its rule.
+func TestMultiLabelRecordsStop(t *testing.T) {
+	tr, te := data.SyntheticMultiLabel(data.SyntheticMultiLabelOptions{Seed: 5, Train: 40, Test: 20, Labels: 4, Features: 6})
+	p, err := data.BuildMultiLabel(tr, te, data.MultiLabelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := grid.Job{Dataset: "syn", Set: "TRWS", Loss: "hamming", C: 10}
+	for _, tc := range []struct {
+		maxIter int
+		capped  bool
+	}{{2, true}, {200, false}} {
+		e := &MultiLabelExperiment{Problems: map[string]*data.MultiLabelProblem{"syn": p}, Tol: 1e-2, MaxIter: tc.maxIter, Workers: 1}
+		m, err := e.Run(context.Background(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop, conv, ok := grid.StopOf(m)
+		if !ok || conv == tc.capped || (stop == psub.StopMaxIter) != tc.capped || m["converged"] != b2f(!tc.capped) {
+			t.Errorf("MaxIter %d: stop %v (recorded %v), converged %v, after %v iterations; want capped %v",
+				tc.maxIter, stop, ok, m["converged"], m["iterations"], tc.capped)
+		}
+		t.Logf("MaxIter %d: %v iterations, %s", tc.maxIter, m["iterations"], grid.StopLabel(m))
 	}
 }

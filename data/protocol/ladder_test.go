@@ -1,22 +1,23 @@
-package data
+package protocol
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/inference"
 )
 
-func smallSegmentation(seed uint64, train, test, side int) *Segmentation {
-	return SyntheticSegmentation(SegmentationOptions{Seed: seed, Train: train, Test: test, MinSide: side, MaxSide: side + 1})
+func smallSegmentation(seed uint64, train, test, side int) *data.Segmentation {
+	return data.SyntheticSegmentation(data.SegmentationOptions{Seed: seed, Train: train, Test: test, MinSide: side, MaxSide: side + 1})
 }
 
 func TestTradeoffLadder(t *testing.T) {
 	s := smallSegmentation(2, 6, 4, 6)
 	const tol = 1e-3
-	rows, err := Tradeoff(s.Train, s.Test, TradeoffOptions{Settings: psub.Settings{C: 1, Tol: tol}})
+	rows, err := RunTradeoff(s.Train, s.Test, TradeoffOptions{Settings: psub.Settings{C: 1, Tol: tol}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestTradeoffErrors(t *testing.T) {
 		{"no set", s.Train, s.Test, TradeoffOptions{Entries: []TradeoffEntry{{Name: "x", Inference: inference.QPBO{}}}}},
 	}
 	for _, c := range cases {
-		if _, err := Tradeoff(c.train, c.test, c.opt); err == nil {
+		if _, err := RunTradeoff(c.train, c.test, c.opt); err == nil {
 			t.Errorf("%s: no error", c.name)
 		}
 	}

@@ -1,10 +1,11 @@
-package data
+package protocol
 
 import (
 	"math"
 	"reflect"
 	"testing"
 
+	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
@@ -30,14 +31,14 @@ func TestExperimentParamsCoverFields(t *testing.T) {
 		}
 	}
 	// The digests follow the data.
-	s := SyntheticSegmentation(SegmentationOptions{Seed: 1, Train: 2, Test: 2})
-	items := make([]*SegmentedImage, len(s.Train))
+	s := data.SyntheticSegmentation(data.SegmentationOptions{Seed: 1, Train: 2, Test: 2})
+	items := make([]*data.SegmentedImage, len(s.Train))
 	for i := range s.Train {
-		items[i] = &SegmentedImage{Instance: s.Train[i]}
+		items[i] = &data.SegmentedImage{Instance: s.Train[i]}
 	}
 	e := &SegmentationExperiment{Items: items, Folds: []grid.Fold{{Train: []int{0}, Test: []int{1}}}}
 	p0 := e.Params()
-	items[1] = &SegmentedImage{Instance: s.Test[0]}
+	items[1] = &data.SegmentedImage{Instance: s.Test[0]}
 	p1 := e.Params()
 	e.Folds = []grid.Fold{{Train: []int{1}, Test: []int{0}}}
 	p2 := e.Params()
@@ -47,9 +48,9 @@ func TestExperimentParamsCoverFields(t *testing.T) {
 }
 
 func TestInstancesDigest(t *testing.T) {
-	s := SyntheticSegmentation(SegmentationOptions{Seed: 1, Train: 2, Test: 1})
+	s := data.SyntheticSegmentation(data.SegmentationOptions{Seed: 1, Train: 2, Test: 1})
 	d0 := InstancesDigest(s.Train)
-	if d0 != InstancesDigest(SyntheticSegmentation(SegmentationOptions{Seed: 1, Train: 2, Test: 1}).Train) {
+	if d0 != InstancesDigest(data.SyntheticSegmentation(data.SegmentationOptions{Seed: 1, Train: 2, Test: 1}).Train) {
 		t.Fatal("the same data gave two digests")
 	}
 	in := s.Train[0]

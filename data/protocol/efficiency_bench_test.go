@@ -1,8 +1,9 @@
-package data
+package protocol
 
 import (
 	"testing"
 
+	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
@@ -18,12 +19,14 @@ import (
 // runs on 20 images at half resolution. The superpixels come from the
 // default segment cache (the first run builds it). Run with -benchtime=1x.
 func BenchmarkCowsEfficiency(b *testing.B) {
-	needDataSetB(b, CowsDir)
-	opt := ImageSetOptions{Cache: DefaultSegmentCache()}
+	if _, err := data.Find("", data.CowsDir); err != nil {
+		b.Skipf("real data set %s not available: %v", data.CowsDir, err)
+	}
+	opt := data.ImageSetOptions{Cache: data.DefaultSegmentCache()}
 	if testing.Short() {
 		opt.Limit, opt.Downscale = 20, 2
 	}
-	set, err := BuildCows(opt)
+	set, err := data.BuildCows(opt)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,9 +1,9 @@
-package data
+package protocol
 
 // Experiment runners of notebooks 06 (sample complexity) and 07 (model
 // error vs inference error).
 //
-// Tradeoff trains one model per rung of the ladder C0 ⊂ C1 ⊂ C2 ⊂ C2* ⊆ C4
+// RunTradeoff trains one model per rung of the ladder C0 ⊂ C1 ⊂ C2 ⊂ C2* ⊆ C4
 // (and C3) and, past the top of the ladder, without constraints but with
 // approximate training-time inference (TGC, QPBO, TRW-S), and measures for
 // each the two kinds of error the paper trades against each other:
@@ -18,7 +18,7 @@ package data
 //
 // With approximate training-time inference the learner's own objective is
 // not certified: a missed most-violated labelling makes ξ look smaller. So
-// Tradeoff re-evaluates the final w's objective on the training set with
+// RunTradeoff re-evaluates the final w's objective on the training set with
 // an interval [PrimalLo, PrimalHi]: the best labelling any of TGC, QPBO and
 // TRW-S finds gives the lower end, the best of their lower bounds on the
 // loss-augmented energy the upper end. For the constraint sets the training
@@ -60,7 +60,7 @@ func TradeoffLadder() []TradeoffEntry {
 	}
 }
 
-// TradeoffOptions sets Tradeoff.
+// TradeoffOptions sets RunTradeoff.
 type TradeoffOptions struct {
 	// Settings are the learner's settings shared by every entry (C, Tol,
 	// MaxIter, Loss, …); each entry overrides Set and Inference.
@@ -75,7 +75,7 @@ type TradeoffOptions struct {
 	Progress func(done int, entry string)
 }
 
-// TradeoffRow is what Tradeoff measures for one entry.
+// TradeoffRow is what RunTradeoff measures for one entry.
 type TradeoffRow struct {
 	Name      string
 	Set       string // constraint set name
@@ -102,10 +102,10 @@ type TradeoffRow struct {
 	TRWSExact                             int     // test graphs where TRW-S certified optimality
 }
 
-// Tradeoff trains every entry on train and measures it on train and test
+// RunTradeoff trains every entry on train and measures it on train and test
 // (see the file comment). Every training graph must be labelled; test graphs
 // must be labelled too (for the accuracy).
-func Tradeoff(train, test []psub.Instance, opt TradeoffOptions) ([]TradeoffRow, error) {
+func RunTradeoff(train, test []psub.Instance, opt TradeoffOptions) ([]TradeoffRow, error) {
 	if len(train) == 0 || len(test) == 0 {
 		return nil, errors.New("tradeoff: empty training or test set")
 	}

@@ -1,4 +1,4 @@
-package data
+package protocol
 
 // Experiment runner of notebook 05 (multi-label classification,
 // notebooks/TARGETS.md §5): every column of the paper's table (C0, C2, C4,
@@ -11,18 +11,19 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 )
 
 // MultiLabelExperiment trains and scores one column of the multi-label table
 // per job. Its Run method is a grid.JobFunc for grid.Run: job.Dataset names an
-// entry of Problems, job.Set a column (MethodByName: "C0", "C2", "C4", "TGC",
+// entry of Problems, job.Set a column (ColumnByName: "C0", "C2", "C4", "TGC",
 // "QPBO", "TRWS"), job.Loss the loss (psub.LossByName; the paper's is "hamming")
 // and job.C the regularisation constant (the paper's 0.1). Job.Fold is unused
 // (the data sets come with one train/test split).
 type MultiLabelExperiment struct {
-	Problems map[string]*MultiLabelProblem
+	Problems map[string]*data.MultiLabelProblem
 	// Tol, MaxIter, Delayed, AddK and Workers go to psub.Settings (the
 	// paper: Tol 1e-2, MaxIter 200). Workers 0 means all cores: set 1 when
 	// grid.Run runs jobs in parallel.
@@ -64,8 +65,8 @@ func (e *MultiLabelExperiment) Run(ctx context.Context, job grid.Job) (map[strin
 	if e.Progress != nil {
 		base.Progress = func(it psub.Iteration) { e.Progress(job, it) }
 	}
-	m, err := trainJob(ctx, job, p.Train, p.Test, base, func(model *psub.Model, method Method, m map[string]float64) error {
-		return scoreMultiLabel(model, method, p, m)
+	m, err := trainJob(ctx, job, p.Train, p.Test, base, func(model *psub.Model, col Column, m map[string]float64) error {
+		return scoreMultiLabel(model, col, p, m)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", job.Dataset, job.Set, err)
@@ -74,12 +75,12 @@ func (e *MultiLabelExperiment) Run(ctx context.Context, job grid.Job) (map[strin
 }
 
 // scoreMultiLabel records the scores of Run in m.
-func scoreMultiLabel(model *psub.Model, method Method, p *MultiLabelProblem, m map[string]float64) error {
+func scoreMultiLabel(model *psub.Model, col Column, p *data.MultiLabelProblem, m map[string]float64) error {
 	for _, part := range []struct {
 		prefix string
 		set    []psub.Instance
 	}{{"train_", p.Train}, {"test_", p.Test}} {
-		ev, err := model.EvaluateWith(part.set, method.Test)
+		ev, err := model.EvaluateWith(part.set, col.Test)
 		if err != nil {
 			return fmt.Errorf("%s: %w", part.prefix[:len(part.prefix)-1], err)
 		}

@@ -1,9 +1,10 @@
-package data
+package protocol
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
@@ -27,7 +28,7 @@ import (
 
 // StopRulesOptions configures CompareStopRules.
 type StopRulesOptions struct {
-	// Set and Loss name the column (MethodByName) and the loss ("hamming"
+	// Set and Loss name the column (ColumnByName) and the loss ("hamming"
 	// or "avg", psub.LossByName); Test is what C̄4 also constrains.
 	Set, Loss string
 	Test      []psub.Instance
@@ -221,7 +222,7 @@ func CompareStopRules(train []psub.Instance, opt StopRulesOptions) (StopRules, e
 			return StopRules{}, err
 		}
 	}
-	method, err := MethodByName(opt.Set, opt.Test)
+	col, err := ColumnByName(opt.Set, opt.Test)
 	if err != nil {
 		return StopRules{}, err
 	}
@@ -237,13 +238,13 @@ func CompareStopRules(train []psub.Instance, opt StopRulesOptions) (StopRules, e
 	for i := range train {
 		nodes += train[i].Nodes()
 	}
-	r := StopRules{Set: method.Name, Loss: opt.Loss, PyStructC: opt.PyStructC, PsubC: cPsub,
+	r := StopRules{Set: col.Name, Loss: opt.Loss, PyStructC: opt.PyStructC, PsubC: cPsub,
 		Images: len(train), MeanNodes: float64(nodes) / float64(len(train)), L2: opt.L2}
 
-	base := psub.Settings{Tol: opt.Tol, MaxIter: opt.MaxIter, Delayed: opt.Delayed, Workers: opt.Workers, Set: method.Set,
-		Tuning: psub.Tuning{AddK: opt.AddK, UnconstrainedInference: method.Training, QP: qp.Options{Tol: opt.Tol / 100}}}
-	if method.Training != nil {
-		base.Tuning.SubmodularInference = method.Training
+	base := psub.Settings{Tol: opt.Tol, MaxIter: opt.MaxIter, Delayed: opt.Delayed, Workers: opt.Workers, Set: col.Set,
+		Tuning: psub.Tuning{AddK: opt.AddK, UnconstrainedInference: col.Training, QP: qp.Options{Tol: opt.Tol / 100}}}
+	if col.Training != nil {
+		base.Tuning.SubmodularInference = col.Training
 	}
 	train1 := func(s psub.Settings, what string) (*psub.Trace, error) {
 		_, tr, err := psub.Train(train, labels, s)
@@ -385,7 +386,7 @@ func CowsStopRulesFor(quick bool) CowsStopRules {
 // Run runs every case, in order, on the training images of fold s.Fold of
 // set (BuildCows with s.Limit and s.Downscale; C̄4 also constrains the
 // fold's test images), and calls progress (when set) after each.
-func (s CowsStopRules) Run(set *SegmentedSet, progress func(done, total int, last StopRules)) ([]StopRules, error) {
+func (s CowsStopRules) Run(set *data.SegmentedSet, progress func(done, total int, last StopRules)) ([]StopRules, error) {
 	folds, err := grid.KFold(len(set.Items), s.Folds, 1)
 	if err != nil {
 		return nil, err

@@ -1,9 +1,10 @@
-package data
+package protocol
 
 import (
 	"math"
 	"testing"
 
+	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -50,7 +51,7 @@ func TestEfficiencyConfigs(t *testing.T) {
 // iterations, the definitely submodular row computes none, and the curves
 // add up to the trace's totals.
 func TestRunEfficiency(t *testing.T) {
-	seg := SyntheticSegmentation(SegmentationOptions{Seed: 3, Train: 8, Test: 1})
+	seg := data.SyntheticSegmentation(data.SegmentationOptions{Seed: 3, Train: 8, Test: 1})
 	calls := 0
 	rs, err := RunEfficiency(seg.Train, 2, EfficiencyConfigs(1, 0, 3), func(i int, name string) {
 		if i != calls {
@@ -113,7 +114,7 @@ func TestPositive(t *testing.T) {
 // fewer margins than Algorithm 1 with the same number of constraints per
 // round.
 func TestTunedEfficiency(t *testing.T) {
-	seg := SyntheticSegmentation(SegmentationOptions{Seed: 3, Train: 8, Test: 1})
+	seg := data.SyntheticSegmentation(data.SegmentationOptions{Seed: 3, Train: 8, Test: 1})
 	paper, err := RunEfficiency(seg.Train, 2, EfficiencyConfigs(1, 0, 0), nil)
 	if err != nil {
 		t.Fatal(err)

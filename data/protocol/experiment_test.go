@@ -1,4 +1,4 @@
-package data
+package protocol
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
@@ -18,9 +19,9 @@ import (
 
 // pixelPerNode wraps synthetic instances as segmented images whose regions
 // are single pixels, so region and pixel scores must agree.
-func pixelPerNode(t *testing.T, set []psub.Instance) []*SegmentedImage {
+func pixelPerNode(t *testing.T, set []psub.Instance) []*data.SegmentedImage {
 	t.Helper()
-	out := make([]*SegmentedImage, len(set))
+	out := make([]*data.SegmentedImage, len(set))
 	for i, in := range set {
 		n := in.Nodes()
 		regions, truth := imageio.NewLabelMap(n, 1, 1), imageio.NewLabelMap(n, 1, 1)
@@ -32,18 +33,18 @@ func pixelPerNode(t *testing.T, set []psub.Instance) []*SegmentedImage {
 		if err := oracle.AddLabels(in.Labels, in.Labels); err != nil {
 			t.Fatal(err)
 		}
-		out[i] = &SegmentedImage{Instance: in, Regions: regions, Truth: truth, Oracle: oracle}
+		out[i] = &data.SegmentedImage{Instance: in, Regions: regions, Truth: truth, Oracle: oracle}
 	}
 	return out
 }
 
 func TestMethodByName(t *testing.T) {
 	for _, name := range []string{"C0", "C1", "C2", "C2*", "C3", "C4", "C4bar", "TGC", "QPBO", "TRWS"} {
-		if _, err := MethodByName(name, nil); err != nil {
+		if _, err := ColumnByName(name, nil); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := MethodByName("C9", nil); err == nil {
+	if _, err := ColumnByName("C9", nil); err == nil {
 		t.Error("C9 accepted")
 	}
 }
@@ -107,9 +108,9 @@ func TestSegmentationProtocolOnSynthetic(t *testing.T) {
 
 // syntheticItems is the embedded synthetic segmentation (seed, train + test
 // graphs) as pixel-per-node images, in 2 folds.
-func syntheticItems(t *testing.T, seed uint64, train, test int) ([]*SegmentedImage, []grid.Fold) {
+func syntheticItems(t *testing.T, seed uint64, train, test int) ([]*data.SegmentedImage, []grid.Fold) {
 	t.Helper()
-	s := SyntheticSegmentation(SegmentationOptions{Seed: seed, Train: train, Test: test})
+	s := data.SyntheticSegmentation(data.SegmentationOptions{Seed: seed, Train: train, Test: test})
 	items := pixelPerNode(t, append(append([]psub.Instance(nil), s.Train...), s.Test...))
 	folds, err := grid.KFold(len(items), 2, 1)
 	if err != nil {
@@ -187,7 +188,7 @@ func TestSegmentationPyStructC(t *testing.T) {
 // beyond 10¹⁰, as features ×10⁵ would give), are not, and their rows say
 // why.
 func TestTrainJobCertificateMetrics(t *testing.T) {
-	s := SyntheticSegmentation(SegmentationOptions{Seed: 3, Train: 8, Test: 4})
+	s := data.SyntheticSegmentation(data.SegmentationOptions{Seed: 3, Train: 8, Test: 4})
 	edges := 0
 	for _, in := range s.Train {
 		edges += len(in.Edges)
@@ -212,7 +213,7 @@ func TestTrainJobCertificateMetrics(t *testing.T) {
 		var nonsub float64
 		m, err := trainJob(context.Background(), grid.Job{Set: "C4", Loss: "hamming", C: tc.c}, train, nil,
 			psub.Settings{MaxIter: 300, Workers: 1, Tuning: psub.Tuning{QP: tc.qp}},
-			func(model *psub.Model, _ Method, m map[string]float64) error {
+			func(model *psub.Model, _ Column, m map[string]float64) error {
 				var err error
 				nonsub, err = model.NonSubmodularFraction(train, 0)
 				return err

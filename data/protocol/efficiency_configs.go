@@ -1,10 +1,11 @@
-package data
+package protocol
 
 import (
 	"fmt"
 	"math"
 	"time"
 
+	"github.com/probably-submodular/crf/internal/cputime"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -152,14 +153,12 @@ func Positive(x, y []float64) (px, py []float64) {
 	return px, py
 }
 
-func nan() float64 { return math.NaN() }
-
-// processCPU is the CPU time of the process so far in seconds
-// (processUsage), NaN where it is not measured.
+// processCPU is the CPU time of the process so far in seconds, NaN where
+// it is not measured.
 func processCPU() float64 {
-	cpu, _, ok := processUsage()
+	cpu, ok := cputime.Process()
 	if !ok {
-		return nan()
+		return math.NaN()
 	}
 	return cpu.Seconds()
 }

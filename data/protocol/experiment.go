@@ -1,4 +1,4 @@
-package data
+package protocol
 
 import (
 	"context"
@@ -8,16 +8,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/inference"
 )
 
-// Method is how one column of the paper's tables is trained and tested: a
+// Column is how one column of the paper's tables is trained and tested: a
 // constraint set with its training-time inference, or an unconstrained
 // baseline with approximate inference (the TGC, QPBO and TRW-S columns),
 // and the inference used at test time.
-type Method struct {
+type Column struct {
 	Name      string
 	Set       psub.ConstraintSet
 	Training  inference.Method // nil: the learner's default for the set
@@ -25,26 +26,26 @@ type Method struct {
 	Transduct bool             // C̄4: the set needs the test instances
 }
 
-// MethodByName maps a column name to its Method: the constraint sets C0,
+// ColumnByName maps a column name to its Column: the constraint sets C0,
 // C1, C2, C2*, C3, C4 and C4bar (C̄4, whose constraints include the edges of
 // test, so it must be resolved per fold), and the unconstrained baselines
 // TGC, QPBO and TRWS, each trained and tested with that inference.
-func MethodByName(name string, test []psub.Instance) (Method, error) {
+func ColumnByName(name string, test []psub.Instance) (Column, error) {
 	switch strings.ToUpper(name) {
 	case "TGC":
-		return Method{Name: "TGC", Set: psub.Unconstrained{}, Training: inference.TruncatedGraphCut{Dynamic: true}, Test: inference.TruncatedGraphCut{}}, nil
+		return Column{Name: "TGC", Set: psub.Unconstrained{}, Training: inference.TruncatedGraphCut{Dynamic: true}, Test: inference.TruncatedGraphCut{}}, nil
 	case "QPBO":
-		return Method{Name: "QPBO", Set: psub.Unconstrained{}, Training: inference.QPBO{}, Test: inference.QPBO{}}, nil
+		return Column{Name: "QPBO", Set: psub.Unconstrained{}, Training: inference.QPBO{}, Test: inference.QPBO{}}, nil
 	case "TRWS", "TRW-S":
-		return Method{Name: "TRWS", Set: psub.Unconstrained{}, Training: inference.TRWS{}, Test: inference.TRWS{}}, nil
+		return Column{Name: "TRWS", Set: psub.Unconstrained{}, Training: inference.TRWS{}, Test: inference.TRWS{}}, nil
 	case "C4BAR", "C̄4", "CTRANS":
-		return Method{Name: "C4bar", Set: psub.C4Bar{Test: test}, Transduct: true}, nil
+		return Column{Name: "C4bar", Set: psub.C4Bar{Test: test}, Transduct: true}, nil
 	}
 	set, err := psub.SetByName(name)
 	if err != nil {
-		return Method{}, fmt.Errorf("method %q: not a constraint set (C0 C1 C2 C2* C3 C4 C4bar) nor a baseline (TGC QPBO TRWS): %w", name, err)
+		return Column{}, fmt.Errorf("column %q: not a constraint set (C0 C1 C2 C2* C3 C4 C4bar) nor a baseline (TGC QPBO TRWS): %w", name, err)
 	}
-	return Method{Name: set.Name(), Set: set}, nil
+	return Column{Name: set.Name(), Set: set}, nil
 }
 
 // SegmentationExperiment is the paper's protocol for a segmentation data set
@@ -53,7 +54,7 @@ func MethodByName(name string, test []psub.Instance) (Method, error) {
 // training fold with that C, and the test images are scored at region and
 // pixel level. Its Run method is a grid.JobFunc for grid.Run.
 type SegmentationExperiment struct {
-	Items []*SegmentedImage
+	Items []*data.SegmentedImage
 	Folds []grid.Fold
 	// HoldOut is the fraction of each training fold held out to select C
 	// (the paper's 1/5 for cows); 0 means 0.2.
@@ -163,10 +164,10 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job grid.Job) (map[str
 			return nil, fmt.Errorf("fold %d: %w", job.Fold, err)
 		}
 	}
-	finish := func(model *psub.Model, method Method, m map[string]float64) error {
+	finish := func(model *psub.Model, col Column, m map[string]float64) error {
 		m["c_psub"] = fit.C
 		if job.Tag == "select" {
-			if err := e.score(model, method, testIdx, "val_", false, m); err != nil {
+			if err := e.score(model, col, testIdx, "val_", false, m); err != nil {
 				return err
 			}
 			m[MetricSelect] = m["val_"+selectionMetric(job.Loss)]
@@ -180,10 +181,10 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job grid.Job) (map[str
 				return err
 			}
 		}
-		if err := e.score(model, method, trainIdx, "train_", false, m); err != nil {
+		if err := e.score(model, col, trainIdx, "train_", false, m); err != nil {
 			return err
 		}
-		if err := e.score(model, method, testIdx, "test_", true, m); err != nil {
+		if err := e.score(model, col, testIdx, "test_", true, m); err != nil {
 			return err
 		}
 		var err error
@@ -195,11 +196,11 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job grid.Job) (map[str
 		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)}, finish)
 }
 
-// score predicts the images idx with the method's test-time inference and
+// score predicts the images idx with the column's test-time inference and
 // records prefix+"acc" and prefix+"cavg" (regions) in m, and with pixels
 // prefix+"iou", prefix+"voc" and the truncated edges.
-func (e *SegmentationExperiment) score(model *psub.Model, method Method, idx []int, prefix string, pixels bool, m map[string]float64) error {
-	ev, err := model.EvaluateWith(e.pick(idx), method.Test)
+func (e *SegmentationExperiment) score(model *psub.Model, col Column, idx []int, prefix string, pixels bool, m map[string]float64) error {
+	ev, err := model.EvaluateWith(e.pick(idx), col.Test)
 	if err != nil {
 		return err
 	}
@@ -244,7 +245,7 @@ const DefaultTol = 1e-3
 // psub.Trace.Scale: beyond about 1e10 float64 may not certify); primal,
 // gap, hard_active, hard_introduced, margins, train_seconds and resumed.
 //
-// finish gets the model, the column's Method and the metrics, and adds the
+// finish gets the model, its Column and the metrics, and adds the
 // job's scores to them and stores what the job stores. It runs as
 // psub.Settings.Save, that is while the training's checkpoint
 // (base.CheckpointDir) still exists: a job that is killed, or fails,
@@ -254,17 +255,17 @@ const DefaultTol = 1e-3
 // (returning the metrics and appending the row, no computation) is the one
 // a kill can still cost a converged training in.
 func trainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, base psub.Settings,
-	finish func(*psub.Model, Method, map[string]float64) error) (map[string]float64, error) {
-	method, err := MethodByName(job.Set, test)
+	finish func(*psub.Model, Column, map[string]float64) error) (map[string]float64, error) {
+	col, err := ColumnByName(job.Set, test)
 	if err != nil {
 		return nil, err
 	}
 	if base.Loss, err = psub.LossByName(job.Loss); err != nil {
 		return nil, err
 	}
-	base.C, base.Set, base.Tuning.UnconstrainedInference = job.C, method.Set, method.Training
-	if method.Training != nil {
-		base.Tuning.SubmodularInference = method.Training
+	base.C, base.Set, base.Tuning.UnconstrainedInference = job.C, col.Set, col.Training
+	if col.Training != nil {
+		base.Tuning.SubmodularInference = col.Training
 	}
 	if base.Tol == 0 {
 		base.Tol = DefaultTol // explicit, for qp_missed
@@ -275,7 +276,7 @@ func trainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, ba
 	var m map[string]float64
 	base.Save = func(model *psub.Model, trace *psub.Trace) error {
 		m = trainMetrics(trace, base.Tol)
-		return finish(model, method, m)
+		return finish(model, col, m)
 	}
 	if _, _, err := psub.Train(train, 2, base); err != nil {
 		return nil, err
@@ -310,20 +311,20 @@ func qpMissed(trace *psub.Trace, tol float64) int {
 	return n
 }
 
-// RunProtocol runs the whole protocol for the given methods and losses:
+// RunProtocol runs the whole protocol for the given columns and losses:
 // the selection grid over cs on every fold (tag "select"), then one final
-// job per (method, loss, fold) with the C of the best held-out score (tag
+// job per (column, loss, fold) with the C of the best held-out score (tag
 // "final"). With a single C, selection is skipped. Results go to (and
 // resume from) opt.Results. It returns the final rows.
-func (e *SegmentationExperiment) RunProtocol(ctx context.Context, dataset string, methods, losses []string, cs []float64, opt grid.Options) ([]grid.Result, error) {
+func (e *SegmentationExperiment) RunProtocol(ctx context.Context, dataset string, columns, losses []string, cs []float64, opt grid.Options) ([]grid.Result, error) {
 	if len(cs) == 0 {
 		return nil, fmt.Errorf("protocol: empty C grid")
 	}
 	var final []grid.Job
 	if len(cs) == 1 {
-		final = grid.Jobs([]string{dataset}, methods, losses, cs, len(e.Folds))
+		final = grid.Jobs([]string{dataset}, columns, losses, cs, len(e.Folds))
 	} else {
-		sel := grid.Jobs([]string{dataset}, methods, losses, cs, len(e.Folds))
+		sel := grid.Jobs([]string{dataset}, columns, losses, cs, len(e.Folds))
 		for i := range sel {
 			sel[i].Tag = "select"
 		}
@@ -354,13 +355,6 @@ func (e *SegmentationExperiment) RunProtocol(ctx context.Context, dataset string
 		}
 	}
 	return rs, nil
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // emptyIsPerfect reads a NaN IoU (the class is absent from both truth and

