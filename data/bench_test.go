@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/probably-submodular/crf/data/arff"
 )
 
 func BenchmarkReadJSONL(b *testing.B) {
@@ -61,7 +63,7 @@ func BenchmarkParseARFFYeast(b *testing.B) {
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ParseARFF(bytes.NewReader(raw), "yeast-train.arff"); err != nil {
+		if _, err := arff.Parse(bytes.NewReader(raw), "yeast-train.arff"); err != nil {
 			b.Fatal(err)
 		}
 	}

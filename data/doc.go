@@ -33,12 +33,10 @@
 //
 // # Multi-label classification (notebooks/TARGETS.md §5)
 //
-// ParseARFF reads dense and sparse ARFF; ARFF.MultiLabel splits features from
-// labels given by a LabelSpec (first or last N attributes, or names), or by
-// MEKA's "-C N" in the @relation (scene) — MULAN headers (yeast) carry no
-// count, so the labels must be given. LoadYeast and LoadScene check the
-// README's counts. BuildMultiLabel turns each example into one graph over the
-// labels: binary nodes, fully connected, unary 1(k) ⊗ x̂ (x̂ = x ⊕ 1 unless
+// LoadYeast and LoadScene read the ARFF files (package data/arff, which
+// knows MULAN's and MEKA's label conventions) into a MultiLabelSet and check
+// the README's counts. BuildMultiLabel turns each example into one graph
+// over the labels: binary nodes, fully connected, unary 1(k) ⊗ x̂ (x̂ = x ⊕ 1 unless
 // NoBias), pairwise 1(kl) ⊗ R(x) with R(x) = max(x̃,0) ⊕ max(−x̃,0) and x̃ the
 // 20-dim PCA (FitPCA) of x fitted on the training set, so every pairwise
 // feature is ≥ 0 as C1 and C2 require.

@@ -27,27 +27,6 @@ func ExampleReadJSONL() {
 	// line 1: instance 0: edge 0 (0,1): node index out of range [0,1)
 }
 
-// Read a multi-label ARFF file whose labels are the last attributes.
-func ExampleParseARFF() {
-	const text = `@relation MultiLabelData
-@attribute f1 numeric
-@attribute f2 numeric
-@attribute Class1 {0,1}
-@attribute Class2 {0,1}
-@data
-0.5,-1,1,0
-{0 2, 3 1}
-`
-	a, err := data.ParseARFF(strings.NewReader(text), "toy.arff")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	s, err := a.MultiLabel(data.LabelSpec{Last: 2}) // MULAN: count given by the user
-	fmt.Println(s.X, s.Y, s.LabelNames, err)
-	// Output: [[0.5 -1] [2 0]] [[1 0] [0 1]] [Class1 Class2] <nil>
-}
-
 // Turn a multi-label data set into label graphs.
 func ExampleBuildMultiLabel() {
 	train, test := data.SyntheticMultiLabel(data.SyntheticMultiLabelOptions{Seed: 1})

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -258,5 +259,47 @@ func TestBuildMultiLabelErrors(t *testing.T) {
 	}
 	if _, err := BuildMultiLabel(train, nil, MultiLabelOptions{Components: 1000}); err == nil {
 		t.Error("more components than features accepted")
+	}
+}
+
+func TestYeastAndSceneLoaders(t *testing.T) {
+	cases := []struct {
+		name          string
+		load          func(string) (*MultiLabelSet, *MultiLabelSet, error)
+		nTrain, nTest int
+		d, c          int
+		firstLabel    string
+		cardTrain     float64 // label cardinality from the data README
+	}{
+		{"yeast", LoadYeast, 1500, 917, 103, 14, "Class1", 4.228},
+		{"scene", LoadScene, 1211, 1196, 294, 6, "Beach", 1.062},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			train, test, err := c.load("")
+			if errors.Is(err, ErrNotFound) {
+				t.Skipf("data not available: %v", err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir, _ := Find("", c.name)
+			if err := VerifyFiles(dir, c.name); err != nil {
+				t.Fatal(err)
+			}
+			d, nl := train.Dims()
+			if train.Len() != c.nTrain || test.Len() != c.nTest || d != c.d || nl != c.c || train.LabelNames[0] != c.firstLabel {
+				t.Fatalf("%d/%d × %d × %d (first label %s)", train.Len(), test.Len(), d, nl, train.LabelNames[0])
+			}
+			ones := 0
+			for _, y := range train.Y {
+				for _, v := range y {
+					ones += v
+				}
+			}
+			if card := float64(ones) / float64(train.Len()); math.Abs(card-c.cardTrain) > 0.0005 {
+				t.Fatalf("label cardinality %.4f, README says %.3f", card, c.cardTrain)
+			}
+		})
 	}
 }

@@ -1,7 +1,6 @@
-package data
+package arff
 
 import (
-	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -46,7 +45,7 @@ func TestARFFHeaderStylesAndRows(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a, err := ParseARFF(strings.NewReader(c.text), "toy.arff")
+			a, err := Parse(strings.NewReader(c.text), "toy.arff")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +67,7 @@ func TestARFFHeaderStylesAndRows(t *testing.T) {
 }
 
 func TestARFFQuotedNamesAndMissing(t *testing.T) {
-	a, err := ParseARFF(strings.NewReader(mulanHeader+"?,1,2,0,1\n"), "m.arff")
+	a, err := Parse(strings.NewReader(mulanHeader+"?,1,2,0,1\n"), "m.arff")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +130,7 @@ func TestARFFErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a, err := ParseARFF(strings.NewReader(c.text), "toy.arff")
+			a, err := Parse(strings.NewReader(c.text), "toy.arff")
 			if err == nil {
 				_, err = a.MultiLabel(c.spec)
 			}
@@ -142,12 +141,12 @@ func TestARFFErrors(t *testing.T) {
 	}
 }
 
-func FuzzParseARFF(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add(mulanHeader + "0.5,-1,3,1,0\n{1 2.5, 4 1}\n")
 	f.Add(mekaHeader + "0.5,-1,3,'1',0\n")
 	f.Add("@relation 'a b'\n@attribute \"x y\" {'p,q',r}\n@data\n'p,q'\n{0 r}\n?\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		a, err := ParseARFF(strings.NewReader(text), "f.arff")
+		a, err := Parse(strings.NewReader(text), "f.arff")
 		if err != nil {
 			return
 		}
@@ -180,48 +179,6 @@ func FuzzParseARFF(f *testing.F) {
 	})
 }
 
-func TestYeastAndSceneLoaders(t *testing.T) {
-	cases := []struct {
-		name          string
-		load          func(string) (*MultiLabelSet, *MultiLabelSet, error)
-		nTrain, nTest int
-		d, c          int
-		firstLabel    string
-		cardTrain     float64 // label cardinality from the data README
-	}{
-		{"yeast", LoadYeast, 1500, 917, 103, 14, "Class1", 4.228},
-		{"scene", LoadScene, 1211, 1196, 294, 6, "Beach", 1.062},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			train, test, err := c.load("")
-			if errors.Is(err, ErrNotFound) {
-				t.Skipf("data not available: %v", err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir, _ := Find("", c.name)
-			if err := VerifyFiles(dir, c.name); err != nil {
-				t.Fatal(err)
-			}
-			d, nl := train.Dims()
-			if train.Len() != c.nTrain || test.Len() != c.nTest || d != c.d || nl != c.c || train.LabelNames[0] != c.firstLabel {
-				t.Fatalf("%d/%d × %d × %d (first label %s)", train.Len(), test.Len(), d, nl, train.LabelNames[0])
-			}
-			ones := 0
-			for _, y := range train.Y {
-				for _, v := range y {
-					ones += v
-				}
-			}
-			if card := float64(ones) / float64(train.Len()); math.Abs(card-c.cardTrain) > 0.0005 {
-				t.Fatalf("label cardinality %.4f, README says %.3f", card, c.cardTrain)
-			}
-		})
-	}
-}
-
 func TestParseMULANLabels(t *testing.T) {
 	const doc = `<?xml version="1.0" encoding="utf-8"?>
 <labels xmlns="http://mulan.sourceforge.net/labels">
@@ -238,7 +195,7 @@ func TestParseMULANLabels(t *testing.T) {
 		}
 	}
 	// The names select the columns of a MULAN file.
-	a, err := ParseARFF(strings.NewReader(mulanHeader+"0.5,-1,3,1,0\n"), "toy.arff")
+	a, err := Parse(strings.NewReader(mulanHeader+"0.5,-1,3,1,0\n"), "toy.arff")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package data
+package arff
 
 import (
 	"bufio"
@@ -29,11 +29,11 @@ type Attribute struct {
 	Values []string // the nominal values, in declaration order
 }
 
-// ARFF is a parsed ARFF file. Rows are dense whatever the file's encoding:
+// File is a parsed ARFF file. Rows are dense whatever the file's encoding:
 // numeric values as written, nominal values as the index of the value in
 // Attribute.Values (Weka's convention, so an omitted entry of a sparse row,
 // 0, is the first nominal value), missing values ('?') as NaN.
-type ARFF struct {
+type File struct {
 	Relation   string
 	Attributes []Attribute
 	Rows       [][]float64
@@ -41,24 +41,24 @@ type ARFF struct {
 	Source     string // file name for messages ("" when read from a stream)
 }
 
-// ReadARFF parses an ARFF file (see ParseARFF).
-func ReadARFF(path string) (*ARFF, error) {
+// Read parses an ARFF file (see Parse).
+func Read(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ParseARFF(f, path)
+	return Parse(f, path)
 }
 
-// ParseARFF reads ARFF from r; name is used in messages ("file:line: ...").
+// Parse reads ARFF from r; name is used in messages ("file:line: ...").
 // It accepts: '%' comment lines, case-insensitive @relation/@attribute/@data,
 // names and nominal values in single or double quotes (with backslash
 // escapes), dense rows (comma-separated) and sparse rows ({index value, ...},
 // 0-based indices, omitted entries 0). Instance weights ({w} after a row)
 // are not supported.
-func ParseARFF(r io.Reader, name string) (*ARFF, error) {
-	a := &ARFF{Source: name}
+func Parse(r io.Reader, name string) (*File, error) {
+	a := &File{Source: name}
 	br := bufio.NewReaderSize(r, 1<<16)
 	inData, sawRelation := false, false
 	for line := 1; ; line++ {
@@ -82,7 +82,7 @@ func ParseARFF(r io.Reader, name string) (*ARFF, error) {
 	return a, nil
 }
 
-func (a *ARFF) parseLine(s string, line int, inData, sawRelation *bool) error {
+func (a *File) parseLine(s string, line int, inData, sawRelation *bool) error {
 	if *inData {
 		row, err := a.parseRow(s)
 		if err != nil {
@@ -169,7 +169,7 @@ func parseAttribute(s string) (Attribute, error) {
 	return at, nil
 }
 
-func (a *ARFF) parseRow(s string) ([]float64, error) {
+func (a *File) parseRow(s string) ([]float64, error) {
 	row := make([]float64, len(a.Attributes))
 	if strings.HasPrefix(s, "{") {
 		end := closingBrace(s)
@@ -228,7 +228,7 @@ func (a *ARFF) parseRow(s string) ([]float64, error) {
 }
 
 // value converts the text of attribute j. A bare '?' is missing (NaN).
-func (a *ARFF) value(j int, v string, quoted bool) (float64, error) {
+func (a *File) value(j int, v string, quoted bool) (float64, error) {
 	at := &a.Attributes[j]
 	if v == "?" && !quoted {
 		return math.NaN(), nil
@@ -397,7 +397,7 @@ func MEKALabels(relation string) (LabelSpec, bool) {
 }
 
 // labelColumns resolves spec to attribute indices.
-func (a *ARFF) labelColumns(spec LabelSpec) ([]int, error) {
+func (a *File) labelColumns(spec LabelSpec) ([]int, error) {
 	set := 0
 	for _, b := range []bool{spec.First != 0, spec.Last != 0, spec.Names != nil} {
 		if b {
@@ -459,36 +459,19 @@ func (a *ARFF) labelColumns(spec LabelSpec) ([]int, error) {
 	return cols, nil
 }
 
-// MultiLabelSet is a multi-label classification data set: n examples with
-// d numeric features and |C| binary labels.
-type MultiLabelSet struct {
-	Name         string
+// MultiLabel is a multi-label reading of a File: n examples with d numeric
+// features and |C| binary labels.
+type MultiLabel struct {
 	FeatureNames []string
 	LabelNames   []string
 	X            [][]float64 // n × d
 	Y            [][]int     // n × |C|, each 0 or 1
 }
 
-// Len is the number of examples.
-func (s *MultiLabelSet) Len() int { return len(s.X) }
-
-// Dims returns the feature dimension d and the number of labels |C|.
-func (s *MultiLabelSet) Dims() (d, labels int) { return len(s.FeatureNames), len(s.LabelNames) }
-
-// Subset returns the examples idx (sharing rows with s).
-func (s *MultiLabelSet) Subset(idx []int) *MultiLabelSet {
-	out := &MultiLabelSet{Name: s.Name, FeatureNames: s.FeatureNames, LabelNames: s.LabelNames,
-		X: make([][]float64, len(idx)), Y: make([][]int, len(idx))}
-	for i, j := range idx {
-		out.X[i], out.Y[i] = s.X[j], s.Y[j]
-	}
-	return out
-}
-
 // MultiLabel splits the attributes into features and labels. Labels must be
 // nominal with values "0" and "1" (or numeric 0/1); features must be numeric.
 // Missing values are errors (naming the line and attribute).
-func (a *ARFF) MultiLabel(spec LabelSpec) (*MultiLabelSet, error) {
+func (a *File) MultiLabel(spec LabelSpec) (*MultiLabel, error) {
 	cols, err := a.labelColumns(spec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Source, err)
@@ -497,7 +480,7 @@ func (a *ARFF) MultiLabel(spec LabelSpec) (*MultiLabelSet, error) {
 	for _, j := range cols {
 		isLabel[j] = true
 	}
-	s := &MultiLabelSet{Name: a.Relation}
+	s := &MultiLabel{}
 	var feats []int
 	for j, at := range a.Attributes {
 		if isLabel[j] {
@@ -552,16 +535,6 @@ func (a *ARFF) MultiLabel(spec LabelSpec) (*MultiLabelSet, error) {
 		return nil, fmt.Errorf("%s: no data rows", a.Source)
 	}
 	return s, nil
-}
-
-// ReadMultiLabelARFF reads a multi-label ARFF file with the given label
-// columns (see LabelSpec; the zero value reads MEKA's -C from the header).
-func ReadMultiLabelARFF(path string, spec LabelSpec) (*MultiLabelSet, error) {
-	a, err := ReadARFF(path)
-	if err != nil {
-		return nil, err
-	}
-	return a.MultiLabel(spec)
 }
 
 // mulanLabel is one <label name="..."> of a MULAN labels file; labels may
