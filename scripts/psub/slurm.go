@@ -418,6 +418,7 @@ func (p slurmPlan) howto() string {
 	fmt.Fprintf(&b, "  sbatch --parsable --dependency=afterok:${array%%;*} --kill-on-invalid-dep=yes %s\n\n", filepath.Join(p.Dir, "merge.sbatch"))
 	fmt.Fprintf(&b, "Watch: squeue --me; logs in %s/logs/ (one line per fit).\n", p.Dir)
 	fmt.Fprintf(&b, "Results: %s (merged); each task's rows in %s/shard-I.jsonl.\n", p.Results, p.Dir)
+	b.WriteString("Submit only once at a time: a task whose shard file another task is writing fails.\n")
 	b.WriteString("After a failure (a task over its time or memory, a node lost): submit again, the same\n")
 	b.WriteString("way; every task reruns only the fits missing from its shard file, resuming interrupted\n")
 	fmt.Fprintf(&b, "fits from their last iteration (%s/checkpoints). Merge by hand with\n", p.Dir)
