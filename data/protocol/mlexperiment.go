@@ -2,7 +2,7 @@ package protocol
 
 // Experiment runner of notebook 05 (multi-label classification,
 // notebooks/TARGETS.md §5): every column of the paper's table (C0, C2, C4,
-// TGC, QPBO, TRW-S) is trained on the graphs of BuildMultiLabel and scored by
+// TGC, QPBO, TRW-S) is trained on the graphs of data.BuildMultiLabel and scored by
 // Hamming accuracy 1 − Δ on the training and the test examples, with the
 // standard error of the per-example Hamming accuracy across examples.
 

@@ -340,7 +340,7 @@ type StopRulesCase struct {
 // CowsStopRules is notebook 01's stopping-rule study: CompareStopRules on
 // the training images of one fold of the cows protocol, for each case.
 type CowsStopRules struct {
-	// Limit and Downscale go to BuildCows (0 and 1: all 111 images at full
+	// Limit and Downscale go to data.BuildCows (0 and 1: all 111 images at full
 	// resolution); Folds and Fold pick the training images (KFold with
 	// seed 1, as notebook 01).
 	Limit, Downscale, Folds, Fold int
@@ -384,7 +384,7 @@ func CowsStopRulesFor(quick bool) CowsStopRules {
 }
 
 // Run runs every case, in order, on the training images of fold s.Fold of
-// set (BuildCows with s.Limit and s.Downscale; C̄4 also constrains the
+// set (data.BuildCows with s.Limit and s.Downscale; C̄4 also constrains the
 // fold's test images), and calls progress (when set) after each.
 func (s CowsStopRules) Run(set *data.SegmentedSet, progress func(done, total int, last StopRules)) ([]StopRules, error) {
 	folds, err := grid.KFold(len(set.Items), s.Folds, 1)
