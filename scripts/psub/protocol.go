@@ -51,6 +51,7 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(w, "\nA run resumes from its results file: fits with a row of the running code are not run again.")
 		fmt.Fprintln(w, "Shards split the grid into whole groups of dependent fits; merge joins their files.")
+		fmt.Fprintln(w, "On a Slurm cluster: psub protocol NAME -slurm DIR [-submit] (flags: psub protocol NAME -slurm DIR -h).")
 	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if err := fs.parse(args); err != nil {
