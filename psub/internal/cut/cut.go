@@ -33,6 +33,9 @@ type Binary struct {
 	n      int
 	edges  [][2]int
 	eid    []int
+	// src, snk and zero are the bulk calls' capacity buffers, kept
+	// across loads.
+	src, snk, zero []float64
 }
 
 // Load puts Lin and W into the graph for n nodes and these edges.
@@ -47,29 +50,28 @@ func (b *Binary) holds(n int, edges [][2]int) bool {
 }
 
 // loadCaps sets the capacities from Lin and W, into the kept graph when
-// b.reused, else into a new one.
+// b.reused, else into a new one. The bulk calls of maxflow check and write
+// all nodes and edges in one pass (a loop of single calls spends about half
+// its time calling); UpdateTerminals and UpdateEdges touch only what
+// changed, which is what lets the dynamic solve reuse its trees.
 func (b *Binary) loadCaps(n int, edges [][2]int) {
+	b.terminals(n)
+	if len(b.zero) < len(edges) {
+		b.zero = make([]float64, len(edges))
+	}
+	w, zero := b.W[:len(edges)], b.zero[:len(edges)]
 	if b.reused && b.Dynamic {
-		for i := 0; i < n; i++ {
-			src, snk := math.Max(b.Lin[i], 0), math.Max(-b.Lin[i], 0)
-			if s0, t0 := b.g.Terminal(i); s0 != src || t0 != snk {
-				b.g.UpdateTerminal(i, src, snk)
-			}
-		}
-		for j := range edges {
-			if c, r := b.g.Capacities(b.eid[j]); c != b.W[j] || r != 0 {
-				b.g.UpdateEdge(b.eid[j], b.W[j], 0)
-			}
-		}
+		b.g.UpdateTerminals(b.src, b.snk)
+		b.g.UpdateEdges(w, zero)
 		return
 	}
 	if b.reused {
 		b.g.ResetCapacities()
 		for i := 0; i < n; i++ {
-			b.g.SetTerminal(i, math.Max(b.Lin[i], 0), math.Max(-b.Lin[i], 0))
+			b.g.SetTerminal(i, b.src[i], b.snk[i])
 		}
 		for j := range edges {
-			b.g.SetEdge(b.eid[j], b.W[j], 0)
+			b.g.SetEdge(b.eid[j], w[j], 0)
 		}
 		return
 	}
@@ -77,12 +79,22 @@ func (b *Binary) loadCaps(n int, edges [][2]int) {
 	b.n = n
 	b.edges = append(b.edges[:0], edges...)
 	b.g.AddNodes(n)
-	for i := 0; i < n; i++ {
-		b.g.AddTerminal(i, math.Max(b.Lin[i], 0), math.Max(-b.Lin[i], 0))
-	}
+	b.g.AddTerminals(0, b.src, b.snk)
+	first := b.g.AddEdges(edges, w, zero)
 	b.eid = b.eid[:0]
-	for j, ed := range edges {
-		b.eid = append(b.eid, b.g.AddEdge(ed[0], ed[1], b.W[j], 0))
+	for j := range edges {
+		b.eid = append(b.eid, first+j)
+	}
+}
+
+// terminals splits Lin into source and sink capacities for n nodes.
+func (b *Binary) terminals(n int) {
+	if cap(b.src) < n {
+		b.src, b.snk = make([]float64, n), make([]float64, n)
+	}
+	b.src, b.snk = b.src[:n], b.snk[:n]
+	for i, l := range b.Lin[:n] {
+		b.src[i], b.snk[i] = math.Max(l, 0), math.Max(-l, 0)
 	}
 }
 
