@@ -151,7 +151,7 @@ func benchRows(b *testing.B, rows []benchRow) {
 		b.Run(row.name, func(b *testing.B) {
 			// C = 0.1, the low end of the paper's grid [0.1, 10]: with
 			// C = 1 the definitely submodular row needs more than 1000
-			// iterations on this problem (see BENCHMARKS.md).
+			// iterations on this problem.
 			row.s.C, row.s.Tol = 0.1, 1e-3
 			var tr *Trace
 			cpu0 := cpuSeconds()
