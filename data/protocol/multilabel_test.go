@@ -171,24 +171,7 @@ func TestMultiLabelTiny(t *testing.T) {
 		t.Errorf("Load: %d rows, %v; want %d", len(loaded), err, len(rows))
 	}
 
-	var files []string
-	for i := 1; i <= 2; i++ {
-		f := filepath.Join(dir, "shard", string(rune('0'+i))+".jsonl")
-		if _, err := m.Run(context.Background(), Options{Profile: Tiny, Results: f, Shard: Shard{i, 2}, Workers: 2, Reuse: grid.ReuseCurrent}); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	out := filepath.Join(dir, "merged.jsonl")
-	rep, err := Merge(m, Tiny, out, files)
-	if err != nil || !rep.Complete || rep.Rows != len(jobs) {
-		t.Fatalf("merge: %v %+v", err, rep)
-	}
-	merged, err := grid.ReadResults(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(comparable(merged), comparable(rows)) {
-		t.Errorf("merged shards differ from the whole run")
-	}
+	checkShardsMergeToWhole(t, m, Tiny, dir, func(name string, s Shard) Options {
+		return Options{Profile: Tiny, Results: filepath.Join(dir, name+".jsonl"), Shard: s, Workers: 2, Reuse: grid.ReuseCurrent}
+	}, rows)
 }

@@ -177,24 +177,7 @@ func TestSampleComplexityTiny(t *testing.T) {
 			t.Errorf("second run ran %s again", again[i].Key())
 		}
 	}
-	var files []string
-	for i := 1; i <= 2; i++ {
-		f := filepath.Join(dir, "shard"+string(rune('0'+i))+".jsonl")
-		if _, err := sc.Run(context.Background(), Options{Profile: Tiny, Results: f, Shard: Shard{i, 2}}); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	out := filepath.Join(dir, "merged.jsonl")
-	rep, err := Merge(sc, Tiny, out, files)
-	if err != nil || !rep.Complete || rep.Rows != len(jobs) {
-		t.Fatalf("merge: %v %+v", err, rep)
-	}
-	merged, err := grid.ReadResults(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(comparable(merged), comparable(rows)) {
-		t.Errorf("merged shards differ from the whole run")
-	}
+	checkShardsMergeToWhole(t, sc, Tiny, dir, func(name string, s Shard) Options {
+		return Options{Profile: Tiny, Results: filepath.Join(dir, name+".jsonl"), Shard: s}
+	}, rows)
 }

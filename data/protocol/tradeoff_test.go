@@ -154,24 +154,7 @@ func TestTradeoffTiny(t *testing.T) {
 			t.Errorf("%s: certified objective [%g, %g], want a point (exact graph cuts)", w.Name, w.PrimalLo, w.PrimalHi)
 		}
 	}
-	var files []string
-	for i := 1; i <= 2; i++ {
-		f := filepath.Join(dir, "shard"+string(rune('0'+i))+".jsonl")
-		if _, err := tr.Run(context.Background(), Options{Profile: Tiny, Results: f, Shard: Shard{i, 2}}); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	out := filepath.Join(dir, "merged.jsonl")
-	rep, err := Merge(tr, Tiny, out, files)
-	if err != nil || !rep.Complete || rep.Rows != len(rows) {
-		t.Fatalf("merge: %v %+v", err, rep)
-	}
-	merged, err := grid.ReadResults(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(comparable(merged), comparable(rows)) {
-		t.Errorf("merged shards differ from the whole run")
-	}
+	checkShardsMergeToWhole(t, tr, Tiny, dir, func(name string, s Shard) Options {
+		return Options{Profile: Tiny, Results: filepath.Join(dir, name+".jsonl"), Shard: s}
+	}, rows)
 }
