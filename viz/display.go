@@ -81,25 +81,16 @@ type HeaderInfo struct {
 	Run runenv.Run
 }
 
-// withRun fills a zero Run with the current one, for notebooks that do not
-// pass Run yet. It goes once every notebook passes runenv.Current().
-func (h HeaderInfo) withRun() HeaderInfo {
-	if h.Run == (runenv.Run{}) {
-		h.Run = runenv.Current()
-	}
-	return h
-}
-
 // HeaderMarkdown renders the notebook header: title, what it reproduces, a
 // line saying which profile produced this page and how to read its prose,
-// then the data, the profile, the commit, the date and the machine of h.Run.
+// then the data, the profile, the commit, the date and the machine of h.Run
+// (what h.Run leaves empty shows as unknown).
 //
 // Notebook prose is written once and shown beside the outputs of either
 // profile, so it never claims which profile the page shows; the header does.
 // In the quick profile it says plainly that the tables are from a reduced
 // run and that prose quoting numbers describes the full run it names.
 func HeaderMarkdown(h HeaderInfo) string {
-	h = h.withRun()
 	r := h.Run
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n%s\n\n%s\n\n", h.Title, h.Reproduces, ProfileNote(r.Profile))
@@ -120,9 +111,14 @@ func orUnknown(s string) string {
 	return s
 }
 
-// ProfileNote is the line the header shows for profile ("quick" or "full").
+// ProfileNote is the line the header shows for profile ("quick" or "full";
+// "" when the notebook did not say).
 func ProfileNote(profile string) string {
-	if profile == runenv.FullProfile {
+	switch profile {
+	case "":
+		return "> **Profile not stated:** the notebook passed no run to viz.Header " +
+			"(`Run: runenv.Current()` states the profile, commit and machine)."
+	case runenv.FullProfile:
 		return "> **Full profile:** the notebook's full settings, the paper's protocol where it " +
 			"reproduces an experiment of the paper (its text says where it departs). The tables and " +
 			"figures on this page come from this run (commit and date below); prose sections that " +
@@ -141,7 +137,6 @@ func ProfileNote(profile string) string {
 func Header(h HeaderInfo) {
 	// The marker (an HTML comment) lets the rendered site's index read the
 	// title, data and profile without parsing the table's wording.
-	h = h.withRun()
 	ShowMarkdown(HeaderMarkdown(h) + HeaderMarker(h))
 	if js, err := EchartsLibrary(); err == nil {
 		ShowHTML(EchartsScript(js))

@@ -41,9 +41,8 @@ func TestHeaderStatesTheProfile(t *testing.T) {
 	}
 }
 
-// The header draws the run it is given, not the environment's; a header
-// without a run (a notebook not yet passing runenv.Current()) gets the
-// current one.
+// The header draws the run it is given, never the environment's: a header
+// without a run says the profile is not stated, whatever PSUB_PROFILE says.
 func TestHeaderDrawsItsRun(t *testing.T) {
 	t.Setenv("PSUB_PROFILE", "full")
 	md := HeaderMarkdown(HeaderInfo{Title: "t", Run: runenv.Run{Profile: "quick"}})
@@ -52,7 +51,11 @@ func TestHeaderDrawsItsRun(t *testing.T) {
 			t.Errorf("header lacks %q:\n%s", want, md)
 		}
 	}
-	if md := HeaderMarkdown(HeaderInfo{Title: "t"}); !strings.Contains(md, "Full profile") || !strings.Contains(md, runenv.Machine()) {
-		t.Errorf("header without a run does not show the current one:\n%s", md)
+	md = HeaderMarkdown(HeaderInfo{Title: "t"})
+	if !strings.Contains(md, "Profile not stated") || !strings.Contains(md, "| profile | `unknown` ") || strings.Contains(md, "Full profile") {
+		t.Errorf("header without a run:\n%s", md)
+	}
+	if ms, err := ParseMarkers(HeaderMarker(HeaderInfo{Title: "t"})); err != nil || len(ms) != 1 || ms[0].Profile != "" {
+		t.Errorf("marker without a run: %+v, %v", ms, err)
 	}
 }

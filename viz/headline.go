@@ -65,7 +65,6 @@ func Headline(text string) {
 // data and h.Run's profile) for Header to append to its markdown, so that
 // scripts/site need not parse the header's table.
 func HeaderMarker(h HeaderInfo) string {
-	h = h.withRun()
 	return "\n" + Marker{Kind: "header", Title: h.Title, Data: h.Data, Profile: h.Run.Profile}.comment() + "\n"
 }
 
