@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/probably-submodular/crf/data/runenv"
 )
 
 // Profile is how much of a protocol runs.
@@ -42,11 +44,13 @@ func MustEnvProfile() Profile {
 	return p
 }
 
-// EnvProfile is the profile named by $PSUB_PROFILE, which scripts/reproduce
-// and scripts/notebook set; unset means Quick. A bad value is an error that
+// EnvProfile is the profile named by $PSUB_PROFILE (runenv.ProfileVar),
+// which scripts/reproduce and scripts/notebook set; unset means Quick.
+// Unlike runenv.Profile, which only labels a page, it refuses a name it
+// does not know. A bad value is an error that
 // names the variable.
 func EnvProfile() (Profile, error) {
-	v := os.Getenv("PSUB_PROFILE")
+	v := strings.TrimSpace(os.Getenv(runenv.ProfileVar))
 	if v == "" {
 		return Quick, nil
 	}
