@@ -119,9 +119,17 @@ func (o Options) logf(format string, args ...any) {
 	}
 }
 
-// DefaultResults is out/<name>-<profile>.jsonl under the module root.
+// DefaultResults is where a profile's rows go: for the full profile,
+// notebooks/results/<name>-full.jsonl under the module root, the raw
+// records the committed notebooks render from (kept in the repository, so
+// the paper-sized tables can be re-derived without rerunning them); for
+// the others out/<name>-<profile>.jsonl.
 func DefaultResults(name string, p Profile) string {
-	return data.ResultsPath(fmt.Sprintf("%s-%s.jsonl", name, p))
+	file := fmt.Sprintf("%s-%s.jsonl", name, p)
+	if p == Full {
+		return filepath.Join(filepath.Dir(data.OutDir()), "notebooks", "results", file)
+	}
+	return data.ResultsPath(file)
 }
 
 // notebookOrder is the order of All: that of the notebooks.

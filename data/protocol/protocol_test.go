@@ -281,3 +281,13 @@ func TestByName(t *testing.T) {
 		t.Errorf("ByName of an unknown name: %v, want an error listing the protocols", err)
 	}
 }
+
+func TestDefaultResults(t *testing.T) {
+	full, quick := DefaultResults("cows", Full), DefaultResults("cows", Quick)
+	if !strings.HasSuffix(full, filepath.Join("notebooks", "results", "cows-full.jsonl")) {
+		t.Errorf("full profile's rows in %s, want notebooks/results/cows-full.jsonl (the committed raw records)", full)
+	}
+	if !strings.HasSuffix(quick, filepath.Join("out", "cows-quick.jsonl")) {
+		t.Errorf("quick profile's rows in %s, want out/cows-quick.jsonl", quick)
+	}
+}
