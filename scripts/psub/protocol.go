@@ -136,7 +136,7 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 		Log: stderr,
 		Progress: func(g grid.Progress) {
 			ran++
-			fmt.Fprintf(stderr, "%s %s [%d/%d] %s\n", p.Name(), prof, g.Done+g.Skipped, g.Total, protocol.ProgressLine(g))
+			fmt.Fprintf(stderr, "%s %s: %d %s\n", p.Name(), prof, g.Done+g.Skipped, protocol.ProgressLine(g))
 		},
 		Building: func(done, total int) { fmt.Fprintf(stderr, "building problems: %d of %d\n", done, total) },
 	}

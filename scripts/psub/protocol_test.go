@@ -47,7 +47,7 @@ func TestProtocolShardsAndMerge(t *testing.T) {
 		if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Rows != 6 || res.Ran != 6 || res.Shard != s {
 			t.Fatalf("shard %s: %s (%v); want 6 rows run", s, out.String(), err)
 		}
-		if !strings.Contains(errb.String(), "cows tiny [6/6]") {
+		if !strings.Contains(errb.String(), "cows tiny: 6 of 6 jobs: cows ") {
 			t.Errorf("shard %s: no progress line per fit on stderr: %q", s, errb.String())
 		}
 		files = append(files, f)
