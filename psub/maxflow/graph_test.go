@@ -507,3 +507,57 @@ func TestOrphanListsGrow(t *testing.T) {
 		checkSolved(t, fmt.Sprintf("rep %d, reuse", rep), in, g, g.MaxFlowReuse())
 	}
 }
+
+// TestHintsDoNotChangeTheSolve: a graph whose storage New sized from
+// exact, too small or too large hints, filled in one AddNodes call or in
+// several, or built again after Clear in storage a larger graph dirtied,
+// has the same flow, bit for bit, and the same cut as one built with exact
+// hints.
+func TestHintsDoNotChangeTheSolve(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 0))
+	big := New(0, 0)
+	for rep := range 200 {
+		in := randomInstance(r, 2+r.IntN(30), 1+r.IntN(90), fracCaps)
+		want := in.build()
+		wantFlow := want.MaxFlow()
+		fill := func(g *Graph, steps int) {
+			for k := range steps {
+				g.AddNodes(in.n*(k+1)/steps - in.n*k/steps)
+			}
+			for i := range in.n {
+				g.AddTerminal(i, in.src[i], in.sink[i])
+			}
+			for e := range in.from {
+				g.AddEdge(in.from[e], in.to[e], in.cap[e], in.rev[e])
+			}
+		}
+		big.Clear()
+		big.AddNodes(40)
+		for i := range 40 {
+			big.AddTerminal(i, 1+r.Float64(), r.Float64())
+		}
+		big.AddEdge(0, 1, 1, 1)
+		big.MaxFlow()
+		big.Clear()
+		fill(big, 1)
+		graphs := map[string]*Graph{"cleared after a larger graph": big}
+		for _, h := range [][2]int{{in.n, len(in.from)}, {in.n / 2, len(in.from) / 3}, {2 * in.n, 3 * len(in.from)}, {0, 0}} {
+			for _, steps := range []int{1, 2, 3} {
+				g := New(h[0], h[1])
+				fill(g, steps)
+				graphs[fmt.Sprintf("hints %v, %d AddNodes", h, steps)] = g
+			}
+		}
+		for name, g := range graphs {
+			if f := g.MaxFlow(); f != wantFlow {
+				t.Fatalf("rep %d, %s: flow %v, want %v", rep, name, f, wantFlow)
+			}
+			for i := range in.n {
+				if g.InSourceSide(i) != want.InSourceSide(i) {
+					t.Fatalf("rep %d, %s: node %d on the other side", rep, name, i)
+				}
+			}
+			checkSolved(t, fmt.Sprintf("rep %d, %s", rep, name), in, g, g.Flow())
+		}
+	}
+}
