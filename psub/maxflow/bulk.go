@@ -105,10 +105,31 @@ func (g *Graph) UpdateEdges(cap, revCap []float64) {
 			panic(fmt.Sprintf("maxflow: UpdateEdges: edge %d: %s", e, capacityError("UpdateEdges", cap[e], revCap[e])))
 		}
 	}
-	edges := g.edge
+	// setEdge(e, c, r, true) for each changed edge, written out so that
+	// the common case (no reparameterisation) costs no call, and with the
+	// sister arc found from the edge (where placeArcs put it) rather than
+	// through a.sister, so that the two loads from arcs start together.
+	edges, arcs, start, nodes := g.edge, g.arcs, g.start, g.nodes
+	laid := min(g.laid, len(edges))
 	for e := range edges {
-		if c, r := cap[e], revCap[e]; c != edges[e].cap || r != edges[e].rev {
-			g.setEdge(e, c, r, true)
+		ed := &edges[e]
+		c, r := cap[e], revCap[e]
+		if c == ed.cap && r == ed.rev {
+			continue
 		}
+		if e < laid {
+			a := &arcs[start[ed.i+1]-1-ed.ri]
+			b := &arcs[start[ed.j+1]-1-ed.rj]
+			ra := a.rCap + (c - ed.cap)
+			rb := b.rCap + (r - ed.rev)
+			if ra >= 0 && rb >= 0 {
+				a.rCap, b.rCap = ra, rb
+			} else {
+				g.reparameterise(ed, a, b, ra, rb, c+r)
+			}
+		}
+		ed.cap, ed.rev = c, r
+		g.mark(&nodes[ed.i], ed.i)
+		g.mark(&nodes[ed.j], ed.j)
 	}
 }
