@@ -35,37 +35,50 @@ func (g *Graph) AddTerminals(first int, source, sink []float64) {
 // revCaps[k] for every k, as AddEdge does, and returns the id of the first;
 // the others follow in order.
 func (g *Graph) AddEdges(ends [][2]int, caps, revCaps []float64) int {
-	n := len(g.nodes)
 	if len(caps) != len(ends) || len(revCaps) != len(ends) {
 		panic(fmt.Sprintf("maxflow: AddEdges: %d edges, %d and %d capacities", len(ends), len(caps), len(revCaps)))
-	}
-	for k, ed := range ends {
-		if i, j := ed[0], ed[1]; uint(i) >= uint(n) || uint(j) >= uint(n) || i == j {
-			panic(fmt.Sprintf("maxflow: AddEdges: edge %d: %s", k, edgeError(i, j, n)))
-		}
-		if !edgeCapacity(caps[k]) || !edgeCapacity(revCaps[k]) {
-			panic(fmt.Sprintf("maxflow: AddEdges: edge %d: %s", k, capacityError("AddEdges", caps[k], revCaps[k])))
-		}
 	}
 	first := len(g.edge)
 	if len(ends) > int(maxEdges)-first {
 		panic("maxflow: AddEdges: too many edges for uint32 arc indices")
 	}
 	if first+len(ends) > cap(g.edge) {
-		g.edge = append(g.edge[:cap(g.edge)], make([]edgeRec, first+len(ends)-cap(g.edge))...)
+		g.edge = append(g.edge[:cap(g.edge)], make([]edgeRec, first+len(ends)-cap(g.edge))...)[:first]
 	}
-	g.edge = g.edge[:first+len(ends)]
-	recs, nodes := g.edge[first:], g.nodes
+	// One pass that checks each edge and writes its record past the
+	// graph's edges (growing its ends' degrees); the records become the
+	// graph's only once all are checked. A bad edge undoes the degrees, so
+	// that the graph is left as it was.
+	recs, nodes := g.edge[first:first+len(ends)], g.nodes
+	n := uint(len(nodes))
+	caps, revCaps = caps[:len(recs)], revCaps[:len(recs)]
 	for k := range recs {
 		i, j := ends[k][0], ends[k][1]
+		c, r := caps[k], revCaps[k]
+		if uint(i) >= n || uint(j) >= n || i == j || !edgeCapacity(c) || !edgeCapacity(r) {
+			for _, ed := range recs[:k] {
+				nodes[ed.i].deg--
+				nodes[ed.j].deg--
+			}
+			panic(addEdgesError(k, i, j, int(n), c, r))
+		}
 		ni, nj := &nodes[i], &nodes[j]
 		ed := &recs[k]
-		ed.i, ed.j, ed.ri, ed.rj, ed.cap, ed.rev = uint32(i), uint32(j), ni.deg, nj.deg, caps[k], revCaps[k]
+		ed.i, ed.j, ed.ri, ed.rj, ed.cap, ed.rev = uint32(i), uint32(j), ni.deg, nj.deg, c, r
 		ni.deg++
 		nj.deg++
 	}
+	g.edge = g.edge[:first+len(recs)]
 	g.treesDirty = true
 	return first
+}
+
+//go:noinline
+func addEdgesError(k, i, j, n int, c, r float64) string {
+	if uint(i) >= uint(n) || uint(j) >= uint(n) || i == j {
+		return fmt.Sprintf("maxflow: AddEdges: edge %d: %s", k, edgeError(i, j, n))
+	}
+	return fmt.Sprintf("maxflow: AddEdges: edge %d: %s", k, capacityError("AddEdges", c, r))
 }
 
 // UpdateTerminals gives every node i the terminal capacities source[i] and

@@ -85,6 +85,9 @@ func TestBulkRejectsBadInput(t *testing.T) {
 		{"edge self loop", func(g *Graph) { g.AddEdges([][2]int{{0, 1}, {2, 2}}, []float64{1, 1}, []float64{1, 1}) }, "edge 1"},
 		{"edge node range", func(g *Graph) { g.AddEdges([][2]int{{0, 5}}, []float64{1}, []float64{1}) }, "edge 0"},
 		{"edge negative", func(g *Graph) { g.AddEdges([][2]int{{0, 1}}, []float64{-1}, []float64{1}) }, ">= 0"},
+		{"edge NaN after good ones", func(g *Graph) {
+			g.AddEdges([][2]int{{0, 1}, {1, 2}, {2, 0}}, []float64{1, 1, 1}, []float64{1, 1, nan})
+		}, "edge 2"},
 		{"edge lengths", func(g *Graph) { g.AddEdges([][2]int{{0, 1}}, []float64{1, 2}, []float64{1}) }, "capacities"},
 		{"update terminal Inf", func(g *Graph) { g.UpdateTerminals([]float64{0, 0, 0}, []float64{0, 1 / zero(), 0}) }, "node 1"},
 		{"update terminal lengths", func(g *Graph) { g.UpdateTerminals([]float64{0}, []float64{0}) }, "3 nodes"},
@@ -114,6 +117,11 @@ func TestBulkRejectsBadInput(t *testing.T) {
 			}()
 			if d := sameGraph(before, g); d != "" || len(g.changed) != 0 {
 				t.Fatalf("the graph changed: %s (%d marked)", d, len(g.changed))
+			}
+			for i := range g.nodes {
+				if g.nodes[i].deg != before.nodes[i].deg {
+					t.Fatalf("node %d: degree %d, want %d", i, g.nodes[i].deg, before.nodes[i].deg)
+				}
 			}
 		})
 	}
