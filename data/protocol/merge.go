@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 
 	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/internal/safefile"
@@ -126,7 +127,7 @@ func sameFit(a, b grid.Result) bool {
 // runs of the same fit.
 func isTiming(metric string) bool {
 	for _, s := range []string{"seconds", "_cpu", "cpu_"} {
-		if len(metric) >= len(s) && (metric[len(metric)-len(s):] == s || metric[:len(s)] == s) {
+		if strings.HasSuffix(metric, s) || strings.HasPrefix(metric, s) {
 			return true
 		}
 	}

@@ -26,10 +26,6 @@ type protocolResult struct {
 	Seconds  float64 `json:"seconds"`
 }
 
-// protocolSlurm, when set (scripts/psub/slurm.go), handles
-// "psub protocol NAME -slurm DIR ...": args are everything after NAME.
-var protocolSlurm func(p protocol.Protocol, args []string, stdout, stderr io.Writer) error
-
 // runProtocol runs one of the paper's protocols (or a shard of it), merges
 // shard files, or lists the protocols.
 func runProtocol(args []string, stdout, stderr io.Writer) error {
@@ -69,10 +65,7 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 	rest := args[1:]
 	for _, a := range rest {
 		if a == "-slurm" || a == "--slurm" || strings.HasPrefix(a, "-slurm=") || strings.HasPrefix(a, "--slurm=") {
-			if protocolSlurm == nil {
-				return fs.usageErr("-slurm: this build of psub has no Slurm support")
-			}
-			return protocolSlurm(p, rest, stdout, stderr)
+			return runSlurm(p, rest, stdout, stderr) // slurm.go
 		}
 	}
 	if err := fs.parse(rest); err != nil {

@@ -23,8 +23,6 @@ import (
 	"github.com/probably-submodular/crf/data/protocol"
 )
 
-func init() { protocolSlurm = runSlurm }
-
 const slurmSynopsis = `psub protocol NAME -profile P -slurm DIR [-shards N] [-submit] [-cpus-per-task N] [-mem M] [-time T] [-partition P] [-account A]`
 
 // slurmTaskTarget is the work (in core-seconds) the default shard count
@@ -110,7 +108,7 @@ var (
 
 // runSlurm is "psub protocol NAME -slurm DIR ...": p is the protocol NAME
 // names, args the flags after NAME. protocol.go hands such command lines
-// over through protocolSlurm.
+// over through runProtocol.
 func runSlurm(p protocol.Protocol, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("protocol", slurmSynopsis, stdout)
 	profile := fs.String("profile", "", "the profile to run: tiny, quick or full (required)")
