@@ -110,6 +110,25 @@ func (t *trainer) fingerprint() string {
 			h.num(q.sp.val...)
 		}
 	}
+	if ws := s.Warm; ws != nil {
+		// A warm start changes the iterates: hash what it starts from.
+		h.str(fmt.Sprintf("warm %s %s %+v", ws.Loss, ws.Set, ws.Layout))
+		h.num(ws.C)
+		h.ints(ws.Train, len(ws.Instances), len(ws.Planes), len(ws.Hard))
+		for _, d := range ws.Instances {
+			h.str(string(d.Features[:]) + string(d.Plane[:]))
+		}
+		for _, p := range ws.Planes {
+			h.num(p.A...)
+			h.num(p.B, p.Alpha)
+		}
+		for _, r := range ws.Hard {
+			h.ints(r.Instance, r.Edge, r.Column)
+			h.num(r.Mu)
+		}
+		h.ints(len(s.WarmInstances))
+		h.ints(s.WarmInstances...)
+	}
 	return fmt.Sprintf("%x", h.sum())
 }
 

@@ -315,9 +315,12 @@ func TestFingerprintCoversSettings(t *testing.T) {
 	base := Settings{Tuning: Tuning{QP: qp.Options{Tol: 1e-5}}}
 	ref := fp(base)
 	ignored := map[string]bool{"MaxIter": true, "Tol": true, "Workers": true, "Progress": true,
-		"Description": true, "CheckpointDir": true, "Save": true}
+		"Description": true, "CheckpointDir": true, "Save": true,
+		// WarmInstances alone (no Warm) changes nothing; with Warm it is hashed.
+		"WarmInstances": true}
 	others := map[string]any{"Loss": ClassAveraged{}, "Set": C3{},
-		"SubmodularInference": inference.GraphCut{}, "UnconstrainedInference": inference.QPBO{}}
+		"SubmodularInference": inference.GraphCut{}, "UnconstrainedInference": inference.QPBO{},
+		"Warm": &WorkingSet{C: 2, Planes: []WarmPlane{{A: []float64{1}, B: 0.5}}}}
 	// change sets field f, named name, to a value other than the default
 	// and reports whether it knew how.
 	change := func(f reflect.Value, name string) bool {
@@ -339,7 +342,9 @@ func TestFingerprintCoversSettings(t *testing.T) {
 			}))
 		case reflect.String:
 			f.SetString("other")
-		case reflect.Interface:
+		case reflect.Slice:
+			f.Set(reflect.ValueOf([]int{0}))
+		case reflect.Interface, reflect.Pointer:
 			v, ok := others[name]
 			if !ok {
 				return false

@@ -82,6 +82,20 @@ type Settings struct {
 	// when it fails, Train returns its error and keeps the checkpoint, so
 	// no finished training is lost between training and storing.
 	Save func(*Model, *Trace) error
+	// Warm, when set, starts training from the working set another
+	// training ended with (Trace.Working): its cutting planes when the loss
+	// and every training instance it averaged over are the same here (as a
+	// subset of this training set), its hard constraints when the set is
+	// the same and their edges are, with their duals rescaled to this C.
+	// This changes where the cutting-plane method starts, not what it
+	// certifies (see WorkingSet); Trace.Warm says what was used. A
+	// checkpoint to resume from takes precedence.
+	Warm *WorkingSet
+	// WarmInstances maps the working set's instances (WorkingSet.Instances)
+	// to this problem's: the index of each among the training instances
+	// followed by C̄4's test instances, or −1 when absent. nil means the
+	// same instances in the same order.
+	WarmInstances []int
 	// Tuning holds the solver's knobs (zero value: the defaults).
 	Tuning Tuning
 }
@@ -273,6 +287,11 @@ func Train(train []Instance, labels int, settings Settings) (*Model, *Trace, err
 				return nil, nil, err
 			}
 			t.resume = c
+		}
+	}
+	if s.Warm != nil && t.resume == nil {
+		if err := t.warmStart(); err != nil {
+			return nil, nil, err
 		}
 	}
 	err = t.run()
@@ -539,6 +558,7 @@ func (t *trainer) run() error {
 	if q := t.spec.pool; q != nil {
 		t.trace.Margins = q.computed
 	}
+	t.trace.Working = t.workingSet()
 	return nil
 }
 

@@ -133,6 +133,11 @@ type Trace struct {
 	// Resumed lists the iterations after which the training was resumed
 	// from a checkpoint (Settings.CheckpointDir); empty for one run.
 	Resumed []int
+	// Warm says what a warm start (Settings.Warm) took over; nil without.
+	Warm *WarmStats
+	// Working is the working set training ended with, to warm-start
+	// another training from (Settings.Warm).
+	Working *WorkingSet `json:"-"`
 
 	Seconds                                        float64 // wall time of Train
 	InferenceSeconds, QPSeconds, ConstraintSeconds float64

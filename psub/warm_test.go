@@ -1,0 +1,255 @@
+package psub
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// warmCheck compares a warm-started training with a cold one of the same
+// problem, with the enumerated primal (refPrimal) as the oracle: both are
+// converged, each one's certified dual bound is at most the other's
+// enumerated primal (a warm plane that is not a valid lower bound lifts
+// the warm dual above the optimum, hence above the cold primal), and the
+// warm weights are within 2·Tol of the cold fit's dual bound (each fit is
+// within Tol of the optimum, from either side).
+func warmCheck(t *testing.T, name string, tol float64, cold, warm *Trace, mc, mw *Model, primal func([]float64) float64) {
+	t.Helper()
+	if !cold.Converged || !warm.Converged {
+		t.Errorf("%s: converged cold %v (%s), warm %v (%s)", name, cold.Converged, cold.Status(), warm.Converged, warm.Status())
+		return
+	}
+	pc, pw := primal(mc.W), primal(mw.W)
+	dc, dw := cold.Final().Dual, warm.Final().Dual
+	if math.Abs(pw-warm.Final().Primal) > 1e-9*math.Max(1, pw) {
+		t.Errorf("%s: warm weights' primal %.9g, trace says %.9g", name, pw, warm.Final().Primal)
+	}
+	if dw > pc*(1+1e-9) {
+		t.Errorf("%s: warm dual bound %.9g above the cold fit's primal %.9g: a warm plane is not a lower bound", name, dw, pc)
+	}
+	if dc > pw*(1+1e-9) {
+		t.Errorf("%s: cold dual bound %.9g above the warm fit's primal %.9g", name, dc, pw)
+	}
+	if g := relGap(pw, dc); g > 2*tol*(1+1e-9) {
+		t.Errorf("%s: warm primal %.9g is %.3g above the cold dual bound %.9g, want ≤ 2·Tol = %g", name, pw, g, dc, 2*tol)
+	}
+}
+
+// TestWarmStartAlongC trains chains of increasing C cold and warm (each
+// warm fit starting from the previous warm fit's working set) under every
+// exactly trained set and both losses, and checks every warm fit against
+// its cold twin and the enumeration oracle (warmCheck).
+func TestWarmStartAlongC(t *testing.T) {
+	seeds := 4
+	if testing.Short() {
+		seeds = 2
+	}
+	cs := []float64{0.5, 2, 10, 50}
+	coldIt, warmIt := 0, 0
+	for seed := 0; seed < seeds; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(300+seed), 31))
+		var train []Instance
+		if seed%2 == 0 {
+			train = smoothSet(rng, 5+rng.IntN(4), 7, 3, 2)
+		} else {
+			train = gridSet(rng, 8, 3, 3, 3)
+		}
+		test := smoothSet(rng, 2, 6, 3, 2)
+		if seed%2 == 1 {
+			test = gridSet(rng, 2, 3, 3, 3)
+		}
+		variants := append(exactVariants[:len(exactVariants):len(exactVariants)],
+			struct {
+				name string
+				s    Settings
+			}{"C4bar", Settings{Set: C4Bar{Test: test}, Delayed: true}})
+		for _, v := range variants {
+			for _, classAvg := range []bool{false, true} {
+				var prev *WorkingSet
+				for _, c := range cs {
+					s := v.s
+					s.C, s.Tol, s.Workers = c, 1e-3, 1
+					if classAvg {
+						s.Loss = ClassAveraged{}
+					}
+					name := fmt.Sprintf("seed %d %s C=%g class-averaged=%v", seed, v.name, c, classAvg)
+					mc, cold, err := Train(train, 2, s)
+					if err != nil {
+						t.Fatalf("%s cold: %v", name, err)
+					}
+					s.Warm = prev
+					mw, warm, err := Train(train, 2, s)
+					if err != nil {
+						t.Fatalf("%s warm: %v", name, err)
+					}
+					warmCheck(t, name, s.Tol, cold, warm, mc, mw, func(w []float64) float64 { return refPrimal(w, c, 2, train, classAvg) })
+					if prev != nil {
+						st := warm.Warm
+						switch {
+						case st == nil:
+							t.Errorf("%s: no warm statistics", name)
+						case st.Planes != len(prev.Planes) || st.PlanesDropped != 0 || st.FromC != prev.C:
+							t.Errorf("%s: warm start took %d planes (dropped %d) from C = %g, want all %d from C = %g", name, st.Planes, st.PlanesDropped, st.FromC, len(prev.Planes), prev.C)
+						case st.Hard+st.HardDropped != len(prev.Hard) || (len(s.stagesFor()) == 1 && st.HardDropped != 0):
+							t.Errorf("%s: warm start took %d hard constraints, dropped %d, of %d", name, st.Hard, st.HardDropped, len(prev.Hard))
+						}
+						coldIt += cold.Iters
+						warmIt += warm.Iters
+					}
+					prev = warm.Working
+				}
+			}
+		}
+	}
+	t.Logf("fits after the first C of each chain: %d iterations cold, %d warm", coldIt, warmIt)
+}
+
+// stagesFor is how many stages Settings trains in (1 unless pretraining
+// or minibatches).
+func (s Settings) stagesFor() []int {
+	n := 1
+	if s.Pretrain {
+		n++
+	}
+	if s.Minibatches > 1 {
+		n += s.Minibatches - 1
+	}
+	return make([]int, n)
+}
+
+// TestWarmStartSuperset trains on part of a training set and warm-starts
+// the training on the whole set from it (the selection fit to the final
+// fit): with Hamming, whose node costs depend only on the instance, the
+// planes carry over scaled by |S|/|T|; with the class-averaged loss the
+// costs change with the class frequencies of the set, and the planes must
+// be dropped while the hard constraints carry over.
+func TestWarmStartSuperset(t *testing.T) {
+	for seed := 0; seed < 3; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(400+seed), 32))
+		all := smoothSet(rng, 9, 7, 3, 2)
+		perm := rng.Perm(len(all))
+		sub := make([]Instance, 6)
+		where := make([]int, 6)
+		for k := range sub {
+			sub[k], where[k] = all[perm[k]], perm[k]
+		}
+		for _, v := range []struct {
+			name string
+			s    Settings
+		}{{"C2", Settings{Set: C2{}}}, {"C4", Settings{Set: C4{}, Delayed: true}}, {"C3", Settings{Set: C3{}}}} {
+			for _, classAvg := range []bool{false, true} {
+				s := v.s
+				s.C, s.Tol, s.Workers = 10, 1e-3, 1
+				if classAvg {
+					s.Loss = ClassAveraged{}
+				}
+				name := fmt.Sprintf("seed %d %s class-averaged=%v", seed, v.name, classAvg)
+				_, part, err := Train(sub, 2, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mc, cold, err := Train(all, 2, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Warm, s.WarmInstances = part.Working, where
+				mw, warm, err := Train(all, 2, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				warmCheck(t, name, s.Tol, cold, warm, mc, mw, func(w []float64) float64 { return refPrimal(w, s.C, 2, all, classAvg) })
+				st := warm.Warm
+				if classAvg && (st.Planes != 0 || st.PlanesDropped != len(part.Working.Planes)) {
+					t.Errorf("%s: took %d planes across class-averaged losses of different sets, want none", name, st.Planes)
+				}
+				if !classAvg && st.Planes != len(part.Working.Planes) {
+					t.Errorf("%s: took %d of %d planes", name, st.Planes, len(part.Working.Planes))
+				}
+				if st.Hard != len(part.Working.Hard) {
+					t.Errorf("%s: took %d of %d hard constraints", name, st.Hard, len(part.Working.Hard))
+				}
+			}
+		}
+	}
+}
+
+// TestWarmStartRefuses checks what a working set of another problem gives:
+// an error for another layout or a bad instance map, dropped planes when
+// a training instance's labels differ, dropped hard constraints for
+// another set.
+func TestWarmStartRefuses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 33))
+	train := smoothSet(rng, 5, 7, 3, 2)
+	_, tr, err := Train(train, 2, Settings{Set: C4{}, C: 5, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := tr.Working
+	if len(ws.Planes) == 0 || len(ws.Hard) == 0 {
+		t.Fatalf("working set has %d planes and %d hard constraints; the test needs both", len(ws.Planes), len(ws.Hard))
+	}
+	other := smoothSet(rand.New(rand.NewPCG(6, 33)), 5, 7, 4, 2)
+	if _, _, err := Train(other, 2, Settings{Set: C4{}, Warm: ws}); err == nil || !strings.Contains(err.Error(), "layout") {
+		t.Errorf("another layout: err = %v, want a layout error", err)
+	}
+	if _, _, err := Train(train, 2, Settings{Set: C4{}, Warm: ws, WarmInstances: []int{0, 1}}); err == nil || !strings.Contains(err.Error(), "WarmInstances") {
+		t.Errorf("short instance map: err = %v", err)
+	}
+	if _, _, err := Train(train, 2, Settings{Set: C4{}, Warm: ws, WarmInstances: []int{0, 0, 1, 2, 3}}); err == nil || !strings.Contains(err.Error(), "distinct") {
+		t.Errorf("repeated instance: err = %v", err)
+	}
+	relabelled := append([]Instance(nil), train...)
+	relabelled[2].Labels = append([]int(nil), train[2].Labels...)
+	relabelled[2].Labels[0] = 1 - relabelled[2].Labels[0]
+	_, tr2, err := Train(relabelled, 2, Settings{Set: C4{}, C: 5, Workers: 1, Warm: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := tr2.Warm; st.Planes != 0 || st.PlanesDropped != len(ws.Planes) || st.Hard != len(ws.Hard) {
+		t.Errorf("one label changed: %+v, want every plane dropped and every hard constraint kept", *st)
+	}
+	_, tr3, err := Train(train, 2, Settings{Set: C3{}, C: 5, Workers: 1, Warm: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := tr3.Warm; st.Hard != 0 || st.HardDropped != len(ws.Hard) || st.Planes != len(ws.Planes) {
+		t.Errorf("another set: %+v, want the planes and no hard constraint", *st)
+	}
+}
+
+// TestWorkingSetFile round-trips a working set through Save and
+// LoadWorkingSet and refuses a damaged file.
+func TestWorkingSetFile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 34))
+	train := smoothSet(rng, 4, 6, 3, 2)
+	_, tr, err := Train(train, 2, Settings{Set: C4{}, C: 3, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ws.gob")
+	if err := tr.Working.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := LoadWorkingSet(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(*ws) != fmt.Sprint(*tr.Working) {
+		t.Errorf("round trip changed the working set")
+	}
+	b, _ := os.ReadFile(path)
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadWorkingSet(path); err == nil {
+		t.Errorf("damaged file loaded")
+	}
+	if _, err := LoadWorkingSet(filepath.Join(t.TempDir(), "none")); !IsNotExist(err) {
+		t.Errorf("missing file: %v, want IsNotExist", err)
+	}
+}
