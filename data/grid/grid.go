@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -98,6 +99,12 @@ type Options struct {
 	// Progress, when set, is called after every job, from one goroutine at
 	// a time.
 	Progress func(Progress)
+	// After, when set, names the job a job must wait for (the fit whose
+	// working set it starts from, say): the job is not started before that
+	// one has finished, in this run or an earlier one. ok false, or a job
+	// not in the grid, means no wait; a job still runs when the one it
+	// waits for fails. Jobs start in the order given among those ready.
+	After func(Job) (Job, bool)
 }
 
 // Jobs lists every (dataset, set, loss, C, fold) combination, folds
@@ -195,7 +202,12 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	waitFor, err := dependencies(jobs, index, done, opt.After)
+	if err != nil {
+		return nil, err
+	}
 	todo := make(chan int)
+	fin := make(chan int)
 	var mu sync.Mutex // guards out, the progress count and the callback
 	var writeErr error
 	finished := 0
@@ -222,22 +234,11 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 					opt.Progress(Progress{Done: finished, Skipped: skipped, Total: len(jobs), Last: r})
 				}
 				mu.Unlock()
+				fin <- i
 			}
 		}()
 	}
-	var ctxErr error
-feed:
-	for i := range jobs {
-		if done[i] {
-			continue
-		}
-		select {
-		case todo <- i:
-		case <-ctx.Done():
-			ctxErr = ctx.Err()
-			break feed
-		}
-	}
+	ctxErr := feed(ctx, jobs, done, waitFor, todo, fin)
 	close(todo)
 	wg.Wait()
 	if writeErr != nil {
@@ -321,4 +322,87 @@ func openResults(path string) ([]Result, error) {
 		}
 	}
 	return rs, nil
+}
+
+// dependencies gives, per job, the index of the job it waits for (Options.After), or −1.
+func dependencies(jobs []Job, index map[string]int, done []bool, after func(Job) (Job, bool)) ([]int, error) {
+	waitFor := make([]int, len(jobs))
+	for i, j := range jobs {
+		waitFor[i] = -1
+		if after == nil || done[i] {
+			continue
+		}
+		p, ok := after(j)
+		if !ok {
+			continue
+		}
+		k, listed := index[p.Key()]
+		switch {
+		case !listed || done[k]:
+		case k == i:
+			return nil, fmt.Errorf("grid: job %s waits for itself", j.Key())
+		default:
+			waitFor[i] = k
+		}
+	}
+	// Every chain must end at a job that waits for nothing.
+	for i := range jobs {
+		for k, steps := i, 0; waitFor[k] >= 0; k, steps = waitFor[k], steps+1 {
+			if steps > len(jobs) {
+				return nil, fmt.Errorf("grid: job %s waits in a cycle", jobs[i].Key())
+			}
+		}
+	}
+	return waitFor, nil
+}
+
+// feed hands the jobs not done to the workers, earliest first among those
+// whose wait is over, until all have finished or ctx is cancelled (then it
+// waits for the running ones and returns ctx's error).
+func feed(ctx context.Context, jobs []Job, done []bool, waitFor []int, todo chan<- int, fin <-chan int) error {
+	var ready []int
+	waiting := map[int][]int{}
+	left := 0
+	for i := range jobs {
+		switch {
+		case done[i]:
+		case waitFor[i] >= 0:
+			waiting[waitFor[i]] = append(waiting[waitFor[i]], i)
+			left++
+		default:
+			ready = append(ready, i)
+			left++
+		}
+	}
+	running := 0
+	var ctxErr error
+	for left > 0 {
+		if ctxErr != nil {
+			if running == 0 {
+				break
+			}
+			<-fin
+			running--
+			continue
+		}
+		var send chan<- int
+		next := -1
+		if len(ready) > 0 {
+			send, next = todo, ready[0]
+		}
+		select {
+		case send <- next:
+			ready = ready[1:]
+			running++
+		case i := <-fin:
+			running--
+			left--
+			ready = append(ready, waiting[i]...)
+			delete(waiting, i)
+			slices.Sort(ready)
+		case <-ctx.Done():
+			ctxErr = ctx.Err()
+		}
+	}
+	return ctxErr
 }

@@ -175,6 +175,10 @@ func TestParamsKeyLearnerSettings(t *testing.T) {
 				default: // inference methods: any value of the interface differs from nil
 					continue
 				}
+			case reflect.Pointer: // Warm
+				v.Set(reflect.ValueOf(&psub.WorkingSet{C: 2}))
+			case reflect.Slice: // WarmInstances
+				v.Set(reflect.ValueOf([]int{1}))
 			case reflect.Struct:
 				switch f.Type {
 				case reflect.TypeFor[qp.Options]():
