@@ -181,7 +181,7 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 			"converged": b2f(r.Converged), "hard_introduced": float64(r.HardIntroduced), "hard_active": float64(r.ActiveHard),
 			"primal": r.Primal, "psub_c": cfg.Settings.C}, nil
 	}
-	return runStaged(ctx, e, opt, fit, e.params(opt.Profile))
+	return runStaged(ctx, e, opt, fit, e.params(opt.Profile), nil)
 }
 
 // EfficiencyCurves is a fit's compute-gains data, its row's Detail: the

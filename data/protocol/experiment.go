@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/probably-submodular/crf/data"
@@ -91,6 +92,9 @@ type SegmentationExperiment struct {
 	// depends on the number of images, their mean node count and, for
 	// Δ_avg, the class balance. Run records the value as metric "c_psub".
 	PyStructC bool
+	// Warm, when set, starts each fit from the working set of the fit
+	// before it on the grid (WarmStarts); nil trains every fit cold.
+	Warm *WarmStarts
 }
 
 // ModelPath is where Run saves the final model of job under dir.
@@ -191,9 +195,43 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job grid.Job) (map[str
 		m["nonsub_test"], err = model.NonSubmodularFraction(test, 0)
 		return err
 	}
-	return trainJob(ctx, fit, train, test, psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
+	base := psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
 		Delayed: e.Delayed, Workers: e.Workers, CheckpointDir: e.Checkpoints, Tuning: psub.Tuning{AddK: e.AddK},
-		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)}, finish)
+		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)}
+	keep, err := e.warmStart(job, trainIdx, testIdx, &base)
+	if err != nil {
+		return nil, err
+	}
+	return trainJob(ctx, fit, train, test, base, keep, finish)
+}
+
+// warmStart sets base's warm start for job (e.Warm) and returns what
+// records it and keeps the fit's working set for the fits that start from
+// it; nil without warm starts.
+func (e *SegmentationExperiment) warmStart(job grid.Job, trainIdx, testIdx []int, base *psub.Settings) (func(*psub.Trace, map[string]float64) error, error) {
+	if e.Warm == nil {
+		return nil, nil
+	}
+	// The instances of the fit in psub's order: the training images, then
+	// the test images C̄4 also constrains.
+	items := slices.Clone(trainIdx)
+	if col, err := ColumnByName(job.Set, nil); err == nil && col.Transduct {
+		items = append(items, testIdx...)
+	}
+	ws, where, err := e.Warm.load(job, items)
+	if err != nil {
+		return nil, err
+	}
+	base.Warm, base.WarmInstances = ws, where
+	src, _ := e.Warm.After(job)
+	return func(tr *psub.Trace, m map[string]float64) error {
+		from := 0.0
+		if ws != nil {
+			from = src.C
+		}
+		warmMetrics(m, from, tr.Warm)
+		return e.Warm.save(job, items, tr.Working)
+	}, nil
 }
 
 // score predicts the images idx with the column's test-time inference and
@@ -255,7 +293,7 @@ const DefaultTol = 1e-3
 // (returning the metrics and appending the row, no computation) is the one
 // a kill can still cost a converged training in.
 func trainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, base psub.Settings,
-	finish func(*psub.Model, Column, map[string]float64) error) (map[string]float64, error) {
+	keep func(*psub.Trace, map[string]float64) error, finish func(*psub.Model, Column, map[string]float64) error) (map[string]float64, error) {
 	col, err := ColumnByName(job.Set, test)
 	if err != nil {
 		return nil, err
@@ -276,6 +314,11 @@ func trainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, ba
 	var m map[string]float64
 	base.Save = func(model *psub.Model, trace *psub.Trace) error {
 		m = trainMetrics(trace, base.Tol)
+		if keep != nil {
+			if err := keep(trace, m); err != nil {
+				return err
+			}
+		}
 		return finish(model, col, m)
 	}
 	if _, _, err := psub.Train(train, 2, base); err != nil {

@@ -212,7 +212,7 @@ func TestTrainJobCertificateMetrics(t *testing.T) {
 		// What trainJob records, through the Save hook, for the same fit.
 		var nonsub float64
 		m, err := trainJob(context.Background(), grid.Job{Set: "C4", Loss: "hamming", C: tc.c}, train, nil,
-			psub.Settings{MaxIter: 300, Workers: 1, Tuning: psub.Tuning{QP: tc.qp}},
+			psub.Settings{MaxIter: 300, Workers: 1, Tuning: psub.Tuning{QP: tc.qp}}, nil,
 			func(model *psub.Model, _ Column, m map[string]float64) error {
 				var err error
 				nonsub, err = model.NonSubmodularFraction(train, 0)

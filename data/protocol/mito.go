@@ -115,7 +115,7 @@ func (m Mito) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 		Settings      MitoSettings
 		Select, Final SegmentationParams
 	}{s.axesless(), sel.Params(), final.Params()}
-	return runStaged(ctx, m, opt, fit, params)
+	return runStaged(ctx, m, opt, fit, params, sel.Warm.After)
 }
 
 // experiments are the two experiments of the protocol's one fold: sel
@@ -127,8 +127,8 @@ func (s MitoSettings) experiments(set *data.SegmentedSet, folds []grid.Fold, opt
 		return nil, nil, fmt.Errorf("mito: want one fold training on two halves, got %v", folds)
 	}
 	f := folds[0]
-	final = s.experiment(set, folds, opt)
-	sel = s.experiment(set, []grid.Fold{{Train: f.Train[:1], Test: f.Test}}, opt)
+	final = s.experiment(Mito{}.Name(), set, folds, opt)
+	sel = s.experiment(Mito{}.Name(), set, []grid.Fold{{Train: f.Train[:1], Test: f.Test}}, opt)
 	sel.HoldOut, sel.Selection = 0, f.Train[1:]
 	return sel, final, nil
 }

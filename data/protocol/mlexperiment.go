@@ -65,7 +65,7 @@ func (e *MultiLabelExperiment) Run(ctx context.Context, job grid.Job) (map[strin
 	if e.Progress != nil {
 		base.Progress = func(it psub.Iteration) { e.Progress(job, it) }
 	}
-	m, err := trainJob(ctx, job, p.Train, p.Test, base, func(model *psub.Model, col Column, m map[string]float64) error {
+	m, err := trainJob(ctx, job, p.Train, p.Test, base, nil, func(model *psub.Model, col Column, m map[string]float64) error {
 		return scoreMultiLabel(model, col, p, m)
 	})
 	if err != nil {

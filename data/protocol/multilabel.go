@@ -254,7 +254,7 @@ func (m MultiLabel) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		met["c_psub"] = c
 		return met, nil
 	}
-	return runStaged(ctx, m, opt, fit, params)
+	return runStaged(ctx, m, opt, fit, params, nil)
 }
 
 // Load reads the rows of the profile's jobs from opt.Results (default

@@ -67,6 +67,7 @@ type SegmentationParams struct {
 	Delayed   bool
 	AddK      int
 	PyStructC bool
+	Warm      bool   // fits start from their predecessor's working set (WarmStarts)
 	Data      string // InstancesDigest of the items
 	Folds     string // digest of the fold assignment
 }
@@ -80,7 +81,7 @@ func (e *SegmentationExperiment) Params() SegmentationParams {
 	folds, _ := json.Marshal(e.Folds) // a []Fold of ints always marshals
 	sum := sha256.Sum256(folds)
 	return SegmentationParams{HoldOut: e.HoldOut, Selection: e.Selection, Seed: e.Seed, Tol: e.Tol, MaxIter: e.MaxIter,
-		Delayed: e.Delayed, AddK: e.AddK, PyStructC: e.PyStructC,
+		Delayed: e.Delayed, AddK: e.AddK, PyStructC: e.PyStructC, Warm: e.Warm != nil,
 		Data: InstancesDigest(items), Folds: hex.EncodeToString(sum[:])[:16]}
 }
 

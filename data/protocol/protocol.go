@@ -186,7 +186,7 @@ func ByName(name string) (Protocol, error) {
 // grid.Run, so a second pass costs nothing but reading. params is what
 // every fit depends on besides its job (grid.Options.Params). It fails
 // when a job fails, after the other jobs of its stage ran.
-func runStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, params any) ([]grid.Result, error) {
+func runStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, params any, after func(grid.Job) (grid.Job, bool)) ([]grid.Result, error) {
 	first, err := p.Jobs(opt.Profile, nil)
 	if err != nil {
 		return nil, err
@@ -219,6 +219,7 @@ func runStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, pa
 				}
 			},
 			Progress: opt.Progress,
+			After:    after,
 		})
 		if err != nil {
 			return rows, err

@@ -62,7 +62,7 @@ func (p toy) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runStaged(ctx, p, opt, p.fit, p.s.axesless())
+	return runStaged(ctx, p, opt, p.fit, p.s.axesless(), nil)
 }
 
 // fit scores C by its distance to a set- and fold-dependent optimum.

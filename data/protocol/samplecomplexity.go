@@ -208,7 +208,7 @@ func (sc SampleComplexity) Run(ctx context.Context, opt Options) ([]grid.Result,
 		w.pool, w.held = PairwiseRows(w.train), PairwiseRows(w.test)
 		return nil
 	})
-	return runStaged(ctx, sc, opt, w.run, w.s.params())
+	return runStaged(ctx, sc, opt, w.run, w.s.params(), nil)
 }
 
 // sampleWork runs the protocol's jobs on the lazily built cows.

@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/probably-submodular/crf/data"
@@ -36,6 +37,9 @@ type SegmentationSettings struct {
 	AddK    int
 	// Seed draws the folds, the hold-out parts and any sample of images.
 	Seed uint64
+	// Cold trains every fit from scratch; by default fits start from the
+	// working set of the fit before them on the grid of C (WarmStarts).
+	Cold bool
 }
 
 // axesless is the settings without the grid's axes: what every fit
@@ -101,17 +105,24 @@ func runSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e 
 		Settings   SegmentationSettings
 		Experiment SegmentationParams
 	}{s.axesless(), e.Params()}
-	return runStaged(ctx, p, opt, e.Run, params)
+	return runStaged(ctx, p, opt, e.Run, params, e.Warm.After)
 }
 
-// experiment is the SegmentationExperiment of a built set: one fit per
-// core, Algorithm 2, C in PyStruct's units.
-func (s SegmentationSettings) experiment(set *data.SegmentedSet, folds []grid.Fold, opt Options) *SegmentationExperiment {
+// experiment is the SegmentationExperiment of protocol name on a built
+// set: one fit per core, Algorithm 2, C in PyStruct's units, and with a
+// grid of C warm starts along it (WarmStarts, kept in
+// out/warm/NAME-PROFILE).
+func (s SegmentationSettings) experiment(name string, set *data.SegmentedSet, folds []grid.Fold, opt Options) *SegmentationExperiment {
 	holdOut := s.HoldOut
 	if holdOut == 0 {
 		holdOut = 0.2
 	}
-	return &SegmentationExperiment{Items: set.Items, Folds: folds, HoldOut: holdOut, Seed: s.Seed,
+	e := &SegmentationExperiment{Items: set.Items, Folds: folds, HoldOut: holdOut, Seed: s.Seed,
 		Tol: s.Tol, MaxIter: s.MaxIter, Workers: 1, Delayed: true, AddK: s.AddK,
 		ModelDir: opt.Models, Checkpoints: opt.Checkpoints, PyStructC: true}
+	if len(s.Cs) > 1 && !s.Cold {
+		cs := slices.Sorted(slices.Values(s.Cs))
+		e.Warm = &WarmStarts{Dir: filepath.Join(data.OutDir(), "warm", name+"-"+string(opt.Profile)), Cs: cs}
+	}
+	return e
 }

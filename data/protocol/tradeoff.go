@@ -125,7 +125,7 @@ func (t Tradeoff) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 		}
 		return tradeoffMetrics(rows[0]), nil
 	}
-	return runStaged(ctx, t, opt, fit, s.params())
+	return runStaged(ctx, t, opt, fit, s.params(), nil)
 }
 
 func ladderEntry(name string) (TradeoffEntry, error) {
