@@ -242,3 +242,46 @@ func BenchmarkMargins(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCGrid trains C4 (Algorithm 2) along the paper's grid of C
+// (psub C 0.01, 0.0316, 0.1, 0.316, 1 on this fold of 30 synthetic
+// cows-sized images) cold and warm, each fit after the first starting from
+// the working set of the fit before (Settings.Warm): the selection grid of
+// one fold, set and loss of the segmentation protocols. It reports the
+// iterations and CPU seconds of the whole chain. Run with -benchtime=1x.
+func BenchmarkCGrid(b *testing.B) {
+	images := 30
+	if testing.Short() {
+		images = 8
+	}
+	train := synthCows(3, images)
+	cs := []float64{0.01, 0.0316, 0.1, 0.316, 1}
+	for _, warm := range []bool{false, true} {
+		b.Run(map[bool]string{false: "cold", true: "warm"}[warm], func(b *testing.B) {
+			iters, capped := 0, 0
+			cpu0 := cpuSeconds()
+			for b.Loop() {
+				iters, capped = 0, 0
+				var prev *WorkingSet
+				for _, c := range cs {
+					s := Settings{Set: C4{}, Delayed: true, C: c, Tol: 1e-3, Workers: 1}
+					if warm {
+						s.Warm = prev
+					}
+					_, tr, err := Train(train, 2, s)
+					if err != nil {
+						b.Fatal(err)
+					}
+					iters += tr.Iters
+					if !tr.Converged {
+						capped++
+					}
+					prev = tr.Working
+				}
+			}
+			b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s")
+			b.ReportMetric(float64(iters), "iterations")
+			b.ReportMetric(float64(capped), "not-converged")
+		})
+	}
+}
