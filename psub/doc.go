@@ -61,6 +61,14 @@
 //     lock), and Train on the same problem and settings continues from the
 //     last one (Trace.Resumed). The checkpoint is removed only after
 //     Settings.Save has stored the model.
+//   - Trainings start warm: Trace.Working is the working set a training
+//     ended with, and Settings.Warm starts another from it: along a grid
+//     of C (planes are lower bounds of the risk whatever C is, hard
+//     constraints are constraints at any C), or on a superset of the
+//     training set (Settings.WarmInstances; planes scaled by |S|/|T| are
+//     then exactly constraints of the larger problem). Only the start
+//     moves; the stopping rule and its certificate are the same as a cold
+//     training's (Trace.Warm says what was used).
 //
 // A Model predicts with truncated graph cuts (αβ-swap for more than two
 // labels; Predict, PredictWith) and reports how many edges were truncated;

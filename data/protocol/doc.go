@@ -17,6 +17,14 @@
 // nodes of a cluster) and Merge joins their rows, refusing fits that two
 // shards disagree on and listing the fits that are missing.
 //
+// Fits along a grid of C start warm (WarmStarts): each selection fit from
+// the working set of its fold, set and loss at the next smaller C, each
+// final fit from the selection fit at its C. Each fit waits for the one it
+// starts from (grid.Options.After), so the start is the same however the
+// grid is scheduled or sharded, and each still stops only at the
+// certified gap; rows record what they started from (warm_from,
+// warm_planes, warm_hard).
+//
 // Profiles: Full is the paper's protocol, Quick a reduced run of minutes that
 // the notebooks and the test command use, Tiny a few examples of the same
 // code path for unit tests.
