@@ -52,7 +52,14 @@ func (g *Graph) AddEdges(ends [][2]int, caps, revCaps []float64) int {
 	recs, nodes := g.edge[first:first+len(ends)], g.nodes
 	n := uint(len(nodes))
 	caps, revCaps = caps[:len(recs)], revCaps[:len(recs)]
-	for k := range recs {
+	k0 := 0
+	if g.spec {
+		k0 = g.addEdgesInPlace(recs, ends, caps, revCaps)
+	}
+	if k0 < len(recs) && g.degStale {
+		g.countDegrees(first + k0)
+	}
+	for k := k0; k < len(recs); k++ {
 		i, j := ends[k][0], ends[k][1]
 		c, r := caps[k], revCaps[k]
 		if uint(i) >= n || uint(j) >= n || i == j || !edgeCapacity(c) || !edgeCapacity(r) {
@@ -73,6 +80,50 @@ func (g *Graph) AddEdges(ends [][2]int, caps, revCaps []float64) int {
 	return first
 }
 
+// addEdgesInPlace is AddEdges's loop while the graph is being built again
+// as it was before Clear (see Graph.prev): as long as every edge is the
+// one the same position held before, the edges' records beyond the
+// graph's (the old ones) give where its arcs are, and only the capacities
+// need writing: the arcs' heads and sisters are those of the layout kept.
+// The nodes' degrees are left to countDegrees (see Graph.degStale): they
+// are the old ones if the graph comes out the same. It stops at the first
+// edge that differs from the old one or is bad (for AddEdges's loop to
+// write or report; spec is then off, and the arcs are laid out from the
+// edges as usual), and returns how many edges it wrote.
+func (g *Graph) addEdgesInPlace(recs []edgeRec, ends [][2]int, caps, revCaps []float64) int {
+	nodes, prev := g.nodes, g.prev
+	if len(prev) != len(nodes)+1 {
+		g.spec = false
+		return 0
+	}
+	prev = prev[:len(nodes)+1]
+	// The old records are those of the edges laid out before Clear.
+	old := int(prev[len(nodes)]-1)/2 - len(g.edge)
+	if old < len(recs) {
+		g.spec = false // the graph has more edges than before
+		recs = recs[:max(old, 0)]
+	}
+	arcs := g.arcs[:cap(g.arcs)]
+	// The same length for all, so that one bounds check serves them.
+	ends, caps, revCaps = ends[:len(recs)], caps[:len(recs)], revCaps[:len(recs)]
+	for k := range recs {
+		ed := &recs[k]
+		i, j := ends[k][0], ends[k][1]
+		c, r := caps[k], revCaps[k]
+		// The old record's ends are distinct nodes (of as many): so are
+		// i and j when they are the same.
+		if i != int(ed.i) || j != int(ed.j) ||
+			max(bits(c), bits(r)) > maxCapBits && (!edgeCapacity(c) || !edgeCapacity(r)) {
+			g.spec = false
+			return k
+		}
+		ed.cap, ed.rev = c, r
+		arcs[prev[ed.i+1]-1-ed.ri].rCap = c
+		arcs[prev[ed.j+1]-1-ed.rj].rCap = r
+	}
+	return len(recs)
+}
+
 //go:noinline
 func addEdgesError(k, i, j, n int, c, r float64) string {
 	if uint(i) >= uint(n) || uint(j) >= uint(n) || i == j {
@@ -80,6 +131,11 @@ func addEdgesError(k, i, j, n int, c, r float64) string {
 	}
 	return fmt.Sprintf("maxflow: AddEdges: edge %d: %s", k, capacityError("AddEdges", c, r))
 }
+
+// maxCapBits is the largest bit pattern of a valid edge capacity: those of
+// the finite numbers >= 0 are at most this, those of the others (negative,
+// NaN, infinite) larger, -0 aside.
+const maxCapBits = 0x7fefffffffffffff
 
 // UpdateTerminals gives every node i the terminal capacities source[i] and
 // sink[i], doing what UpdateTerminal does for each node whose capacities
@@ -124,6 +180,9 @@ func (g *Graph) UpdateEdges(cap, revCap []float64) {
 	// through a.sister, so that the two loads from arcs start together.
 	edges, arcs, start, nodes := g.edge, g.arcs, g.start, g.nodes
 	laid := min(g.laid, len(edges))
+	if laid < len(edges) {
+		g.spec = false // capacities of edges whose arcs AddEdges may have written
+	}
 	for e := range edges {
 		ed := &edges[e]
 		c, r := cap[e], revCap[e]

@@ -113,6 +113,23 @@ type Graph struct {
 
 	solved     bool // trees are those left by the last solve
 	treesDirty bool // capacities changed without marking: trees unusable
+
+	// After Clear, prev is the start array of the layout from before (in
+	// block, where the next layout of as many nodes carves its start), and
+	// while spec holds, every edge added since is the one its position held
+	// before (AddEdges compares it with the old record, which the storage
+	// still holds) and AddEdges has written its capacities into the arcs
+	// kept from before. If the graph ends with as many nodes and edges as
+	// before, it is the same graph, prev is its layout and its arcs are in
+	// place: layoutArcs has nothing to do. A graph of one shape built again
+	// with new capacities (a segmentation's grid, a learner's superpixel
+	// graph) so skips the layout pass.
+	prev []uint32
+	spec bool
+	// degStale: the nodes' deg fields may not count the edges (AddEdges
+	// does not count those it writes in place); countDegrees makes them
+	// right before anything reads them.
+	degStale bool
 }
 
 // New returns an empty graph with room for nodeHint nodes and edgeHint edges
@@ -132,6 +149,11 @@ func New(nodeHint, edgeHint int) *Graph {
 // graphs one after the other in one Graph allocates nothing once it has
 // held the largest.
 func (g *Graph) Clear() {
+	g.prev, g.spec = nil, false
+	if g.laidOut() && len(g.nodes) > 0 {
+		g.prev, g.spec = g.start, true
+	}
+	g.degStale = g.spec
 	g.nodes, g.term, g.edge = g.nodes[:0], g.term[:0], g.edge[:0]
 	g.arcs, g.laid = g.arcs[:0], 0
 	g.start, g.queue = nil, nil
@@ -264,6 +286,9 @@ func (g *Graph) addEdge(i, j int, c, revCap float64) int {
 	if e == cap(g.edge) {
 		g.growEdges()
 	}
+	if g.degStale {
+		g.countDegrees(e)
+	}
 	ni, nj := &g.nodes[i], &g.nodes[j]
 	g.edge = g.edge[:e+1]
 	// Field by field: a composite literal would be built on the stack and
@@ -272,7 +297,7 @@ func (g *Graph) addEdge(i, j int, c, revCap float64) int {
 	ed.i, ed.j, ed.ri, ed.rj, ed.cap, ed.rev = uint32(i), uint32(j), ni.deg, nj.deg, c, revCap
 	ni.deg++
 	nj.deg++
-	g.treesDirty = true
+	g.treesDirty, g.spec = true, false
 	return e
 }
 
@@ -301,6 +326,11 @@ func (g *Graph) layoutArcs() {
 		return
 	}
 	n, m := len(g.nodes), len(g.edge)
+	// AddEdges put every arc where prev says (see Graph.prev): prev is
+	// the layout, already in the block where it goes.
+	spec := g.spec && g.laid == 0 && len(g.prev) == n+1 && int(g.prev[n]) == 2*m+1 && cap(g.arcs) >= 2*m+1
+	prev := g.prev
+	g.prev, g.spec = nil, false
 	// The flow on the edges laid out before, in edge order.
 	var kept []pair
 	if g.laid > 0 {
@@ -329,6 +359,19 @@ func (g *Graph) layoutArcs() {
 	} else {
 		g.arcs = make([]arc, 2*m+1)
 	}
+	g.laid = m
+	g.treesDirty = true
+	if spec {
+		// prev was carved from the same block for as many nodes, so it is
+		// start already, unless the block was allocated again since.
+		if &prev[0] != &g.start[0] {
+			copy(g.start, prev)
+		}
+		return
+	}
+	if g.degStale {
+		g.countDegrees(m)
+	}
 	start, nodes := g.start, g.nodes
 	sum := uint32(1)
 	for k := range nodes {
@@ -337,8 +380,20 @@ func (g *Graph) layoutArcs() {
 	}
 	start[n] = sum
 	g.placeArcs(kept)
-	g.laid = m
-	g.treesDirty = true
+}
+
+// countDegrees sets every node's deg to the number of edges at it among
+// the first m records (those of the graph, and those AddEdges is adding).
+func (g *Graph) countDegrees(m int) {
+	nodes := g.nodes
+	for k := range nodes {
+		nodes[k].deg = 0
+	}
+	for _, ed := range g.edge[:m] {
+		nodes[ed.i].deg++
+		nodes[ed.j].deg++
+	}
+	g.degStale = false
 }
 
 // arcOf returns the arc i->j of laid-out edge e. Node i's arcs are stored
@@ -419,6 +474,8 @@ func (g *Graph) setEdge(e int, cap, revCap float64, update bool) {
 		} else {
 			g.reparameterise(ed, a, b, ra, rb, cap+revCap)
 		}
+	} else {
+		g.spec = false // AddEdges may have written its arcs (see Graph.prev)
 	}
 	ed.cap, ed.rev = cap, revCap
 	if !update {
@@ -473,6 +530,7 @@ func (g *Graph) ResetCapacities() {
 	g.time = 0
 	g.solved = false
 	g.treesDirty = true
+	g.spec = false
 }
 
 // Flow returns the current flow value (the min-cut value after a solve),

@@ -1,0 +1,206 @@
+package maxflow
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestClearRebuildInPlace: a graph built again after Clear, where AddEdges
+// writes the capacities into the arcs kept from before while the edges are
+// the old ones (Graph.prev), is the graph a new Graph gets from the same
+// calls, whatever the calls: the same edges (the in-place path, which the
+// test checks is taken), an edge that differs, fewer or more edges or
+// nodes, the edges in several batches or some one at a time, capacities
+// changed before the solve, a bad edge rejected half-way, edges added after
+// the solve. Flows bit for bit at every solve, cuts, edge flows, degrees,
+// the layout and the search invariants.
+func TestClearRebuildInPlace(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 0))
+	for rep := range 300 {
+		in := randomInstance(r, 3+r.IntN(25), 2+r.IntN(80), fracCaps)
+		g := New(0, 0)
+		bulkFill(g, in.n, in, edgesOf(in), in.cap, in.rev)
+		g.MaxFlow()
+		for variant := range 13 {
+			next := randomCaps(r, in, fracCaps)
+			n, ends := in.n, edgesOf(in)
+			caps, revs := next.cap, next.rev
+			var ops func(g *Graph) []float64
+			inPlace := false
+			switch variant {
+			case 0: // the same edges: the in-place path
+				inPlace = true
+			case 1: // one edge differs
+				k := r.IntN(len(ends))
+				ends[k] = [2]int{ends[k][1], ends[k][0]}
+			case 2: // fewer edges
+				m := r.IntN(len(ends))
+				ends, caps, revs = ends[:m], caps[:m], revs[:m]
+			case 3: // more edges
+				ends = append(ends, [2]int{0, n - 1}, [2]int{1, 2})
+				caps, revs = append(caps, 1, 2), append(revs, 0.5, 0)
+			case 4: // a node more
+				n++
+				next.src, next.sink = append(next.src, 1), append(next.sink, 0)
+			case 5: // a node less, and its edges
+				n--
+				next.src, next.sink = next.src[:n], next.sink[:n]
+				var e2 [][2]int
+				var c2, r2 []float64
+				for e, ij := range ends {
+					if ij[0] < n && ij[1] < n {
+						e2, c2, r2 = append(e2, ij), append(c2, caps[e]), append(r2, revs[e])
+					}
+				}
+				ends, caps, revs = e2, c2, r2
+			}
+			fill := func(g *Graph) {
+				g.AddNodes(n)
+				g.AddTerminals(0, next.src, next.sink)
+			}
+			m := len(ends)
+			k := r.IntN(m + 1)     // where the batches split
+			j := k + r.IntN(m-k+1) // ...
+			e := r.IntN(max(m, 1)) // the edge changed before the solve
+			switch variant {
+			case 6: // the edges in three batches
+				ops = func(g *Graph) []float64 {
+					fill(g)
+					g.AddEdges(ends[:k], caps[:k], revs[:k])
+					g.AddEdges(ends[k:j], caps[k:j], revs[k:j])
+					g.AddEdges(ends[j:], caps[j:], revs[j:])
+					return []float64{g.MaxFlow()}
+				}
+				inPlace = true
+			case 7: // some edges one at a time
+				ops = func(g *Graph) []float64 {
+					fill(g)
+					g.AddEdges(ends[:k], caps[:k], revs[:k])
+					for e := k; e < m && e < k+2; e++ {
+						g.AddEdge(ends[e][0], ends[e][1], caps[e], revs[e])
+					}
+					if k+2 < m {
+						g.AddEdges(ends[k+2:], caps[k+2:], revs[k+2:])
+					}
+					return []float64{g.MaxFlow()}
+				}
+			case 8, 9, 10: // capacities changed before the solve
+				ops = func(g *Graph) []float64 {
+					fill(g)
+					g.AddEdges(ends, caps, revs)
+					switch variant {
+					case 8:
+						g.SetEdge(e, 3, 0.25)
+					case 9:
+						c, rv := append([]float64(nil), caps...), append([]float64(nil), revs...)
+						c[e], rv[e] = 0, 7
+						g.UpdateEdges(c, rv)
+					case 10:
+						g.ResetCapacities()
+						g.AddTerminals(0, next.src, next.sink) // edges left at 0
+					}
+					return []float64{g.MaxFlow()}
+				}
+			case 11: // a bad edge rejected half-way, then the edges
+				ops = func(g *Graph) []float64 {
+					fill(g)
+					bad := append([][2]int(nil), ends...)
+					bad[k%m] = [2]int{0, 0}
+					func() {
+						defer func() { _ = recover() }()
+						g.AddEdges(bad, caps, revs)
+					}()
+					g.AddEdges(ends, caps, revs)
+					return []float64{g.MaxFlow()}
+				}
+			case 12: // edges added after the solve
+				ops = func(g *Graph) []float64 {
+					fill(g)
+					g.AddEdges(ends, caps, revs)
+					f := g.MaxFlow()
+					g.AddEdges([][2]int{{n - 1, 0}, {2, 1}}, []float64{1.5, 0}, []float64{0, 2.5})
+					g.AddEdge(1, 0, 0.75, 0.75)
+					return []float64{f, g.MaxFlow()}
+				}
+			}
+			if ops == nil {
+				ops = func(g *Graph) []float64 {
+					fill(g)
+					g.AddEdges(ends, caps, revs)
+					return []float64{g.MaxFlow()}
+				}
+			}
+			what := fmt.Sprintf("rep %d variant %d", rep, variant)
+			g.Clear()
+			spec := g.spec
+			got := ops(g)
+			want := New(0, 0)
+			flows := ops(want)
+			if variant == 0 && !spec {
+				t.Fatalf("%s: Clear of a laid-out graph kept no layout", what)
+			}
+			for s := range flows {
+				if got[s] != flows[s] {
+					t.Fatalf("%s: solve %d: flow %v, a new graph's %v", what, s, got[s], flows[s])
+				}
+			}
+			if d := sameGraph(want, g); d != "" {
+				t.Fatalf("%s: %s", what, d)
+			}
+			if s := g.checkInvariants(); s != "" {
+				t.Fatalf("%s: %s", what, s)
+			}
+			for i := range g.Nodes() {
+				if g.InSourceSide(i) != want.InSourceSide(i) {
+					t.Fatalf("%s: node %d on the other side", what, i)
+				}
+			}
+			for e := range g.Edges() {
+				if g.EdgeFlow(e) != want.EdgeFlow(e) {
+					t.Fatalf("%s: edge %d: flow %v, want %v", what, e, g.EdgeFlow(e), want.EdgeFlow(e))
+				}
+			}
+			wrote := g.degStale // in place, and laid out by prev
+			if inPlace && !wrote {
+				t.Fatalf("%s: the edges were not written in place", what)
+			}
+			if g.degStale {
+				g.countDegrees(len(g.edge))
+			}
+			for i := range g.nodes {
+				if g.nodes[i].deg != want.nodes[i].deg {
+					t.Fatalf("%s: node %d: degree %d, want %d", what, i, g.nodes[i].deg, want.nodes[i].deg)
+				}
+			}
+			in = &instance{n: n, src: next.src, sink: next.sink, cap: caps, rev: revs}
+			for _, ij := range ends {
+				in.from, in.to = append(in.from, ij[0]), append(in.to, ij[1])
+			}
+			if len(ends) < 2 || n < 3 {
+				// Start again from a graph big enough for the variants.
+				in = randomInstance(r, 3+r.IntN(25), 2+r.IntN(80), fracCaps)
+				g = New(0, 0)
+				bulkFill(g, in.n, in, edgesOf(in), in.cap, in.rev)
+				g.MaxFlow()
+			}
+		}
+	}
+}
+
+// edgesOf returns the instance's edges as AddEdges takes them.
+func edgesOf(in *instance) [][2]int {
+	ends := make([][2]int, len(in.from))
+	for e := range ends {
+		ends[e] = [2]int{in.from[e], in.to[e]}
+	}
+	return ends
+}
+
+// bulkFill adds n nodes, the instance's terminal capacities and the edges
+// with the bulk calls.
+func bulkFill(g *Graph, n int, in *instance, ends [][2]int, caps, revs []float64) {
+	g.AddNodes(n)
+	g.AddTerminals(0, in.src, in.sink)
+	g.AddEdges(ends, caps, revs)
+}
