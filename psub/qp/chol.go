@@ -443,32 +443,29 @@ func (c *packedChol) appendAll(s *Solver, eps float64, ps []int) bool {
 	c.l = append(c.l[:o0], make([]float64, end-o0)...)
 	c.k = append(c.k[:o0], make([]float64, end-o0)...)
 	ys := make([][]float64, m) // row n0+t of L
+	ks := make([][]float64, m) // row n0+t of K_TT
 	for t, p := range ps {
 		o := (n0 + t) * (n0 + t + 1) / 2
 		ys[t] = c.l[o : o+n0+t+1]
-		g, kr := s.gram[p], c.k[o:o+n0+t+1]
-		for j, q := range c.ord {
-			kr[j] = g[q]
-		}
-		for u := 0; u <= t; u++ {
-			kr[n0+u] = g[ps[u]]
-		}
+		kr := c.k[o : o+n0+t+1]
+		ks[t] = kr
+		s.kRow(p, c.ord, kr[:n0])
+		s.kRow(p, ps[:t+1], kr[n0:])
 	}
 	for j := range n0 {
 		r := c.row(j)
-		q := c.ord[j]
-		for t, p := range ps {
+		for t := range ps {
 			y := ys[t]
-			y[j] = (s.gram[p][q] - floats.Dot(r[:j], y[:j])) / r[j]
+			y[j] = (ks[t][j] - floats.Dot(r[:j], y[:j])) / r[j]
 		}
 	}
 	for t, p := range ps {
 		y := ys[t]
 		for u := range t {
 			yu := ys[u]
-			y[n0+u] = (s.gram[p][ps[u]] - floats.Dot(y[:n0+u], yu[:n0+u])) / yu[n0+u]
+			y[n0+u] = (ks[t][n0+u] - floats.Dot(y[:n0+u], yu[:n0+u])) / yu[n0+u]
 		}
-		d := s.gram[p][p] + proxEps(eps, s.gram[p][p]) - floats.Dot(y[:n0+t], y[:n0+t])
+		d := s.diag[p] + proxEps(eps, s.diag[p]) - floats.Dot(y[:n0+t], y[:n0+t])
 		if !(d > 0) || math.IsInf(d, 0) {
 			o := (n0 + t) * (n0 + t + 1) / 2
 			c.l, c.k = c.l[:o], c.k[:o]
@@ -659,7 +656,7 @@ func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []
 		if s.isPlane[p] {
 			ones[a] = 1
 		}
-		inv[a] = 1 / math.Sqrt(math.Max(s.gram[p][p], 1e-300))
+		inv[a] = 1 / math.Sqrt(math.Max(s.diag[p], 1e-300))
 	}
 	var v []float64 // (K+εD)⁻¹·1_planes
 	if xiFree {

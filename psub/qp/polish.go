@@ -235,7 +235,7 @@ func (w *work) applyPending(f *freeSet) {
 			moved++
 		}
 	}
-	if moved*len(w.s.vecs) > w.primalCost() {
+	if !w.s.lazy && moved*len(w.s.vecs) > w.primalCost() {
 		w.refreshPrimal()
 		clear(f.pend)
 		clear(f.pendB)
@@ -265,13 +265,13 @@ func (w *work) violations(f *freeSet) []viol {
 	thr := 1e-11 * (math.Sqrt(2*st.primal) + st.noise)
 	var cand []viol
 	for _, p := range s.planes {
-		nrm := math.Sqrt(s.gram[p][p])
+		nrm := math.Sqrt(s.diag[p])
 		if d := s.rhs[p] - w.v[p] - f.xi; !f.inS[p] && d > thr*nrm+1e-12*math.Abs(s.rhs[p]) {
 			cand = append(cand, viol{p, d / math.Max(nrm, 1e-300)})
 		}
 	}
 	for _, p := range s.rows {
-		nrm := math.Sqrt(s.gram[p][p])
+		nrm := math.Sqrt(s.diag[p])
 		if !f.inS[p] && w.v[p] < -thr*nrm {
 			cand = append(cand, viol{p, -w.v[p] / nrm})
 		}
@@ -407,9 +407,7 @@ func (w *work) pathStep(f *freeSet) {
 		tau = end
 		a := brks[k].a
 		da := d[a]
-		for b, p := range c.ord {
-			col[b] = s.gram[brks[k].p][p]
-		}
+		s.kRow(brks[k].p, c.ord, col)
 		// With row a's component gone: g loses d_a·∂D/∂x_a = d_a·(−(Kx)_a);
 		// q = dᵀKd loses 2·d_a·(Kd)_a − d_a²·K_aa.
 		g += da * kx[a]
@@ -521,10 +519,7 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 	m := make([]float64, n*n)
 	t := make([]float64, n)
 	for a, p := range S {
-		row, g := m[a*n:(a+1)*n], s.gram[p]
-		for c, q := range S {
-			row[c] = g[q]
-		}
+		s.kRow(p, S, m[a*n:a*n+ns])
 		t[a] = s.rhs[p]
 		if xiFree && s.isPlane[p] {
 			m[a*n+ns] = 1
@@ -549,7 +544,7 @@ func (w *work) solveActive(inS, inB []bool, xiFree bool, lamOut, betaOut []float
 	// before the bounds' elimination, which can leave a dependent row with
 	// a zero diagonal.
 	for a, p := range S {
-		m[a*n+a] += proxEps(proxRel, s.gram[p][p])
+		m[a*n+a] += proxEps(proxRel, s.diag[p])
 	}
 	var lu denseLU
 	if !lu.factorize(m, n) {

@@ -100,7 +100,13 @@ type work struct {
 	alpha0 float64   // slack dual C − Σα
 	tau    float64   // curvature floor for degenerate SMO pairs
 	nnz    int       // non-zeros of all vectors (primalCost), 0 until needed
-	wbuf   []float64 // the primal w of refreshPrimal
+	// wbuf is the primal w of refreshPrimal. A lazy solver keeps it equal
+	// to w(λ, β) throughout and keeps v up to date for the planes only: a
+	// step on vector q moves w by r_q (O(nnz)) and the planes' v through
+	// their Gram rows (O(planes)); the rows' v are recomputed from w when
+	// read (syncRows) and are stale in between.
+	wbuf  []float64
+	stale bool
 }
 
 func (s *Solver) newWork() *work {
@@ -173,7 +179,7 @@ func (s *Solver) newWork() *work {
 	for p := range s.vecs {
 		if s.isPlane[p] {
 			sum += s.lam[p]
-			maxDiag = math.Max(maxDiag, s.gram[p][p])
+			maxDiag = math.Max(maxDiag, s.diag[p])
 		}
 	}
 	w.alpha0 = math.Max(0, s.c-sum)
@@ -200,7 +206,7 @@ func (w *work) refresh() {
 			nz++
 		}
 	}
-	if nz*len(s.vecs) > w.primalCost() {
+	if s.lazy || nz*len(s.vecs) > w.primalCost() {
 		w.refreshPrimal()
 	} else {
 		w.refreshGram()
@@ -271,6 +277,19 @@ func (w *work) refreshPrimal() {
 	for b, i := range w.bc {
 		w.u[b] = w.sg[b] * x[i]
 	}
+	w.stale = false
+}
+
+// syncRows recomputes the rows' v from w when a lazy solver has moved w
+// since (a no-op otherwise).
+func (w *work) syncRows() {
+	if !w.stale {
+		return
+	}
+	for _, p := range w.s.rows {
+		w.v[p] = w.s.vecs[p].dotDense(w.wbuf)
+	}
+	w.stale = false
 }
 
 // addVec changes the dual of vector q by d and updates v and u.
@@ -281,8 +300,25 @@ func (w *work) addVec(q int, d float64) {
 
 // moveVec updates v and u for a change d of the dual of vector q.
 func (w *work) moveVec(q int, d float64) {
-	for p, k := range w.s.gram[q] {
-		w.v[p] += d * k
+	s := w.s
+	switch {
+	case !s.lazy:
+		for p, k := range s.gram[q] {
+			w.v[p] += d * k
+		}
+	case s.gram[q] != nil: // a plane
+		s.vecs[q].addTo(w.wbuf, d)
+		g := s.gram[q]
+		for _, p := range s.planes {
+			w.v[p] += d * g[p]
+		}
+		w.stale = true
+	default:
+		s.vecs[q].addTo(w.wbuf, d)
+		for _, p := range s.planes {
+			w.v[p] += d * s.gram[p][q]
+		}
+		w.stale = true
 	}
 	for _, e := range w.rowEnt[q] {
 		w.u[e.i] += d * e.v
@@ -300,6 +336,10 @@ func (w *work) moveBound(b int, d float64) {
 	w.u[b] += d
 	for _, e := range w.colEnt[b] {
 		w.v[e.i] += d * e.v
+	}
+	if w.s.lazy {
+		w.wbuf[w.bc[b]] += d * w.sg[b]
+		w.stale = true
 	}
 }
 
@@ -319,7 +359,7 @@ func (w *work) planeStep() float64 {
 	kUU := 0.0
 	var kU []float64
 	if up >= 0 {
-		kUU = s.gram[up][up]
+		kUU = s.diag[up]
 		kU = s.gram[up]
 	}
 	low, gLowMin, best, bestEta := -2, math.Inf(1), 0.0, 0.0
@@ -345,7 +385,7 @@ func (w *work) planeStep() float64 {
 		if p == up || s.lam[p] <= 0 {
 			continue
 		}
-		eta := kUU + s.gram[p][p]
+		eta := kUU + s.diag[p]
 		if kU != nil {
 			eta -= 2 * kU[p]
 		}
@@ -393,10 +433,14 @@ func (w *work) rowSweep() {
 	s := w.s
 	for _, p := range s.rows {
 		mu, v := s.lam[p], w.v[p]
+		if s.lazy {
+			v = s.vecs[p].dotDense(w.wbuf)
+			w.v[p] = v
+		}
 		if (mu == 0 && v >= 0) || v == 0 {
 			continue
 		}
-		kpp := s.gram[p][p]
+		kpp := s.diag[p]
 		if kpp <= 0 {
 			continue // g_k = 0 on the free coordinates: always satisfied
 		}
@@ -438,10 +482,11 @@ type status struct {
 
 func (w *work) measure() status {
 	s := w.s
+	w.syncRows()
 	xi, lin, wn2, noise := 0.0, 0.0, 0.0, 0.0
 	for p := range s.vecs {
 		wn2 += s.lam[p] * w.v[p]
-		noise += math.Abs(s.lam[p]) * math.Sqrt(s.gram[p][p])
+		noise += math.Abs(s.lam[p]) * math.Sqrt(s.diag[p])
 		if s.isPlane[p] {
 			lin += s.lam[p] * s.rhs[p]
 			xi = math.Max(xi, s.rhs[p]-w.v[p])
@@ -454,8 +499,8 @@ func (w *work) measure() status {
 	wn2 = math.Max(wn2, 0)
 	st := status{primal: 0.5*wn2 + s.c*xi, dual: lin - 0.5*wn2, noise: noise}
 	for _, p := range s.rows {
-		if v := w.v[p]; v < 0 && s.gram[p][p] > 0 {
-			st.viol = math.Max(st.viol, -v/math.Sqrt(s.gram[p][p]))
+		if v := w.v[p]; v < 0 && s.diag[p] > 0 {
+			st.viol = math.Max(st.viol, -v/math.Sqrt(s.diag[p]))
 		}
 	}
 	for b := range w.bc {
@@ -585,8 +630,8 @@ func (s *Solver) solution(w *work) Solution {
 	}
 	for k, p := range s.rows {
 		sol.Mu[k] = s.lam[p]
-		if g := s.vecs[p].dotDense(W); g < 0 && s.gram[p][p] > 0 {
-			sol.RowViolation = math.Max(sol.RowViolation, -g/math.Sqrt(s.gram[p][p]))
+		if g := s.vecs[p].dotDense(W); g < 0 && s.diag[p] > 0 {
+			sol.RowViolation = math.Max(sol.RowViolation, -g/math.Sqrt(s.diag[p]))
 		}
 	}
 	wn2 = 0

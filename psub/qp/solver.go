@@ -35,11 +35,20 @@ type Solver struct {
 	// "general index" p runs over them.
 	vecs    []vec
 	isPlane []bool
-	rhs     []float64   // b_j for a plane, 0 for a row
-	lam     []float64   // α_j for a plane, μ_k for a row
-	gram    [][]float64 // gram[p][q] = r_p·r_q on the free coordinates
-	planes  []int       // plane index j → general index
-	rows    []int       // row index k → general index
+	rhs     []float64 // b_j for a plane, 0 for a row
+	lam     []float64 // α_j for a plane, μ_k for a row
+	// gram[p][q] = r_p·r_q on the free coordinates, and diag[p] = r_p·r_p.
+	// gram[p] is nil for the rows once the solver is lazy: then only the
+	// planes' Gram rows are stored (planes × all vectors) and the products
+	// of two rows are computed when needed (kRow), so that memory grows
+	// with rows·(planes + nnz) rather than rows² (multi-label C4 introduces
+	// tens of thousands of rows: 19 GB of Gram matrix for yeast).
+	gram   [][]float64
+	diag   []float64
+	lazy   bool
+	lazyAt int   // the row count at which the solver goes lazy (lazyRows at New)
+	planes []int // plane index j → general index
+	rows   []int // row index k → general index
 	// Groups of rows: rows whose supports share a coordinate, transitively,
 	// are in one group, and rows of different groups are orthogonal (the
 	// polish's factor is block diagonal over them). rep holds a coordinate
@@ -73,10 +82,11 @@ func New(dim int, c float64) (*Solver, error) {
 		return nil, fmt.Errorf("qp: C = %v, want a finite C > 0", c)
 	}
 	return &Solver{
-		dim:   dim,
-		c:     c,
-		state: make([]int8, dim),
-		beta:  make([]float64, dim),
+		dim:    dim,
+		c:      c,
+		state:  make([]int8, dim),
+		beta:   make([]float64, dim),
+		lazyAt: lazyRows,
 	}, nil
 }
 
@@ -126,8 +136,11 @@ func (s *Solver) Fix(i int) {
 		}
 	}
 	for a, p := range nz {
-		for b, q := range nz {
-			s.gram[p][q] -= val[a] * val[b]
+		s.diag[p] -= val[a] * val[a]
+		if g := s.gram[p]; g != nil {
+			for b, q := range nz {
+				g[q] -= val[a] * val[b]
+			}
 		}
 		s.vecs[p].zero(i)
 	}
@@ -238,8 +251,15 @@ func (s *Solver) AddRowSparse(idx []int, val []float64) int {
 	return len(s.rows) - 1
 }
 
-// add stores v (zeroing fixed coordinates) and appends its Gram row and
-// column: O(k·nnz).
+// lazyRows is the number of hard rows above which a Solver stops storing
+// the rows' Gram rows (see Solver.gram): below it the full Gram matrix is
+// at most a few tens of MB and each coordinate step is one pass over a
+// contiguous row, the fastest way for the few rows of segmentation fits.
+// A variable so that the tests can run every problem lazily.
+var lazyRows = 2048
+
+// add stores v (zeroing fixed coordinates) and appends its Gram entries:
+// O(k·nnz) for a plane, O(planes·nnz) for a row of a lazy solver.
 func (s *Solver) add(v vec, plane bool, b float64) {
 	if v.dense != nil {
 		for i, st := range s.state {
@@ -254,7 +274,25 @@ func (s *Solver) add(v vec, plane bool, b float64) {
 			}
 		}
 	}
+	if !plane && !s.lazy && len(s.rows) >= s.lazyAt {
+		s.goLazy()
+	}
 	n := len(s.vecs)
+	s.vecs = append(s.vecs, v)
+	s.isPlane = append(s.isPlane, plane)
+	s.rhs = append(s.rhs, b)
+	s.lam = append(s.lam, 0)
+	s.rep = append(s.rep, -1)
+	s.diag = append(s.diag, dot(&v, &v))
+	if s.lazy && !plane {
+		// Only the planes' rows get an entry (planes are dense).
+		for _, p := range s.planes {
+			s.gram[p] = append(s.gram[p], v.dotDense(s.vecs[p].dense))
+		}
+		s.join(n, &v)
+		s.gram = append(s.gram, nil)
+		return
+	}
 	row := make([]float64, n+1, n+1+16)
 	// A sparse v is scattered into a dense buffer once, so that its
 	// products with stored sparse vectors are gathers rather than merges
@@ -269,11 +307,6 @@ func (s *Solver) add(v vec, plane bool, b float64) {
 		}
 		dv = vec{dense: s.scatter}
 	}
-	s.vecs = append(s.vecs, v)
-	s.isPlane = append(s.isPlane, plane)
-	s.rhs = append(s.rhs, b)
-	s.lam = append(s.lam, 0)
-	s.rep = append(s.rep, -1)
 	// A new row joins its group first: stored sparse rows of other groups
 	// share no coordinate with it, and their products are skipped (exactly
 	// 0; multi-label C4 has 91 groups, so that is nearly all of them).
@@ -292,15 +325,81 @@ func (s *Solver) add(v vec, plane bool, b float64) {
 			x = u.dotDense(dv.dense)
 		}
 		row[p] = x
-		s.gram[p] = append(s.gram[p], x)
+		if s.gram[p] != nil {
+			s.gram[p] = append(s.gram[p], x)
+		}
 	}
 	if dv.dense != nil && v.dense == nil {
 		for _, i := range v.idx {
 			s.scatter[i] = 0
 		}
 	}
-	row[n] = dot(&v, &v)
+	row[n] = s.diag[n]
 	s.gram = append(s.gram, row)
+}
+
+// goLazy drops the rows' Gram rows; the planes' rows stay (see gram).
+func (s *Solver) goLazy() {
+	s.lazy = true
+	for _, p := range s.rows {
+		s.gram[p] = nil
+	}
+}
+
+// kRow sets out[a] = r_p·r_q for q = idx[a]: from the stored Gram rows
+// when p or q has one, otherwise (two rows of a lazy solver) as a sparse
+// product, exactly 0 for rows of different groups.
+func (s *Solver) kRow(p int, idx []int, out []float64) {
+	if g := s.gram[p]; g != nil {
+		for a, q := range idx {
+			out[a] = g[q]
+		}
+		return
+	}
+	u := &s.vecs[p]
+	dense := u.dense
+	if dense == nil {
+		if len(s.scatter) != s.dim {
+			s.scatter = make([]float64, s.dim)
+		}
+		for k, i := range u.idx {
+			s.scatter[i] = u.val[k]
+		}
+		dense = s.scatter
+	}
+	gp := s.group(p)
+	for a, q := range idx {
+		switch {
+		case q == p:
+			out[a] = s.diag[p]
+		case s.gram[q] != nil:
+			out[a] = s.gram[q][p]
+		case u.dense == nil && s.vecs[q].dense == nil && s.group(q) != gp:
+			out[a] = 0
+		default:
+			out[a] = s.vecs[q].dotDense(dense)
+		}
+	}
+	if u.dense == nil {
+		for _, i := range u.idx {
+			s.scatter[i] = 0
+		}
+	}
+}
+
+// k returns r_p·r_q.
+func (s *Solver) k(p, q int) float64 {
+	switch {
+	case p == q:
+		return s.diag[p]
+	case s.gram[p] != nil:
+		return s.gram[p][q]
+	case s.gram[q] != nil:
+		return s.gram[q][p]
+	case s.vecs[p].dense == nil && s.vecs[q].dense == nil && s.group(p) != s.group(q):
+		return 0
+	}
+	return dot(&s.vecs[p], &s.vecs[q])
 }
 
 // join records row p's support in the groups: its coordinates become one
@@ -401,11 +500,15 @@ func (s *Solver) compact(drop []bool) {
 	// row p to a ≤ p, each after it was read (the Gram matrix of multi-label
 	// C4 holds 10⁸ entries; copying it allocated and cleared as much).
 	for a, p := range keep {
-		r := s.gram[p]
-		for b, q := range keep {
-			r[b] = r[q]
+		if r := s.gram[p]; r != nil {
+			for b, q := range keep {
+				r[b] = r[q]
+			}
+			s.gram[a] = r[:len(keep)]
+		} else {
+			s.gram[a] = nil
 		}
-		s.gram[a] = r[:len(keep)]
+		s.diag[a] = s.diag[p]
 		s.vecs[a] = s.vecs[p]
 		s.isPlane[a] = s.isPlane[p]
 		s.rhs[a] = s.rhs[p]
@@ -418,6 +521,7 @@ func (s *Solver) compact(drop []bool) {
 	n := len(keep)
 	clear(s.gram[n:]) // release the dropped rows
 	s.gram = s.gram[:n]
+	s.diag = s.diag[:n]
 	s.vecs = s.vecs[:n]
 	s.isPlane = s.isPlane[:n]
 	s.rhs = s.rhs[:n]

@@ -237,7 +237,7 @@ func TestPathStep(t *testing.T) {
 			d := 0.0
 			for p := range lam {
 				for q := range lam {
-					d -= 0.5 * lam[p] * lam[q] * s.gram[p][q]
+					d -= 0.5 * lam[p] * lam[q] * s.k(p, q)
 				}
 				if s.isPlane[p] {
 					d += lam[p] * s.rhs[p]
