@@ -61,7 +61,14 @@
 //     of a fresh solve.
 //   - Clear: empties the graph but keeps its storage, so that graph after
 //     graph of any shape can be built and solved in it without allocating
-//     once it has held the largest (Kolmogorov's reset()).
+//     once it has held the largest (Kolmogorov's reset()). When the graph
+//     built again has the same edges, in the same order (one shape, new
+//     capacities), AddEdges writes the capacities straight into the arcs
+//     laid out before, and the layout pass is skipped.
+//   - Release: gives a graph's storage up for the next New of a graph of
+//     about its size (as a C++ program deletes a graph and gets the memory
+//     back from malloc), so that graphs made and dropped one after the
+//     other in different places do not allocate, zero and collect it anew.
 //
 // Solves allocate nothing: the solver's arrays are sized when the arcs are
 // laid out.

@@ -3,6 +3,7 @@ package maxflow
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Indices are uint32: they load without sign extension, which shortens
@@ -133,14 +134,58 @@ type Graph struct {
 }
 
 // New returns an empty graph with room for nodeHint nodes and edgeHint edges
-// (hints only; the graph grows as needed).
+// (hints only; the graph grows as needed). It takes the storage of a graph
+// given up with Release when one of about that size is there.
 func New(nodeHint, edgeHint int) *Graph {
 	nodeHint = min(max(nodeHint, 0), maxNodes)
 	edgeHint = min(max(edgeHint, 0), int(maxEdges))
+	if s, _ := released.Get().(*storage); s != nil {
+		if s.fits(nodeHint, edgeHint) {
+			return &Graph{nodes: s.nodes, term: s.term, edge: s.edge, arcs: s.arcs, block: s.block, changed: s.changed}
+		}
+		released.Put(s)
+	}
 	return &Graph{
 		nodes: make([]node, 0, nodeHint),
 		term:  make([]pair, 0, nodeHint),
 		edge:  make([]edgeRec, 0, edgeHint),
+	}
+}
+
+// storage is the arrays of a graph given up with Release, kept for a later
+// New.
+type storage struct {
+	nodes   []node
+	term    []pair
+	edge    []edgeRec
+	arcs    []arc
+	block   []uint32
+	changed []uint32
+}
+
+// released holds the storage of released graphs. A sync.Pool drops what
+// is not taken again within a garbage collection or two, so storage given
+// up and never asked for again does not stay.
+var released sync.Pool
+
+// fits reports whether s has room for the hints without being much larger
+// (storage far too large for a graph would stay allocated while it lives).
+func (s *storage) fits(nodes, edges int) bool {
+	return cap(s.nodes) >= nodes && cap(s.term) >= nodes && cap(s.edge) >= edges &&
+		cap(s.nodes) <= 4*nodes+1024 && cap(s.edge) <= 4*edges+1024
+}
+
+// Release empties g and gives its storage to a later New, as a C++
+// program deletes a graph it is done with and gets the memory back from
+// malloc for the next one: building graph after graph, of different
+// shapes or in different places of a program, then allocates, zeroes and
+// collects nothing. g itself stays usable as an empty graph (with no
+// storage) and shares nothing with the storage given up.
+func (g *Graph) Release() {
+	s := &storage{g.nodes[:0], g.term[:0], g.edge[:0], g.arcs[:0], g.block[:0], g.changed[:0]}
+	*g = Graph{}
+	if cap(s.nodes) > 0 || cap(s.edge) > 0 {
+		released.Put(s)
 	}
 }
 

@@ -53,7 +53,7 @@ type maxflowResult struct {
 
 // runMaxflow solves one DIMACS max-flow problem with Boykov–Kolmogorov.
 func runMaxflow(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("maxflow", "psub maxflow [-repeat R | -rounds K [-mode dynamic|reset|clear|rebuild]] FILE.max", stdout)
+	fs := newFlags("maxflow", "psub maxflow [-repeat R | -rounds K [-mode dynamic|reset|clear|rebuild|drop]] FILE.max", stdout)
 	fs.after = func(w io.Writer) {
 		fmt.Fprintln(w, `
 FILE.max is a DIMACS max-flow problem (format: psub/maxflow/FORMATS.md).
@@ -65,11 +65,13 @@ the same storage). -rounds solves, then K times draws
 new capacities around the file's and solves again (the learner's pattern):
 "dynamic" updates them in place and reuses the search trees, "reset" resets
 the capacities and sets them all, "clear" builds the graph again in the same
-storage, "rebuild" builds a new graph.`)
+storage, "rebuild" builds a new graph after giving the previous one's storage
+back (Release, as the C++ yardstick deletes it), "drop" builds a new graph and
+leaves the previous one to the garbage collector.`)
 	}
 	repeat := fs.Int("repeat", 0, "build and solve this many times from the parsed file (timing)")
 	rounds := fs.Int("rounds", 0, "solve this many rounds of redrawn capacities")
-	mode := fs.String("mode", "dynamic", "with -rounds: dynamic, reset, clear or rebuild")
+	mode := fs.String("mode", "dynamic", "with -rounds: dynamic, reset, clear, rebuild or drop")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -85,8 +87,8 @@ storage, "rebuild" builds a new graph.`)
 		return fs.usageErr("-rounds %d: want >= 1", *rounds)
 	case *repeat > 0 && *rounds > 0:
 		return fs.usageErr("-repeat and -rounds: give one of them")
-	case *mode != "dynamic" && *mode != "reset" && *mode != "clear" && *mode != "rebuild":
-		return fs.usageErr("-mode %q: want dynamic, reset, clear or rebuild", *mode)
+	case *mode != "dynamic" && *mode != "reset" && *mode != "clear" && *mode != "rebuild" && *mode != "drop":
+		return fs.usageErr("-mode %q: want dynamic, reset, clear, rebuild or drop", *mode)
 	}
 	name := fs.Arg(0)
 	f, err := os.Open(name)
@@ -282,8 +284,14 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 		in.perturb(k, src, snk, cap, rev)
 		draw += processCPU() - d0
 		switch mode {
-		case "rebuild":
+		case "rebuild", "drop":
 			b0 := processCPU()
+			// rebuild gives the previous graph's storage back first, as
+			// the C++ yardstick deletes its graph before making the next;
+			// drop leaves it to the garbage collector.
+			if mode == "rebuild" {
+				g.Release()
+			}
 			g = in.build(src, snk, cap, rev)
 			build += processCPU() - b0
 			last = g.MaxFlow()
@@ -314,7 +322,7 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 	res.RoundSeconds = ptr(w1.Sub(w0).Seconds() / float64(rounds))
 	if !math.IsNaN(c0) && !math.IsNaN(c1) {
 		res.RoundCPUSeconds = ptr((c1 - c0 - draw) / float64(rounds))
-		if mode == "rebuild" || mode == "clear" {
+		if mode == "rebuild" || mode == "drop" || mode == "clear" {
 			res.RoundBuildCPUSeconds = ptr(build / float64(rounds))
 		}
 	}

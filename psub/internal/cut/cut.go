@@ -75,6 +75,9 @@ func (b *Binary) loadCaps(n int, edges [][2]int) {
 		}
 		return
 	}
+	if b.g != nil {
+		b.g.Release() // its storage goes to the new graph when it fits
+	}
 	b.g = maxflow.New(n, len(edges))
 	b.n = n
 	b.edges = append(b.edges[:0], edges...)
