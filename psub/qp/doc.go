@@ -47,6 +47,23 @@
 // no step costs O(dim), so a wide problem (dim 17 000) with few planes is as
 // cheap as a narrow one. w is formed once at the end (O(k·nnz)).
 //
+// # Many hard rows
+//
+// The full K takes k² floats: multi-label C4 introduces tens of thousands
+// of sparse rows (yeast, 1 500 examples: 19 GB), far more than the rank of
+// the rows, which is at most the dimension. So past 2048 rows a Solver goes
+// lean: it keeps the planes' rows of K (planes × k, the planes are few) and
+// its diagonal, and computes a product of two rows from the rows themselves
+// when the polish needs it (O(nnz), and exactly 0 for rows of different
+// groups, below). The sweeps then keep w explicitly: a step moves w by
+// r_p (O(nnz)) and the planes' v through their rows of K (O(planes)); the
+// rows' v are recomputed from w when read (O(non-zeros of all rows), once
+// per sweep and per polish round). Memory is O(k·(planes + nnz)) instead of
+// O(k²), and the iterates are those of the dense path up to rounding. Below
+// 2048 rows the full K costs at most tens of MB and a step is one pass over
+// a contiguous row, the fastest way for the few rows of segmentation fits.
+// BENCHMARKS.md has the measurements.
+//
 // One sweep is
 //
 //   - SMO steps on the plane simplex {α_0 + Σα = C}, where α_0 is the

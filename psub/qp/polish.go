@@ -235,7 +235,7 @@ func (w *work) applyPending(f *freeSet) {
 			moved++
 		}
 	}
-	if !w.s.lazy && moved*len(w.s.vecs) > w.primalCost() {
+	if !w.s.lean && moved*len(w.s.vecs) > w.primalCost() {
 		w.refreshPrimal()
 		clear(f.pend)
 		clear(f.pendB)

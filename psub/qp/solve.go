@@ -100,7 +100,7 @@ type work struct {
 	alpha0 float64   // slack dual C − Σα
 	tau    float64   // curvature floor for degenerate SMO pairs
 	nnz    int       // non-zeros of all vectors (primalCost), 0 until needed
-	// wbuf is the primal w of refreshPrimal. A lazy solver keeps it equal
+	// wbuf is the primal w of refreshPrimal. A lean solver keeps it equal
 	// to w(λ, β) throughout and keeps v up to date for the planes only: a
 	// step on vector q moves w by r_q (O(nnz)) and the planes' v through
 	// their Gram rows (O(planes)); the rows' v are recomputed from w when
@@ -206,7 +206,7 @@ func (w *work) refresh() {
 			nz++
 		}
 	}
-	if s.lazy || nz*len(s.vecs) > w.primalCost() {
+	if s.lean || nz*len(s.vecs) > w.primalCost() {
 		w.refreshPrimal()
 	} else {
 		w.refreshGram()
@@ -280,7 +280,7 @@ func (w *work) refreshPrimal() {
 	w.stale = false
 }
 
-// syncRows recomputes the rows' v from w when a lazy solver has moved w
+// syncRows recomputes the rows' v from w when a lean solver has moved w
 // since (a no-op otherwise).
 func (w *work) syncRows() {
 	if !w.stale {
@@ -302,7 +302,7 @@ func (w *work) addVec(q int, d float64) {
 func (w *work) moveVec(q int, d float64) {
 	s := w.s
 	switch {
-	case !s.lazy:
+	case !s.lean:
 		for p, k := range s.gram[q] {
 			w.v[p] += d * k
 		}
@@ -337,7 +337,7 @@ func (w *work) moveBound(b int, d float64) {
 	for _, e := range w.colEnt[b] {
 		w.v[e.i] += d * e.v
 	}
-	if w.s.lazy {
+	if w.s.lean {
 		w.wbuf[w.bc[b]] += d * w.sg[b]
 		w.stale = true
 	}
@@ -433,7 +433,7 @@ func (w *work) rowSweep() {
 	s := w.s
 	for _, p := range s.rows {
 		mu, v := s.lam[p], w.v[p]
-		if s.lazy {
+		if s.lean {
 			v = s.vecs[p].dotDense(w.wbuf)
 			w.v[p] = v
 		}

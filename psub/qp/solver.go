@@ -38,15 +38,15 @@ type Solver struct {
 	rhs     []float64 // b_j for a plane, 0 for a row
 	lam     []float64 // α_j for a plane, μ_k for a row
 	// gram[p][q] = r_p·r_q on the free coordinates, and diag[p] = r_p·r_p.
-	// gram[p] is nil for the rows once the solver is lazy: then only the
+	// gram[p] is nil for the rows once the solver is lean: then only the
 	// planes' Gram rows are stored (planes × all vectors) and the products
 	// of two rows are computed when needed (kRow), so that memory grows
 	// with rows·(planes + nnz) rather than rows² (multi-label C4 introduces
 	// tens of thousands of rows: 19 GB of Gram matrix for yeast).
 	gram   [][]float64
 	diag   []float64
-	lazy   bool
-	lazyAt int   // the row count at which the solver goes lazy (lazyRows at New)
+	lean   bool
+	leanAt int   // the row count at which the solver goes lean (leanRows at New)
 	planes []int // plane index j → general index
 	rows   []int // row index k → general index
 	// Groups of rows: rows whose supports share a coordinate, transitively,
@@ -86,7 +86,7 @@ func New(dim int, c float64) (*Solver, error) {
 		c:      c,
 		state:  make([]int8, dim),
 		beta:   make([]float64, dim),
-		lazyAt: lazyRows,
+		leanAt: leanRows,
 	}, nil
 }
 
@@ -251,15 +251,15 @@ func (s *Solver) AddRowSparse(idx []int, val []float64) int {
 	return len(s.rows) - 1
 }
 
-// lazyRows is the number of hard rows above which a Solver stops storing
+// leanRows is the number of hard rows above which a Solver stops storing
 // the rows' Gram rows (see Solver.gram): below it the full Gram matrix is
 // at most a few tens of MB and each coordinate step is one pass over a
 // contiguous row, the fastest way for the few rows of segmentation fits.
-// A variable so that the tests can run every problem lazily.
-var lazyRows = 2048
+// A variable so that the tests can run every problem lean.
+var leanRows = 2048
 
 // add stores v (zeroing fixed coordinates) and appends its Gram entries:
-// O(k·nnz) for a plane, O(planes·nnz) for a row of a lazy solver.
+// O(k·nnz) for a plane, O(planes·nnz) for a row of a lean solver.
 func (s *Solver) add(v vec, plane bool, b float64) {
 	if v.dense != nil {
 		for i, st := range s.state {
@@ -274,8 +274,8 @@ func (s *Solver) add(v vec, plane bool, b float64) {
 			}
 		}
 	}
-	if !plane && !s.lazy && len(s.rows) >= s.lazyAt {
-		s.goLazy()
+	if !plane && !s.lean && len(s.rows) >= s.leanAt {
+		s.goLean()
 	}
 	n := len(s.vecs)
 	s.vecs = append(s.vecs, v)
@@ -284,7 +284,7 @@ func (s *Solver) add(v vec, plane bool, b float64) {
 	s.lam = append(s.lam, 0)
 	s.rep = append(s.rep, -1)
 	s.diag = append(s.diag, dot(&v, &v))
-	if s.lazy && !plane {
+	if s.lean && !plane {
 		// Only the planes' rows get an entry (planes are dense).
 		for _, p := range s.planes {
 			s.gram[p] = append(s.gram[p], v.dotDense(s.vecs[p].dense))
@@ -338,16 +338,16 @@ func (s *Solver) add(v vec, plane bool, b float64) {
 	s.gram = append(s.gram, row)
 }
 
-// goLazy drops the rows' Gram rows; the planes' rows stay (see gram).
-func (s *Solver) goLazy() {
-	s.lazy = true
+// goLean drops the rows' Gram rows; the planes' rows stay (see gram).
+func (s *Solver) goLean() {
+	s.lean = true
 	for _, p := range s.rows {
 		s.gram[p] = nil
 	}
 }
 
 // kRow sets out[a] = r_p·r_q for q = idx[a]: from the stored Gram rows
-// when p or q has one, otherwise (two rows of a lazy solver) as a sparse
+// when p or q has one, otherwise (two rows of a lean solver) as a sparse
 // product, exactly 0 for rows of different groups.
 func (s *Solver) kRow(p int, idx []int, out []float64) {
 	if g := s.gram[p]; g != nil {

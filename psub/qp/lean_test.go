@@ -7,21 +7,21 @@ import (
 	"testing"
 )
 
-// setLazyRows sets the row count above which solvers go lazy and returns
+// setLeanRows sets the row count above which solvers go lean and returns
 // the function that restores it (the tests run sequentially).
-func setLazyRows(n int) func() {
-	old := lazyRows
-	lazyRows = n
-	return func() { lazyRows = old }
+func setLeanRows(n int) func() {
+	old := leanRows
+	leanRows = n
+	return func() { leanRows = old }
 }
 
-// TestLazyAll runs the solver's oracle, KKT, warm-start, removal, stress
-// and path tests again with every solver lazy from its first row: the
+// TestLeanAll runs the solver's oracle, KKT, warm-start, removal, stress
+// and path tests again with every solver lean from its first row: the
 // rows' products then come from kRow and the rows' margins from w instead
 // of the Gram matrix, and the results must pass the same checks (brute
 // force, KKT, cold against warm) as the dense path.
-func TestLazyAll(t *testing.T) {
-	defer setLazyRows(0)()
+func TestLeanAll(t *testing.T) {
+	defer setLeanRows(0)()
 	for _, tc := range []struct {
 		name string
 		f    func(*testing.T)
@@ -113,16 +113,16 @@ func dense(dim int, idx []int, val []float64) []float64 {
 	return g
 }
 
-// TestLazyMatchesDense grows multi-label-shaped QPs to many more rows than
+// TestLeanMatchesDense grows multi-label-shaped QPs to many more rows than
 // the dimension, as the learner does (a plane, then rounds of rows, a warm
 // Solve after each; inactive rows and planes removed now and then), with a
-// dense solver and one that goes lazy at 40 rows, and checks at every
+// dense solver and one that goes lean at 40 rows, and checks at every
 // Solve that both are optimal to the tolerance: each one's objective is
 // within the other's certified bounds (Primal ≥ optimum ≥ Dual), and their
 // weights are within √(2·gap) of each other (the primal is 1-strongly
 // convex, so ½‖W − w*‖² ≤ Primal − Dual). At the end both pass the KKT
 // check against the problem in plain form.
-func TestLazyMatchesDense(t *testing.T) {
+func TestLeanMatchesDense(t *testing.T) {
 	for seed := range uint64(6) {
 		g := &multiLabelLike{rng: rand.New(rand.NewPCG(seed, 7)), unary: 6, groups: 4 + int(seed), f: 3,
 			scale: 0.02 + 0.1*float64(seed%3), sparseRows: seed%2 == 0, negativeFeatures: seed%3 == 2}
@@ -141,35 +141,35 @@ func TestLazyMatchesDense(t *testing.T) {
 					pr.state[i] = lower
 				}
 			}
-			restore := setLazyRows(1 << 30)
+			restore := setLeanRows(1 << 30)
 			dn := pr.solver()
-			lazyRows = 40
-			lz := pr.solver()
+			leanRows = 40
+			ln := pr.solver()
 			restore()
 			opt := Options{Tol: 1e-9, FeasTol: 1e-9}
 			for it := range 40 {
 				a, b := g.plane()
 				pr.planes, pr.b = append(pr.planes, a), append(pr.b, b)
 				dn.AddPlane(a, b)
-				lz.AddPlane(a, b)
+				ln.AddPlane(a, b)
 				for range 4 + g.rng.IntN(16) {
 					idx, val := g.row()
 					pr.rows = append(pr.rows, dense(dim, idx, val))
 					if g.sparseRows {
 						dn.AddRowSparse(idx, val)
-						lz.AddRowSparse(idx, val)
+						ln.AddRowSparse(idx, val)
 					} else {
 						dn.AddRow(pr.rows[len(pr.rows)-1])
-						lz.AddRow(pr.rows[len(pr.rows)-1])
+						ln.AddRow(pr.rows[len(pr.rows)-1])
 					}
 				}
 				sd, err := dn.Solve(opt)
 				if err != nil {
 					t.Fatalf("iteration %d, dense: %v", it, err)
 				}
-				sl, err := lz.Solve(opt)
+				sl, err := ln.Solve(opt)
 				if err != nil {
-					t.Fatalf("iteration %d, lazy: %v", it, err)
+					t.Fatalf("iteration %d, lean: %v", it, err)
 				}
 				compareSolutions(t, it, sd, sl)
 				if it%10 == 9 {
@@ -187,26 +187,26 @@ func TestLazyMatchesDense(t *testing.T) {
 						}
 					}
 					dn.RemoveRows(rows)
-					lz.RemoveRows(rows)
+					ln.RemoveRows(rows)
 					dn.RemovePlanes(planes)
-					lz.RemovePlanes(planes)
+					ln.RemovePlanes(planes)
 					pr.rows = removeIdx(pr.rows, rows)
 					pr.planes = removeIdx(pr.planes, planes)
 					pr.b = removeIdx(pr.b, planes)
 				}
 			}
-			if !lz.lazy || dn.lazy {
-				t.Fatalf("lazy solver lazy = %v, dense solver lazy = %v", lz.lazy, dn.lazy)
+			if !ln.lean || dn.lean {
+				t.Fatalf("lean solver lean = %v, dense solver lean = %v", ln.lean, dn.lean)
 			}
-			if lz.Rows() <= dim {
-				t.Fatalf("%d rows, want more than the dimension %d", lz.Rows(), dim)
+			if ln.Rows() <= dim {
+				t.Fatalf("%d rows, want more than the dimension %d", ln.Rows(), dim)
 			}
-			sl, err := lz.Solve(tight)
+			sl, err := ln.Solve(tight)
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkKKT(t, pr, sl, 1e-6)
-			t.Logf("dim %d, %d planes, %d rows (%d active), primal %.6g", dim, lz.Planes(), lz.Rows(), len(lz.ActiveRows(0)), sl.Primal)
+			t.Logf("dim %d, %d planes, %d rows (%d active), primal %.6g", dim, ln.Planes(), ln.Rows(), len(ln.ActiveRows(0)), sl.Primal)
 		})
 	}
 }
@@ -217,7 +217,7 @@ func compareSolutions(t *testing.T, it int, a, b Solution) {
 	t.Helper()
 	slack := 1e-12 * (1 + math.Abs(a.Primal))
 	if a.Primal < b.Dual-slack || b.Primal < a.Dual-slack {
-		t.Fatalf("iteration %d: dense [%.15g, %.15g], lazy [%.15g, %.15g]: the bounds exclude each other",
+		t.Fatalf("iteration %d: dense [%.15g, %.15g], lean [%.15g, %.15g]: the bounds exclude each other",
 			it, a.Dual, a.Primal, b.Dual, b.Primal)
 	}
 	d2 := 0.0
@@ -226,7 +226,7 @@ func compareSolutions(t *testing.T, it int, a, b Solution) {
 	}
 	bound := math.Sqrt(2*math.Max(a.Gap(), 0)) + math.Sqrt(2*math.Max(b.Gap(), 0)) + 1e-9*(1+math.Sqrt(2*a.Primal))
 	if d := math.Sqrt(d2); d > bound {
-		t.Fatalf("iteration %d: ‖W_dense − W_lazy‖ = %.3g, above √(2·gap) bounds %.3g", it, d, bound)
+		t.Fatalf("iteration %d: ‖W_dense − W_lean‖ = %.3g, above √(2·gap) bounds %.3g", it, d, bound)
 	}
 }
 
@@ -244,11 +244,11 @@ func removeIdx[T any](a []T, idx []int) []T {
 	return out
 }
 
-// TestKRow checks the lazy solver's products of two vectors (rows of the
+// TestKRow checks the lean solver's products of two vectors (rows of the
 // same group, of different groups, dense and sparse rows, planes, after
 // Fix) against the dot products of the vectors in plain form.
 func TestKRow(t *testing.T) {
-	defer setLazyRows(3)()
+	defer setLeanRows(3)()
 	rng := rand.New(rand.NewPCG(5, 5))
 	g := &multiLabelLike{rng: rng, unary: 4, groups: 3, f: 4, scale: 1}
 	dim := g.dim()
@@ -291,10 +291,10 @@ func TestKRow(t *testing.T) {
 			}
 		}
 	}
-	if !s.lazy {
-		t.Fatal("solver did not go lazy")
+	if !s.lean {
+		t.Fatal("solver did not go lean")
 	}
-	check("lazy")
+	check("lean")
 	fixAt := g.unary + 1 // a pairwise coordinate of edge 0
 	s.Fix(fixAt)
 	for _, v := range vs {
