@@ -251,12 +251,20 @@ func (g *Graph) solve() {
 		} else {
 			for k := range out {
 				ar := &out[k]
+				// The tests of Kolmogorov's loop in another order (they
+				// have no effects): the neighbour first, since most are
+				// in this tree already with no shorter path to offer, and
+				// then the residual capacity j->i, which is in j's block
+				// of arcs (a load the first test mostly saves).
+				j := ar.head
+				nj := &nodes[j]
+				if nj.parent != noParent && nj.sink && (nj.ts > ni.ts || nj.dist <= ni.dist) {
+					continue
+				}
 				a := ar.sister // j->i
 				if arcs[a].rCap == 0 {
 					continue
 				}
-				j := ar.head
-				nj := &nodes[j]
 				if nj.parent == noParent {
 					nj.sink, nj.parent, nj.pnode, nj.ts, nj.dist = true, a, i, ni.ts, ni.dist+1
 					g.push(j)
