@@ -56,8 +56,11 @@ func (g *Graph) AddEdges(ends [][2]int, caps, revCaps []float64) int {
 	if g.spec {
 		k0 = g.addEdgesInPlace(recs, ends, caps, revCaps)
 	}
-	if k0 < len(recs) && g.degStale {
-		g.countDegrees(first + k0)
+	if k0 < len(recs) {
+		g.endSpec(first + k0)
+		if g.degStale {
+			g.countDegrees(first + k0)
+		}
 	}
 	for k := k0; k < len(recs); k++ {
 		i, j := ends[k][0], ends[k][1]
@@ -71,7 +74,7 @@ func (g *Graph) AddEdges(ends [][2]int, caps, revCaps []float64) int {
 		}
 		ni, nj := &nodes[i], &nodes[j]
 		ed := &recs[k]
-		ed.i, ed.j, ed.ri, ed.rj, ed.cap, ed.rev = uint32(i), uint32(j), ni.deg, nj.deg, c, r
+		ed.i, ed.j, ed.ai, ed.aj, ed.cap, ed.rev = uint32(i), uint32(j), ni.deg, nj.deg, c, r
 		ni.deg++
 		nj.deg++
 	}
@@ -83,26 +86,20 @@ func (g *Graph) AddEdges(ends [][2]int, caps, revCaps []float64) int {
 // addEdgesInPlace is AddEdges's loop while the graph is being built again
 // as it was before Clear (see Graph.prev): as long as every edge is the
 // one the same position held before, the edges' records beyond the
-// graph's (the old ones) give where its arcs are, and only the capacities
+// graph's (the old ones, laid out) give its arcs, and only the capacities
 // need writing: the arcs' heads and sisters are those of the layout kept.
 // The nodes' degrees are left to countDegrees (see Graph.degStale): they
 // are the old ones if the graph comes out the same. It stops at the first
-// edge that differs from the old one or is bad (for AddEdges's loop to
-// write or report; spec is then off, and the arcs are laid out from the
+// edge that differs from the old one or is bad, for AddEdges's loop to
+// write or report (after endSpec: the arcs are then laid out from the
 // edges as usual), and returns how many edges it wrote.
 func (g *Graph) addEdgesInPlace(recs []edgeRec, ends [][2]int, caps, revCaps []float64) int {
-	nodes, prev := g.nodes, g.prev
-	if len(prev) != len(nodes)+1 {
-		g.spec = false
+	if len(g.prev) != len(g.nodes)+1 {
 		return 0
 	}
-	prev = prev[:len(nodes)+1]
 	// The old records are those of the edges laid out before Clear.
-	old := int(prev[len(nodes)]-1)/2 - len(g.edge)
-	if old < len(recs) {
-		g.spec = false // the graph has more edges than before
-		recs = recs[:max(old, 0)]
-	}
+	old := int(g.prev[len(g.nodes)]-1)/2 - len(g.edge)
+	recs = recs[:max(min(old, len(recs)), 0)]
 	arcs := g.arcs[:cap(g.arcs)]
 	// The same length for all, so that one bounds check serves them.
 	ends, caps, revCaps = ends[:len(recs)], caps[:len(recs)], revCaps[:len(recs)]
@@ -114,12 +111,11 @@ func (g *Graph) addEdgesInPlace(recs []edgeRec, ends [][2]int, caps, revCaps []f
 		// i and j when they are the same.
 		if i != int(ed.i) || j != int(ed.j) ||
 			max(bits(c), bits(r)) > maxCapBits && (!edgeCapacity(c) || !edgeCapacity(r)) {
-			g.spec = false
 			return k
 		}
 		ed.cap, ed.rev = c, r
-		arcs[prev[ed.i+1]-1-ed.ri].rCap = c
-		arcs[prev[ed.j+1]-1-ed.rj].rCap = r
+		arcs[ed.ai].rCap = c
+		arcs[ed.aj].rCap = r
 	}
 	return len(recs)
 }
@@ -175,13 +171,13 @@ func (g *Graph) UpdateEdges(cap, revCap []float64) {
 		}
 	}
 	// setEdge(e, c, r, true) for each changed edge, written out so that
-	// the common case (no reparameterisation) costs no call, and with the
-	// sister arc found from the edge (where placeArcs put it) rather than
-	// through a.sister, so that the two loads from arcs start together.
-	edges, arcs, start, nodes := g.edge, g.arcs, g.start, g.nodes
+	// the common case (no reparameterisation) costs no call, and with both
+	// arcs found from the edge's record, so that their loads start
+	// together.
+	edges, arcs, nodes := g.edge, g.arcs, g.nodes
 	laid := min(g.laid, len(edges))
 	if laid < len(edges) {
-		g.spec = false // capacities of edges whose arcs AddEdges may have written
+		g.endSpec(len(edges)) // AddEdges may have written their arcs
 	}
 	for e := range edges {
 		ed := &edges[e]
@@ -190,8 +186,7 @@ func (g *Graph) UpdateEdges(cap, revCap []float64) {
 			continue
 		}
 		if e < laid {
-			a := &arcs[start[ed.i+1]-1-ed.ri]
-			b := &arcs[start[ed.j+1]-1-ed.rj]
+			a, b := &arcs[ed.ai], &arcs[ed.aj]
 			ra := a.rCap + (c - ed.cap)
 			rb := b.rCap + (r - ed.rev)
 			if ra >= 0 && rb >= 0 {

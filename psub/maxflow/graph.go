@@ -61,13 +61,18 @@ type arc struct {
 	rCap   float64
 }
 
-// edgeRec is an edge as added: its ends, how many edges each end had
-// before it (which fixes where its arcs go: see arcOf), and its user-given
-// capacities, kept so that capacities can be overwritten while a flow is
-// kept valid. 32 bytes.
+// edgeRec is an edge as added: its ends, where its arcs are, and its
+// user-given capacities, kept so that capacities can be overwritten while
+// a flow is kept valid. 32 bytes.
+//
+// ai and aj are the arcs i->j and j->i once the edge is laid out (its
+// index below Graph.laid, or every edge while Graph.spec holds). Before,
+// they are how many edges i and j had before it, which fixes where
+// layoutArcs puts the arcs: node i's arcs are stored last-added first, so
+// the edge's arc is ai arcs from the end of i's block.
 type edgeRec struct {
 	i, j     uint32
-	ri, rj   uint32
+	ai, aj   uint32
 	cap, rev float64
 }
 
@@ -331,6 +336,7 @@ func (g *Graph) addEdge(i, j int, c, revCap float64) int {
 	if e == cap(g.edge) {
 		g.growEdges()
 	}
+	g.endSpec(e)
 	if g.degStale {
 		g.countDegrees(e)
 	}
@@ -339,10 +345,10 @@ func (g *Graph) addEdge(i, j int, c, revCap float64) int {
 	// Field by field: a composite literal would be built on the stack and
 	// copied.
 	ed := &g.edge[e]
-	ed.i, ed.j, ed.ri, ed.rj, ed.cap, ed.rev = uint32(i), uint32(j), ni.deg, nj.deg, c, revCap
+	ed.i, ed.j, ed.ai, ed.aj, ed.cap, ed.rev = uint32(i), uint32(j), ni.deg, nj.deg, c, revCap
 	ni.deg++
 	nj.deg++
-	g.treesDirty, g.spec = true, false
+	g.treesDirty = true
 	return e
 }
 
@@ -375,15 +381,20 @@ func (g *Graph) layoutArcs() {
 	// the layout, already in the block where it goes.
 	spec := g.spec && g.laid == 0 && len(g.prev) == n+1 && int(g.prev[n]) == 2*m+1 && cap(g.arcs) >= 2*m+1
 	prev := g.prev
+	if !spec {
+		g.endSpec(m)
+	}
 	g.prev, g.spec = nil, false
-	// The flow on the edges laid out before, in edge order.
+	// The flow on the edges laid out before, in edge order; their records
+	// go back to ranks (see edgeRec) for placeArcs.
 	var kept []pair
 	if g.laid > 0 {
 		kept = make([]pair, g.laid)
 		for e := range kept {
-			a := g.arcOf(e)
-			kept[e] = pair{g.arcs[a].rCap, g.arcs[g.arcs[a].sister].rCap}
+			ed := &g.edge[e]
+			kept[e] = pair{g.arcs[ed.ai].rCap, g.arcs[ed.aj].rCap}
 		}
+		toRanks(g.edge[:g.laid], g.start)
 	}
 	// One block for the node arrays of the solver. Orphans at once are at
 	// most the nodes (see adopt), but far fewer on large graphs: front and
@@ -441,18 +452,33 @@ func (g *Graph) countDegrees(m int) {
 	g.degStale = false
 }
 
-// arcOf returns the arc i->j of laid-out edge e. Node i's arcs are stored
-// last-added first, so an edge that came after ri others at i is ri arcs
-// from the end of i's block.
-func (g *Graph) arcOf(e int) uint32 {
-	ed := &g.edge[e]
-	return g.start[ed.i+1] - 1 - ed.ri
+// toRanks turns the records of laid-out edges, whose layout has start as
+// its start array, back into those of edges not laid out (see edgeRec).
+func toRanks(recs []edgeRec, start []uint32) {
+	for k := range recs {
+		ed := &recs[k]
+		ed.ai = start[ed.i+1] - 1 - ed.ai
+		ed.aj = start[ed.j+1] - 1 - ed.aj
+	}
 }
 
-// placeArcs writes the arcs of every edge where arcOf puts them, with the
-// residual capacities kept for the first edges and the user's for the
-// others. No iteration depends on another, so the loop runs at the speed
-// of its stores.
+// endSpec ends the building in place after Clear (see Graph.prev): the
+// records of the first m edges, which AddEdges wrote in place, go back to
+// ranks.
+func (g *Graph) endSpec(m int) {
+	if g.spec {
+		toRanks(g.edge[:m], g.prev)
+		g.spec = false
+	}
+}
+
+// arcOf returns the arc i->j of laid-out edge e.
+func (g *Graph) arcOf(e int) uint32 { return g.edge[e].ai }
+
+// placeArcs writes the arcs of every edge where its ranks put them (see
+// edgeRec), and the arcs into its record, with the residual capacities
+// kept for the first edges and the user's for the others. No iteration
+// depends on another, so the loop runs at the speed of its stores.
 func (g *Graph) placeArcs(kept []pair) {
 	start, arcs := g.start, g.arcs
 	edges := g.edge
@@ -461,16 +487,17 @@ func (g *Graph) placeArcs(kept []pair) {
 		// literal stored into arcs, would go through the stack.
 		ed := &edges[k]
 		i, j, c, r := ed.i, ed.j, ed.cap, ed.rev
-		a := start[i+1] - 1 - ed.ri
-		b := start[j+1] - 1 - ed.rj
+		a := start[i+1] - 1 - ed.ai
+		b := start[j+1] - 1 - ed.aj
+		ed.ai, ed.aj = a, b
 		x, y := &arcs[a], &arcs[b]
 		x.head, x.sister, x.rCap = j, b, c
 		y.head, y.sister, y.rCap = i, a, r
 	}
 	for e, r := range kept {
-		a := g.arcOf(e)
-		arcs[a].rCap = r.a
-		arcs[arcs[a].sister].rCap = r.b
+		ed := &edges[e]
+		arcs[ed.ai].rCap = r.a
+		arcs[ed.aj].rCap = r.b
 	}
 }
 
@@ -510,8 +537,7 @@ func (g *Graph) UpdateEdge(e int, cap, revCap float64) {
 func (g *Graph) setEdge(e int, cap, revCap float64, update bool) {
 	ed := &g.edge[e]
 	if e < g.laid { // else no arcs yet, so no flow: the capacities are all
-		a := &g.arcs[g.start[ed.i+1]-1-ed.ri] // arcOf(e)
-		b := &g.arcs[a.sister]
+		a, b := &g.arcs[ed.ai], &g.arcs[ed.aj]
 		ra := a.rCap + (cap - ed.cap)
 		rb := b.rCap + (revCap - ed.rev)
 		if ra >= 0 && rb >= 0 {
@@ -520,7 +546,7 @@ func (g *Graph) setEdge(e int, cap, revCap float64, update bool) {
 			g.reparameterise(ed, a, b, ra, rb, cap+revCap)
 		}
 	} else {
-		g.spec = false // AddEdges may have written its arcs (see Graph.prev)
+		g.endSpec(len(g.edge)) // AddEdges may have written its arcs
 	}
 	ed.cap, ed.rev = cap, revCap
 	if !update {
@@ -575,7 +601,7 @@ func (g *Graph) ResetCapacities() {
 	g.time = 0
 	g.solved = false
 	g.treesDirty = true
-	g.spec = false
+	g.endSpec(len(g.edge))
 }
 
 // Flow returns the current flow value (the min-cut value after a solve),

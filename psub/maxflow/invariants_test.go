@@ -76,7 +76,8 @@ func (g *Graph) checkInvariants() string {
 }
 
 // checkLayout verifies the arc layout: every laid-out edge has its two
-// arcs, sisters of each other, in the blocks of its ends, each node's block
+// arcs, sisters of each other and the two its record names, in the blocks
+// of its ends, each node's block
 // lists its arcs last-added first (Kolmogorov's order), and edges not laid
 // out carry no flow. A graph whose edges are not laid out must not have
 // found any path.
@@ -93,7 +94,7 @@ func (g *Graph) checkLayout() string {
 		ed := &g.edge[e]
 		a := g.arcOf(e)
 		b := g.arcs[a].sister
-		if g.arcs[b].sister != a || g.arcs[a].head != ed.j || g.arcs[b].head != ed.i ||
+		if g.arcs[b].sister != a || ed.aj != b || g.arcs[a].head != ed.j || g.arcs[b].head != ed.i ||
 			a < g.start[ed.i] || a >= g.start[ed.i+1] || b < g.start[ed.j] || b >= g.start[ed.j+1] {
 			return fmt.Sprintf("edge %d (%d->%d): arcs %d, %d misplaced", e, ed.i, ed.j, a, b)
 		}
