@@ -235,6 +235,8 @@ func (w *work) applyPending(f *freeSet) {
 			moved++
 		}
 	}
+	// (A lean solver's updates cost O(nnz + planes) each, and the rows' v
+	// are recomputed from w when read: updating is never dearer.)
 	if !w.s.lean && moved*len(w.s.vecs) > w.primalCost() {
 		w.refreshPrimal()
 		clear(f.pend)

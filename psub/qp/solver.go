@@ -16,8 +16,9 @@ const (
 )
 
 // Solver holds the QP of the 1-slack SSVM: its cutting planes, hard rows,
-// fixed and sign-bounded coordinates, the Gram matrix of planes and rows, and
-// the dual variables of the last Solve (the warm start of the next one).
+// fixed and sign-bounded coordinates, the Gram matrix of planes and rows
+// (past 2048 rows only the planes' part: see gram), and the dual variables
+// of the last Solve (the warm start of the next one).
 //
 // Construction errors (wrong vector length, NaN/Inf entries, bad coordinate
 // or sign) are sticky, as in bufio.Writer: the offending call does nothing
