@@ -24,6 +24,7 @@ func Files() []string {
 		"psub/inference/benchmarks.json",
 		"data/benchmarks.json",
 		"psub/benchmarks.json",
+		"psub/qp/benchmarks.json",
 	}
 }
 
