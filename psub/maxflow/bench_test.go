@@ -260,9 +260,10 @@ func BenchmarkMaxFlow(b *testing.B) {
 
 // BenchmarkBuild times building the graph with New, AddNodes,
 // AddTerminal and AddEdge from slices, and BenchmarkBuildSolve building and
-// solving it, in a new Graph each time ("new") or in one Graph emptied with
-// Clear ("clear"). The arcs are laid out by the first solve, so Build
-// alone leaves that work out.
+// solving it, in a new Graph each time ("new"), in a new Graph after
+// releasing the previous one ("release", which gets its storage back), or
+// in one Graph emptied with Clear ("clear"). The arcs are laid out by the
+// first solve, so Build alone leaves that work out.
 func BenchmarkBuild(b *testing.B) {
 	for _, c := range benchCases {
 		b.Run(c.name, func(b *testing.B) {
@@ -281,7 +282,7 @@ func BenchmarkBuild(b *testing.B) {
 
 func BenchmarkBuildSolve(b *testing.B) {
 	for _, c := range benchCases {
-		for _, mode := range []string{"new", "clear"} {
+		for _, mode := range []string{"new", "release", "clear"} {
 			b.Run(c.name+"/"+mode, func(b *testing.B) {
 				skipLarge(b, c)
 				in := c.make()
@@ -289,9 +290,13 @@ func BenchmarkBuildSolve(b *testing.B) {
 				var m cpuMeter
 				for b.Loop() {
 					m.begin()
-					if mode == "new" {
+					switch mode {
+					case "new":
 						g = New(in.n, len(in.from))
-					} else {
+					case "release":
+						g.Release()
+						g = New(in.n, len(in.from))
+					default:
 						g.Clear()
 					}
 					g.AddNodes(in.n)
