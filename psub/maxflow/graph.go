@@ -83,8 +83,8 @@ type pair struct{ a, b float64 }
 // capacities, and the state of the Boykov–Kolmogorov max-flow algorithm.
 // Nodes are numbered 0..Nodes()-1 and edges 0..Edges()-1 in creation order.
 //
-// The zero value is not usable; call New. A Graph is not safe for concurrent
-// use.
+// The zero value is an empty graph, as New(0, 0) returns it (Release leaves
+// one). A Graph is not safe for concurrent use.
 type Graph struct {
 	nodes []node
 	term  []pair    // per node: user capacities (s->i, i->t) as accumulated
