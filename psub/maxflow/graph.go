@@ -197,7 +197,10 @@ func (g *Graph) Release() {
 // Clear removes all nodes and edges, keeping the storage for the next
 // graph built in it (like reset() in Kolmogorov's library): building many
 // graphs one after the other in one Graph allocates nothing once it has
-// held the largest.
+// held the largest. The arc layout is kept too: when AddEdges is given the
+// same edges as before, in the same order (one shape, new capacities), it
+// writes them into the arcs already laid out, and the solve skips laying
+// them out.
 func (g *Graph) Clear() {
 	g.prev, g.spec = nil, false
 	if g.laidOut() && len(g.nodes) > 0 {
