@@ -447,6 +447,9 @@ type trainer struct {
 	fp     string
 	resume *checkpoint
 	start  time.Time
+
+	// instDigests identify the instances in working sets (warm starts).
+	instDigests []InstanceDigest
 }
 
 // seconds is the wall time of the training, including the runs it resumed.

@@ -13,12 +13,11 @@ package psub
 // constraints exactly.
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/gob"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"slices"
 
@@ -87,24 +86,16 @@ func (ws *WorkingSet) Save(path string) error {
 // LoadWorkingSet reads a working set written by Save; a missing file is
 // an error wrapping fs.ErrNotExist.
 func LoadWorkingSet(path string) (*WorkingSet, error) {
-	f, err := safefile.OpenSealed(path)
+	b, err := safefile.ReadSealed(path)
 	if err != nil {
 		return nil, fmt.Errorf("working set %w", err)
 	}
-	defer f.Close()
 	var ws WorkingSet
-	derr := gob.NewDecoder(f).Decode(&ws)
-	if err := f.Verify(); err != nil {
-		return nil, fmt.Errorf("working set %v", err)
-	}
-	if derr != nil {
-		return nil, fmt.Errorf("working set %s: unreadable: %v", path, derr)
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&ws); err != nil {
+		return nil, fmt.Errorf("working set %s: unreadable: %v", path, err)
 	}
 	return &ws, nil
 }
-
-// IsNotExist reports whether err says a working set file is missing.
-func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
 // poolInstances is the list of instances whose edges the set's pool
 // constrains, in pool order: the training instances, then C̄4's test
@@ -116,9 +107,16 @@ func (t *trainer) poolInstances() []Instance {
 	return t.train
 }
 
-// digests computes the instance digests of the training instances and
-// the pool's other instances.
+// digests returns the instance digests of the training instances and the
+// pool's other instances, computed once per training.
 func (t *trainer) digests() []InstanceDigest {
+	if t.instDigests == nil {
+		t.instDigests = t.computeDigests()
+	}
+	return t.instDigests
+}
+
+func (t *trainer) computeDigests() []InstanceDigest {
 	all := t.poolInstances()
 	out := make([]InstanceDigest, len(all))
 	for i := range all {

@@ -1,7 +1,9 @@
 package psub
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -249,7 +251,7 @@ func TestWorkingSetFile(t *testing.T) {
 	if _, err := LoadWorkingSet(path); err == nil {
 		t.Errorf("damaged file loaded")
 	}
-	if _, err := LoadWorkingSet(filepath.Join(t.TempDir(), "none")); !IsNotExist(err) {
-		t.Errorf("missing file: %v, want IsNotExist", err)
+	if _, err := LoadWorkingSet(filepath.Join(t.TempDir(), "none")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
 	}
 }

@@ -19,21 +19,7 @@ import (
 // runs on 20 images at half resolution. The superpixels come from the
 // default segment cache (the first run builds it). Run with -benchtime=1x.
 func BenchmarkCowsEfficiency(b *testing.B) {
-	if _, err := data.Find("", data.CowsDir); err != nil {
-		b.Skipf("real data set %s not available: %v", data.CowsDir, err)
-	}
-	opt := data.ImageSetOptions{Cache: data.DefaultSegmentCache()}
-	if testing.Short() {
-		opt.Limit, opt.Downscale = 20, 2
-	}
-	set, err := data.BuildCows(opt)
-	if err != nil {
-		b.Fatal(err)
-	}
-	folds, err := grid.KFold(len(set.Items), 10, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	set, folds := benchCows(b)
 	var train []psub.Instance
 	for _, i := range folds[0].Train {
 		train = append(train, set.Items[i].Instance)
@@ -103,4 +89,28 @@ func maxHardRows(tr *psub.Trace) int {
 		m = max(m, q.Rows)
 	}
 	return m
+}
+
+// benchCows is the real cows set of the benchmarks and its seeded 10-fold
+// split (the full profile's; 20 images at half resolution with -short),
+// superpixels from the default segment cache. It skips b without the data.
+func benchCows(b *testing.B) (*data.SegmentedSet, []grid.Fold) {
+	b.Helper()
+	if _, err := data.Find("", data.CowsDir); err != nil {
+		b.Skipf("real data set %s not available: %v", data.CowsDir, err)
+	}
+	opt := data.ImageSetOptions{Cache: data.DefaultSegmentCache()}
+	if testing.Short() {
+		opt.Limit, opt.Downscale = 20, 2
+	}
+	set, err := data.BuildCows(opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := Cows{}.Settings(Full)
+	folds, err := grid.KFold(len(set.Items), s.Folds, s.Seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return set, folds
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -75,20 +76,15 @@ func (w *WarmStarts) load(j grid.Job, items []int) (*psub.WorkingSet, []int, err
 	if !ok {
 		return nil, nil, nil
 	}
-	f, err := safefile.OpenSealed(w.path(src))
+	b, err := safefile.ReadSealed(w.path(src))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("warm start: %w", err)
-	}
-	defer f.Close()
-	var wf warmFile
-	derr := gob.NewDecoder(f).Decode(&wf)
-	if err := f.Verify(); err != nil {
 		return nil, nil, fmt.Errorf("warm start: %v (remove it to start cold)", err)
 	}
-	if derr != nil || wf.Set == nil || len(wf.Items) != len(wf.Set.Instances) {
+	var wf warmFile
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&wf); err != nil || wf.Set == nil || len(wf.Items) != len(wf.Set.Instances) {
 		return nil, nil, fmt.Errorf("warm start: %s is damaged (remove it to start cold)", w.path(src))
 	}
 	pos := make(map[int]int, len(items))

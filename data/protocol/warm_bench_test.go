@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/internal/cputime"
 )
@@ -19,22 +18,8 @@ import (
 // cows data; -short runs 20 images at half resolution. Run with
 // -benchtime=1x.
 func BenchmarkCowsCGrid(b *testing.B) {
-	if _, err := data.Find("", data.CowsDir); err != nil {
-		b.Skipf("real data set %s not available: %v", data.CowsDir, err)
-	}
-	opt := data.ImageSetOptions{Cache: data.DefaultSegmentCache()}
-	if testing.Short() {
-		opt.Limit, opt.Downscale = 20, 2
-	}
-	set, err := data.BuildCows(opt)
-	if err != nil {
-		b.Fatal(err)
-	}
+	set, folds := benchCows(b)
 	s := Cows{}.Settings(Full)
-	folds, err := grid.KFold(len(set.Items), s.Folds, s.Seed)
-	if err != nil {
-		b.Fatal(err)
-	}
 	for _, column := range []string{"C4", "C2"} {
 		for _, warm := range []bool{false, true} {
 			name := column + "/" + map[bool]string{false: "cold", true: "warm"}[warm]
