@@ -84,6 +84,19 @@ type Comparison struct {
 	// the other by more than this factor. A zero against a non-zero value, or
 	// values of opposite sign, are an infinite factor and always marked.
 	Factor float64
+	// Marks appends a mark to a row's or column's name (keyed by the name),
+	// such as "†" on a column whose fits did not all converge; Notes, shown
+	// under the table, say what each mark means.
+	Marks map[string]string
+	Notes []string
+}
+
+// marked is name with its mark, if any.
+func (c Comparison) marked(name string) string {
+	if m := c.Marks[name]; m != "" {
+		return name + " " + m
+	}
+	return name
 }
 
 func (c Comparison) cell(v float64) string {
@@ -163,10 +176,13 @@ func (c Comparison) Rule() string {
 // "ours (paper, Δ)" or, with Factor, "ours (paper, ×ratio)"; a '!' marks a
 // deviation beyond the rule (see Rule).
 func (c Comparison) Cells() ([]string, [][]string) {
-	headers := append([]string{c.Corner}, c.Cols...)
+	headers := []string{c.Corner}
+	for _, col := range c.Cols {
+		headers = append(headers, c.marked(col))
+	}
 	rows := make([][]string, len(c.Rows))
 	for i, name := range c.Rows {
-		rows[i] = []string{name}
+		rows[i] = []string{c.marked(name)}
 		for j := range c.Cols {
 			p, o := math.NaN(), math.NaN()
 			if i < len(c.Paper) && j < len(c.Paper[i]) {
@@ -196,13 +212,21 @@ func (c Comparison) Cells() ([]string, [][]string) {
 // HTML renders the comparison with its title and its rule.
 func (c Comparison) HTML() string {
 	h, r := c.Cells()
-	return "<p><b>" + html.EscapeString(c.Title) + "</b> — ours (paper, " + html.EscapeString(c.Rule()) + ")</p>" + TableHTML(h, r)
+	out := "<p><b>" + html.EscapeString(c.Title) + "</b> — ours (paper, " + html.EscapeString(c.Rule()) + ")</p>" + TableHTML(h, r)
+	for _, n := range c.Notes {
+		out += "<p><small>" + html.EscapeString(n) + "</small></p>"
+	}
+	return out
 }
 
 // Markdown renders the comparison as a markdown table.
 func (c Comparison) Markdown() string {
 	h, r := c.Cells()
-	return "**" + c.Title + "** — ours (paper, " + c.Rule() + ")\n\n" + TableMarkdown(h, r)
+	out := "**" + c.Title + "** — ours (paper, " + c.Rule() + ")\n\n" + TableMarkdown(h, r)
+	for _, n := range c.Notes {
+		out += "\n" + n + "\n"
+	}
+	return out
 }
 
 // Show displays the comparison.

@@ -20,6 +20,8 @@ type Comparison struct {
 	Format     string
 	Flag       float64
 	Factor     float64
+	Marks      map[string]string
+	Notes      []string
 }
 
 // Bars is a bar chart's data (viz.ShowBars draws it).
