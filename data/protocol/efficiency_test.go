@@ -21,8 +21,8 @@ func TestEfficiencyJobs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(jobs) != 10 {
-			t.Errorf("%s: %d jobs, want 10 configurations", p, len(jobs))
+		if len(jobs) != 11 {
+			t.Errorf("%s: %d jobs, want 11 configurations", p, len(jobs))
 		}
 		seen := map[string]bool{}
 		for _, j := range jobs {
@@ -48,7 +48,7 @@ func TestEfficiencyJobs(t *testing.T) {
 			t.Errorf("%s at C = %g, want 0.2", c.Name, c.Settings.C)
 		}
 	}
-	if names[3] != "2-pass delayed" || names[4] != "4 minibatches, delayed" || names[5] != "2-pass full" || !strings.HasPrefix(names[6], "def. submodular") {
+	if names[3] != "2-pass delayed" || names[4] != "4 minibatches, delayed" || names[5] != "2-pass full" || !strings.HasPrefix(names[6], "def. submodular") || names[10] != "2-pass delayed, tight" {
 		t.Errorf("configurations %q", names)
 	}
 }
@@ -75,9 +75,9 @@ func efficiencyRows(t *testing.T, margins []float64, iters []int, cpu []float64)
 
 func TestEfficiencyTables(t *testing.T) {
 	e := Efficiency{}
-	margins := []float64{0, 100, 50, 10, 20, 40, 0, 80, 25, 5}
-	iters := []int{300, 600, 600, 660, 600, 700, 400, 600, 600, 650}
-	cpu := []float64{10, 20, 21, 15, 18, 19, 5, 19, 19, 12}
+	margins := []float64{0, 100, 50, 10, 20, 40, 0, 80, 25, 5, 2}
+	iters := []int{300, 600, 600, 660, 600, 700, 400, 600, 600, 650, 660}
+	cpu := []float64{10, 20, 21, 15, 18, 19, 5, 19, 19, 12, 14}
 	rs, err := e.Results(Quick, efficiencyRows(t, margins, iters, cpu))
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,8 @@ func TestEfficiencyTables(t *testing.T) {
 	if !reflect.DeepEqual(b.Series[0].Values, []float64{50, 10, 20}) || len(lines) != 3 || !strings.Contains(lines[2], "600 iterations") {
 		t.Errorf("minibatches %+v %q", b, lines)
 	}
-	if x := e.Extra(rs); !strings.Contains(x, "4 minibatches, delayed: 20·10⁶ margins, 600 iterations") {
+	if x := e.Extra(rs); !strings.Contains(x, "4 minibatches, delayed: 20·10⁶ margins, 600 iterations") ||
+		!strings.Contains(x, "2-pass delayed, tight: 2·10⁶ margins, 660 iterations") {
 		t.Errorf("extra %q", x)
 	}
 	rows := efficiencyRows(t, margins, iters, cpu)
@@ -171,6 +172,12 @@ func TestEfficiencyTiny(t *testing.T) {
 			t.Errorf("%s: final primal %g, %s's %g", r.Name, r.Primal, p.Name, p.Primal)
 		}
 	}
+	// The tight bound only skips margins that cannot be violated: the same
+	// path as the paper's 2-pass row, with at most its margins.
+	if p, r := rs[3], rs[10]; r.Name != "2-pass delayed, tight" || r.Iterations != p.Iterations || r.HardIntroduced != p.HardIntroduced ||
+		math.Abs(r.Primal-p.Primal) > 1e-9*math.Abs(p.Primal) || r.Margins > p.Margins {
+		t.Errorf("%+v\nagainst %+v: want the same path with at most its margins", r, p)
+	}
 	var files []string
 	for i := 1; i <= 2; i++ {
 		f := filepath.Join(dir, "shard"+string(rune('0'+i))+".jsonl")
@@ -181,7 +188,7 @@ func TestEfficiencyTiny(t *testing.T) {
 	}
 	out := filepath.Join(dir, "merged.jsonl")
 	rep, err := Merge(e, Tiny, out, append(files, filepath.Join(dir, "whole.jsonl")))
-	if err != nil || !rep.Complete || rep.Rows != 10 || rep.Duplicates != 10 {
-		t.Fatalf("merge of the shards and the whole run: %v %+v; want 10 rows, each a duplicate with the same detail", err, rep)
+	if err != nil || !rep.Complete || rep.Rows != 11 || rep.Duplicates != 11 {
+		t.Fatalf("merge of the shards and the whole run: %v %+v; want 11 rows, each a duplicate with the same detail", err, rep)
 	}
 }
