@@ -83,10 +83,12 @@ type Settings struct {
 	// no finished training is lost between training and storing.
 	Save func(*Model, *Trace) error
 	// Warm, when set, starts training from the working set another
-	// training ended with (Trace.Working): its cutting planes when the loss
-	// and every training instance it averaged over are the same here (as a
-	// subset of this training set), its hard constraints when the set is
-	// the same and their edges are, with their duals rescaled to this C.
+	// training ended with (Trace.Working): its cutting planes when every
+	// training instance it averaged over is here (as a subset of this
+	// training set) with the same features and labels (and the same loss
+	// and costs, or costs its planes can be re-costed to: see WorkingSet),
+	// its hard constraints when the set is the same and their edges are,
+	// with their duals rescaled to this C.
 	// This changes where the cutting-plane method starts, not what it
 	// certifies (see WorkingSet); Trace.Warm says what was used. A
 	// checkpoint to resume from takes precedence.
@@ -448,8 +450,10 @@ type trainer struct {
 	resume *checkpoint
 	start  time.Time
 
-	// instDigests identify the instances in working sets (warm starts).
+	// instDigests identify the instances in working sets (warm starts);
+	// tallies[j] is plane j's tally (WarmPlane.Tally), nil if unknown.
 	instDigests []InstanceDigest
+	tallies     [][]int32
 }
 
 // seconds is the wall time of the training, including the runs it resumed.
@@ -796,6 +800,7 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 			if t.qp.AddPlane(a, b) < 0 {
 				return StopNone, t.qp.Err()
 			}
+			t.notePlane()
 			t.inactive = append(t.inactive, 0)
 			n0, m0, q0 := len(t.trace.QPCalls), t.marginsSoFar(), t.qp.Rows()
 			if err := t.wUpdate(); err != nil {
@@ -919,6 +924,7 @@ func (t *trainer) prunePlanes() {
 		}
 	}
 	if len(drop) > 0 {
+		t.dropTallies(drop)
 		t.qp.RemovePlanes(drop)
 		t.inactive = keep
 		t.trace.PlanesRemoved += len(drop)

@@ -11,6 +11,17 @@ package psub
 // set T, scaled by |S|/|T|, is the plane of T whose labellings are those of
 // the plane on S and the true labels elsewhere, so it is one of T's
 // constraints exactly.
+//
+// A plane's feature part a does not depend on the loss, and its offset b is
+// the mean of Σ_k c_k·[ŷ_k ≠ y_k] over the instances: with node costs that
+// are the same for all nodes of one class in one instance (Hamming, the
+// class-averaged loss), b is a sum over (instance, class) of the number of
+// mislabelled nodes times their cost. Each plane keeps those counts (its
+// tally), so when the costs change but features and labels do not (Δ_avg's
+// class weights follow the class frequencies of the training set, which
+// differ between a selection set and the final set), b is recomputed
+// under the new costs, and the plane is again exactly the constraint of
+// its labellings in the new problem.
 
 import (
 	"bytes"
@@ -25,10 +36,11 @@ import (
 )
 
 // WorkingSet is the cutting planes and hard constraints of a finished
-// training (Trace.Working), with their duals, and what they are valid for:
-// the layout, the loss, the constraint set, and a digest of every instance
-// the planes average over (features, labels and the loss's node costs)
-// and of every instance whose edges gave hard constraints (features).
+// training (Trace.Working), with their duals and the planes' tallies, and
+// what they are valid for: the layout, the loss, the constraint set, and a
+// digest of every instance the planes average over (features, labels and
+// the loss's node costs) and of every instance whose edges gave hard
+// constraints (features).
 type WorkingSet struct {
 	Layout Layout
 	Loss   string
@@ -44,10 +56,12 @@ type WorkingSet struct {
 }
 
 // InstanceDigest identifies an instance for a warm start: Features covers
-// the features and edges (what hard constraints depend on), Plane also the
-// labels and node costs (what cutting planes depend on).
+// the features and edges (what hard constraints depend on), Labelled also
+// the labels (what a plane's a and tally depend on), Plane also the node
+// costs (what its b depends on). Labelled is zero in working sets written
+// before it existed.
 type InstanceDigest struct {
-	Features, Plane [32]byte
+	Features, Plane, Labelled [32]byte
 }
 
 // WarmPlane is a cutting plane a·w ≥ b − ξ (a and b are means over the
@@ -56,6 +70,17 @@ type WarmPlane struct {
 	A     []float64
 	B     float64
 	Alpha float64
+	// Tally[k·Labels+c] counts the nodes of true class c of training
+	// instance k that the plane's labellings get wrong: b is the mean over
+	// instances of Σ_c Tally·(cost of such a node). nil when unknown (a
+	// plane built from the inference cache or restored from a checkpoint),
+	// and then the plane carries over only where the costs are the same.
+	// Every plane keeps one, whatever its dual: the working set holds only
+	// the planes pruning left (Tuning.InactiveWindow), a plane inactive at
+	// one C may be active at the next, and a tally is Train·Labels small
+	// counts (a byte each in the file for counts below 64), where the
+	// labellings themselves would take a label per node.
+	Tally []int32
 }
 
 // WarmRow is hard constraint Column of the set (a row of the set's matrix
@@ -71,9 +96,14 @@ type WarmRow struct {
 type WarmStats struct {
 	// Planes and Hard count the planes and hard constraints taken over;
 	// PlanesDropped and HardDropped those left out because the new problem
-	// differs where they depend on it (another loss or node costs, an
-	// instance missing from the new training set, another set).
+	// differs where they depend on it (another instance's features or
+	// labels, node costs that no tally can re-cost, an instance missing
+	// from the new training set, another set).
 	Planes, Hard, PlanesDropped, HardDropped int
+	// Recosted counts the planes among Planes whose offset was recomputed
+	// from their tallies under this problem's node costs (the features and
+	// labels matched, the loss or its costs did not).
+	Recosted int
 	// FromC is the C of the training the working set came from.
 	FromC float64
 }
@@ -133,6 +163,7 @@ func (t *trainer) computeDigests() []InstanceDigest {
 		copy(out[i].Features[:], h.sum())
 		if i < len(t.train) {
 			h.ints(in.Labels...)
+			copy(out[i].Labelled[:], h.sum())
 			h.num(t.costs[i]...)
 			copy(out[i].Plane[:], h.sum())
 		}
@@ -160,9 +191,10 @@ func (t *trainer) workingSet() *WorkingSet {
 	ws := &WorkingSet{Layout: t.layout, Loss: t.s.Loss.Name(), Set: t.s.Set.Name(), C: t.s.C,
 		Train: len(t.train), Instances: t.digests()}
 	alpha, mu := t.qp.Duals()
+	t.padTallies()
 	for j := range t.qp.Planes() {
 		a, b := t.qp.Plane(j)
-		ws.Planes = append(ws.Planes, WarmPlane{A: a, B: b, Alpha: alpha[j]})
+		ws.Planes = append(ws.Planes, WarmPlane{A: a, B: b, Alpha: alpha[j], Tally: t.tallies[j]})
 	}
 	if q := t.spec.pool; q != nil {
 		off := t.poolOffsets()
@@ -214,34 +246,57 @@ func (t *trainer) warmStart() error {
 	}
 	st := WarmStats{FromC: ws.C}
 	// Planes: every training instance of the working set must be a
-	// training instance here, with the same features, labels and costs.
-	planesOK := ws.Loss == s.Loss.Name()
-	for k := 0; k < ws.Train && planesOK; k++ {
+	// training instance here, with the same features and labels; with the
+	// same costs too (and loss), b carries over scaled, otherwise it is
+	// recomputed from the plane's tally where the costs allow it.
+	same, labelled := ws.Loss == s.Loss.Name(), true
+	for k := 0; k < ws.Train && labelled; k++ {
 		i := where[k]
-		planesOK = i >= 0 && i < len(t.train) && mine[i].Plane == ws.Instances[k].Plane
+		labelled = i >= 0 && i < len(t.train) && mine[i].Labelled == ws.Instances[k].Labelled
+		same = same && i >= 0 && i < len(t.train) && mine[i].Plane == ws.Instances[k].Plane
+	}
+	var classCost [][]float64
+	var classNodes [][]int32
+	if !same && labelled {
+		classCost, classNodes = t.classCosts()
 	}
 	var alpha, mu []float64
 	cScale := s.C / ws.C
-	if planesOK {
-		frac := float64(ws.Train) / float64(len(t.train))
-		for j, p := range ws.Planes {
-			if len(p.A) != t.layout.Dim() {
-				return fmt.Errorf("warm start: plane %d of length %d, want %d", j, len(p.A), t.layout.Dim())
-			}
-			a := make([]float64, len(p.A))
-			for i, v := range p.A {
-				a[i] = frac * v
-			}
-			if t.qp.AddPlane(a, frac*p.B) < 0 {
-				return fmt.Errorf("warm start: plane %d: %w", j, t.qp.Err())
-			}
-			t.maxA2 = math.Max(t.maxA2, dot(a, a))
-			t.inactive = append(t.inactive, 0)
-			alpha = append(alpha, math.Max(0, p.Alpha)*cScale)
+	t.padTallies()
+	frac := float64(ws.Train) / float64(len(t.train))
+	for j, p := range ws.Planes {
+		if len(p.A) != t.layout.Dim() {
+			return fmt.Errorf("warm start: plane %d of length %d, want %d", j, len(p.A), t.layout.Dim())
 		}
-		st.Planes = len(ws.Planes)
-	} else {
-		st.PlanesDropped = len(ws.Planes)
+		if p.Tally != nil && len(p.Tally) != ws.Train*t.layout.Labels {
+			return fmt.Errorf("warm start: damaged working set (plane %d has a tally of %d counts, want %d)", j, len(p.Tally), ws.Train*t.layout.Labels)
+		}
+		b := frac * p.B
+		tally := t.remapTally(p.Tally, where, ws.Train)
+		switch {
+		case same:
+		case classCost != nil && tally != nil:
+			var err error
+			if b, err = t.recost(tally, classCost, classNodes); err != nil {
+				return fmt.Errorf("warm start: damaged working set (plane %d: %v)", j, err)
+			}
+			st.Recosted++
+		default:
+			st.PlanesDropped++
+			continue
+		}
+		a := make([]float64, len(p.A))
+		for i, v := range p.A {
+			a[i] = frac * v
+		}
+		if t.qp.AddPlane(a, b) < 0 {
+			return fmt.Errorf("warm start: plane %d: %w", j, t.qp.Err())
+		}
+		t.maxA2 = math.Max(t.maxA2, dot(a, a))
+		t.inactive = append(t.inactive, 0)
+		t.tallies = append(t.tallies, tally)
+		alpha = append(alpha, math.Max(0, p.Alpha)*cScale)
+		st.Planes++
 	}
 	// Hard constraints: only where every stage enforces the whole pool
 	// (no pretraining, no minibatches), of the same set, on edges with the
@@ -297,4 +352,123 @@ func (t *trainer) warmStart() error {
 
 func sameLayout(a, b Layout) bool {
 	return a.Labels == b.Labels && a.UnaryDim == b.UnaryDim && a.PairwiseDim == b.PairwiseDim && a.Tied == b.Tied
+}
+
+// classCosts returns, per training instance and class, the cost of a
+// mislabelled node of that class and the number of nodes of the class, or
+// nil when some instance's costs differ between nodes of one class (a
+// NodeCosts loss): tallies cannot re-cost planes then.
+func (t *trainer) classCosts() (cost [][]float64, nodes [][]int32) {
+	labels := t.layout.Labels
+	cost, nodes = make([][]float64, len(t.train)), make([][]int32, len(t.train))
+	for i := range t.train {
+		cc, n := make([]float64, labels), make([]int32, labels)
+		for k, y := range t.train[i].Labels {
+			switch c := t.costs[i][k]; {
+			case n[y] == 0:
+				cc[y] = c
+			case cc[y] != c:
+				return nil, nil
+			}
+			n[y]++
+		}
+		cost[i], nodes[i] = cc, n
+	}
+	return cost, nodes
+}
+
+// recost is the offset b of a plane with tally (over this training set)
+// under the node costs classCost: the mean over instances of the
+// mislabelled nodes' costs. A count above the classNodes of its class is
+// an error (no labelling has it).
+func (t *trainer) recost(tally []int32, classCost [][]float64, classNodes [][]int32) (float64, error) {
+	labels := t.layout.Labels
+	b := 0.0
+	for i := range t.train {
+		sum := 0.0
+		for c := range labels {
+			m := tally[i*labels+c]
+			if m < 0 || m > classNodes[i][c] {
+				return 0, fmt.Errorf("%d mislabelled nodes of class %d in %s, which has %d", m, c, t.train[i].label(i), classNodes[i][c])
+			}
+			sum += float64(m) * classCost[i][c]
+		}
+		b += sum
+	}
+	return b / float64(len(t.train)), nil
+}
+
+// remapTally moves a working set's tally (over its train training
+// instances) to this training set through where; the training instances
+// not in the working set count as labelled right (the plane's labelling
+// there is the truth). nil stays nil.
+func (t *trainer) remapTally(tally []int32, where []int, train int) []int32 {
+	if tally == nil {
+		return nil
+	}
+	labels := t.layout.Labels
+	out := make([]int32, len(t.train)*labels)
+	for k := range train {
+		if i := where[k]; i >= 0 && i < len(t.train) {
+			copy(out[i*labels:(i+1)*labels], tally[k*labels:(k+1)*labels])
+		}
+	}
+	return out
+}
+
+// notePlane records the tally of the plane inference just added to the QP:
+// the mislabelled nodes per instance and class of the workers' last
+// labellings. Without them (the inference cache builds planes from
+// remembered feature differences) the tally is nil.
+func (t *trainer) notePlane() {
+	t.tallies = slices.Grow(t.tallies, 1)
+	for len(t.tallies) < t.qp.Planes()-1 {
+		t.tallies = append(t.tallies, nil) // planes restored from a checkpoint
+	}
+	var tally []int32
+	if t.cache == nil {
+		labels := t.layout.Labels
+		tally = make([]int32, len(t.train)*labels)
+		seen := 0
+		for _, wk := range t.works {
+			for i, z := range wk.prev {
+				y := t.train[i].Labels
+				for k := range y {
+					if y[k] != z[k] {
+						tally[i*labels+y[k]]++
+					}
+				}
+				seen++
+			}
+		}
+		if seen != len(t.train) {
+			tally = nil
+		}
+	}
+	t.tallies = append(t.tallies, tally)
+}
+
+// padTallies gives every plane of the QP a tally entry: planes restored
+// from a checkpoint have none (nil).
+func (t *trainer) padTallies() {
+	for len(t.tallies) < t.qp.Planes() {
+		t.tallies = append(t.tallies, nil)
+	}
+}
+
+// dropTallies removes the tallies of planes drop (ascending), which the
+// QP is about to remove.
+func (t *trainer) dropTallies(drop []int) {
+	t.padTallies()
+	keep := t.tallies[:0]
+	d := 0
+	for j, tally := range t.tallies {
+		if d < len(drop) && drop[d] == j {
+			d++
+			continue
+		}
+		keep = append(keep, tally)
+	}
+	clear(t.tallies[len(keep):])
+	t.tallies = keep
 }

@@ -94,8 +94,8 @@ func TestWarmStartAlongC(t *testing.T) {
 						switch {
 						case st == nil:
 							t.Errorf("%s: no warm statistics", name)
-						case st.Planes != len(prev.Planes) || st.PlanesDropped != 0 || st.FromC != prev.C:
-							t.Errorf("%s: warm start took %d planes (dropped %d) from C = %g, want all %d from C = %g", name, st.Planes, st.PlanesDropped, st.FromC, len(prev.Planes), prev.C)
+						case st.Planes != len(prev.Planes) || st.PlanesDropped != 0 || st.Recosted != 0 || st.FromC != prev.C:
+							t.Errorf("%s: warm start took %d planes (dropped %d, re-costed %d) from C = %g, want all %d as they are from C = %g", name, st.Planes, st.PlanesDropped, st.Recosted, st.FromC, len(prev.Planes), prev.C)
 						case st.Hard+st.HardDropped != len(prev.Hard) || (len(s.stagesFor()) == 1 && st.HardDropped != 0):
 							t.Errorf("%s: warm start took %d hard constraints, dropped %d, of %d", name, st.Hard, st.HardDropped, len(prev.Hard))
 						}
@@ -127,12 +127,14 @@ func (s Settings) stagesFor() []int {
 // the training on the whole set from it (the selection fit to the final
 // fit): with Hamming, whose node costs depend only on the instance, the
 // planes carry over scaled by |S|/|T|; with the class-averaged loss the
-// costs change with the class frequencies of the set, and the planes must
-// be dropped while the hard constraints carry over.
+// costs change with the class frequencies of the set, and the planes carry
+// over re-costed from their tallies. The hard constraints carry over in
+// both. Instances have 6–8 nodes, so that costs differ between instances.
 func TestWarmStartSuperset(t *testing.T) {
+	coldIt, warmIt := map[bool]int{}, map[bool]int{}
 	for seed := 0; seed < 3; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(400+seed), 32))
-		all := smoothSet(rng, 9, 7, 3, 2)
+		all := mixedSet(rng)
 		perm := rng.Perm(len(all))
 		sub := make([]Instance, 6)
 		where := make([]int, 6)
@@ -165,17 +167,212 @@ func TestWarmStartSuperset(t *testing.T) {
 				}
 				warmCheck(t, name, s.Tol, cold, warm, mc, mw, func(w []float64) float64 { return refPrimal(w, s.C, 2, all, classAvg) })
 				st := warm.Warm
-				if classAvg && (st.Planes != 0 || st.PlanesDropped != len(part.Working.Planes)) {
-					t.Errorf("%s: took %d planes across class-averaged losses of different sets, want none", name, st.Planes)
+				wantRecosted := 0
+				if classAvg {
+					wantRecosted = len(part.Working.Planes)
 				}
-				if !classAvg && st.Planes != len(part.Working.Planes) {
-					t.Errorf("%s: took %d of %d planes", name, st.Planes, len(part.Working.Planes))
+				if st.Planes != len(part.Working.Planes) || st.PlanesDropped != 0 || st.Recosted != wantRecosted {
+					t.Errorf("%s: took %d of %d planes (dropped %d), re-costed %d, want all, %d re-costed", name, st.Planes, len(part.Working.Planes), st.PlanesDropped, st.Recosted, wantRecosted)
 				}
+				coldIt[classAvg] += cold.Iters
+				warmIt[classAvg] += warm.Iters
 				if st.Hard != len(part.Working.Hard) {
 					t.Errorf("%s: took %d of %d hard constraints", name, st.Hard, len(part.Working.Hard))
 				}
 			}
 		}
+	}
+	t.Logf("superset fits, iterations cold/warm: Hamming %d/%d, class-averaged %d/%d", coldIt[false], warmIt[false], coldIt[true], warmIt[true])
+}
+
+// mixedSet is 9 instances of smoothSet's kind with 6, 7 and 8 nodes, so
+// that every loss's node costs differ between instances.
+func mixedSet(rng *rand.Rand) []Instance {
+	var all []Instance
+	for _, nodes := range []int{6, 7, 8} {
+		all = append(all, smoothSet(rng, 3, nodes, 3, 2)...)
+	}
+	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	return all
+}
+
+// refCosts are the node costs of set computed here, independently of
+// Loss.NodeCosts: 1/N_i (Hamming) or 1/(L_present·f_c·N_i) with f_c
+// counted over set (class-averaged), as refPrimal has them.
+func refCosts(set []Instance, labels int, classAvg bool) [][]float64 {
+	count, total := make([]float64, labels), 0.0
+	for i := range set {
+		for _, y := range set[i].Labels {
+			count[y]++
+			total++
+		}
+	}
+	present := 0.0
+	for _, n := range count {
+		if n > 0 {
+			present++
+		}
+	}
+	out := make([][]float64, len(set))
+	for i := range set {
+		n := float64(set[i].Nodes())
+		for _, y := range set[i].Labels {
+			c := 1 / n
+			if classAvg {
+				c = 1 / (present * count[y] / total * n)
+			}
+			out[i] = append(out[i], c)
+		}
+	}
+	return out
+}
+
+// TestWarmRecostedPlanes checks the planes a warm start builds on a
+// superset T from a subset S's working set against the planes computed
+// directly on T: for random labellings ŷ_k of S's instances it makes S's
+// planes (a = mean δψ, b = mean Δ under S's costs, the tally), starts a
+// training on T from them and compares every plane in T's QP with
+// a = Σ_k δψ_k/|T| and b = Σ_k Δ_T(y_k, ŷ_k)/|T| under T's costs (refCosts),
+// for every pair of losses (re-costed across losses too, and scaled as
+// they are for Hamming to Hamming). It also checks that the tallies a real
+// training records give back its planes' offsets under its own costs, and
+// (also after pruning), and that costs that differ between nodes of one
+// class leave the planes out.
+func TestWarmRecostedPlanes(t *testing.T) {
+	const labels = 2
+	rng := rand.New(rand.NewPCG(9, 35))
+	all := mixedSet(rng)
+	perm := rng.Perm(len(all))
+	sub, where := make([]Instance, 6), make([]int, 6)
+	for k := range sub {
+		sub[k], where[k] = all[perm[k]], perm[k]
+	}
+	loss := map[bool]Loss{false: Hamming{}, true: ClassAveraged{}}
+	for _, fromAvg := range []bool{false, true} {
+		// A real training's tallies give its offsets back, also after it
+		// pruned planes (a short InactiveWindow).
+		s := Settings{Set: C4{}, C: 10, Tol: 1e-4, Workers: 2, Loss: loss[fromAvg], Tuning: Tuning{InactiveWindow: 2}}
+		_, part, err := Train(sub, labels, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if part.PlanesRemoved == 0 {
+			t.Errorf("from class-averaged %v: no plane pruned; the test needs some", fromAvg)
+		}
+		ts, err := newTrainer(sub, labels, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cost, nodes := ts.classCosts()
+		if cost == nil {
+			t.Fatalf("from class-averaged %v: costs not constant per class", fromAvg)
+		}
+		for j, p := range part.Working.Planes {
+			b, err := ts.recost(p.Tally, cost, nodes)
+			if p.Tally == nil || err != nil || math.Abs(b-p.B) > 1e-12*math.Max(1, p.B) {
+				t.Errorf("from class-averaged %v: plane %d: offset %.15g, from its tally %.15g (%v)", fromAvg, j, p.B, b, err)
+			}
+		}
+		// Planes of known labellings on S.
+		costS := refCosts(sub, labels, fromAvg)
+		ws := *part.Working
+		ws.Planes = nil
+		var yhat [][][]int
+		for j := 0; j < 5; j++ {
+			p := WarmPlane{A: make([]float64, ts.layout.Dim()), Tally: make([]int32, len(sub)*labels), Alpha: rng.Float64()}
+			var ys [][]int
+			for k := range sub {
+				y := sub[k].Labels
+				z := make([]int, len(y))
+				for v := range z {
+					z[v] = y[v]
+					if rng.IntN(3) == 0 {
+						z[v] = 1 - y[v]
+					}
+				}
+				ts.layout.featureDiff(p.A, &sub[k], &ts.feats[k], y, z)
+				for v := range z {
+					if z[v] != y[v] {
+						p.B += costS[k][v]
+						p.Tally[k*labels+y[v]]++
+					}
+				}
+				ys = append(ys, z)
+			}
+			for i := range p.A {
+				p.A[i] /= float64(len(sub))
+			}
+			p.B /= float64(len(sub))
+			ws.Planes = append(ws.Planes, p)
+			yhat = append(yhat, ys)
+		}
+		for _, toAvg := range []bool{false, true} {
+			name := fmt.Sprintf("class-averaged %v to %v", fromAvg, toAvg)
+			s := s
+			s.Loss, s.Warm, s.WarmInstances = loss[toAvg], &ws, where
+			tt, err := newTrainer(all, labels, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.warmStart(); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			st := tt.trace.Warm
+			wantRecosted := len(ws.Planes)
+			if !fromAvg && !toAvg {
+				wantRecosted = 0
+			}
+			if st.Planes != len(ws.Planes) || st.Recosted != wantRecosted || tt.qp.Planes() != len(ws.Planes) {
+				t.Errorf("%s: %+v with %d planes in the QP, want %d planes, %d re-costed", name, *st, tt.qp.Planes(), len(ws.Planes), wantRecosted)
+				continue
+			}
+			costT := refCosts(all, labels, toAvg)
+			n := float64(len(all))
+			for j := range ws.Planes {
+				a := make([]float64, tt.layout.Dim())
+				b := 0.0
+				for k, i := range where {
+					tt.layout.featureDiff(a, &all[i], &tt.feats[i], all[i].Labels, yhat[j][k])
+					for v, z := range yhat[j][k] {
+						if z != all[i].Labels[v] {
+							b += costT[i][v]
+						}
+					}
+				}
+				for i := range a {
+					a[i] /= n
+				}
+				for _, i := range tt.spec.fixed {
+					a[i] = 0
+				}
+				b /= n
+				ga, gb := tt.qp.Plane(j)
+				if math.Abs(gb-b) > 1e-12*math.Max(1, b) {
+					t.Errorf("%s: plane %d: offset %.15g, on T directly %.15g", name, j, gb, b)
+				}
+				for i := range a {
+					if math.Abs(ga[i]-a[i]) > 1e-12*math.Max(1, math.Abs(a[i])) {
+						t.Errorf("%s: plane %d: a[%d] = %.15g, on T directly %.15g", name, j, i, ga[i], a[i])
+						break
+					}
+				}
+			}
+		}
+	}
+	// Costs that differ between nodes of one class: no tally re-costs them.
+	_, part, err := Train(sub, labels, Settings{Set: C4{}, C: 10, Tol: 1e-3, Workers: 1, Loss: ClassAveraged{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	costs := refCosts(all, labels, false)
+	costs[where[0]][0] *= 2
+	_, tr, err := Train(all, labels, Settings{Set: C4{}, C: 10, Tol: 1e-3, Workers: 1, Loss: NodeCosts{Costs: costs},
+		Warm: part.Working, WarmInstances: where})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := tr.Warm; st.Planes != 0 || st.Recosted != 0 || st.PlanesDropped != len(part.Working.Planes) {
+		t.Errorf("node costs not constant per class: %+v, want every plane dropped", *st)
 	}
 }
 
