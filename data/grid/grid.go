@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -103,8 +102,16 @@ type Options struct {
 	// working set it starts from, say): the job is not started before that
 	// one has finished, in this run or an earlier one. ok false, or a job
 	// not in the grid, means no wait; a job still runs when the one it
-	// waits for fails. Jobs start in the order given among those ready.
+	// waits for fails. Which ready job starts first: see Cost.
 	After func(Job) (Job, bool)
+	// Cost estimates what a job takes (seconds, say; only ratios matter).
+	// Among the ready jobs, the one heading the costliest chain of waits
+	// (After) starts first, so that a long chain does not start last and
+	// keep one worker busy while the others idle. nil means Estimate of
+	// the rows already in the Results file (an earlier run's times, stale
+	// or not); with no rows, every job costs 0 and ready jobs start in the
+	// order given. Replay shows what an order costs on recorded times.
+	Cost func(Job) float64
 }
 
 // Jobs lists every (dataset, set, loss, C, fold) combination, folds
@@ -154,6 +161,7 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 	results := make([]Result, len(jobs))
 	done := make([]bool, len(jobs))
 	var out *os.File
+	cost := opt.Cost
 	if opt.Results != "" {
 		if err := os.MkdirAll(filepath.Dir(opt.Results), 0o755); err != nil {
 			return nil, err
@@ -173,6 +181,9 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 			return nil, err
 		}
 		plan := planReuse(prev, index, code, params, policy)
+		if cost == nil {
+			cost = Estimate(prev)
+		}
 		if out, err = os.OpenFile(opt.Results, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err != nil {
 			return nil, err
 		}
@@ -238,7 +249,7 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 			}
 		}()
 	}
-	ctxErr := feed(ctx, jobs, done, waitFor, todo, fin)
+	ctxErr := feed(ctx, newQueue(done, waitFor, priorities(jobs, waitFor, cost)), todo, fin)
 	close(todo)
 	wg.Wait()
 	if writeErr != nil {
@@ -356,27 +367,13 @@ func dependencies(jobs []Job, index map[string]int, done []bool, after func(Job)
 	return waitFor, nil
 }
 
-// feed hands the jobs not done to the workers, earliest first among those
-// whose wait is over, until all have finished or ctx is cancelled (then it
-// waits for the running ones and returns ctx's error).
-func feed(ctx context.Context, jobs []Job, done []bool, waitFor []int, todo chan<- int, fin <-chan int) error {
-	var ready []int
-	waiting := map[int][]int{}
-	left := 0
-	for i := range jobs {
-		switch {
-		case done[i]:
-		case waitFor[i] >= 0:
-			waiting[waitFor[i]] = append(waiting[waitFor[i]], i)
-			left++
-		default:
-			ready = append(ready, i)
-			left++
-		}
-	}
+// feed hands the jobs not done to the workers in the order of q until
+// all have finished or ctx is cancelled (then it waits for the running
+// ones and returns ctx's error).
+func feed(ctx context.Context, q *queue, todo chan<- int, fin <-chan int) error {
 	running := 0
 	var ctxErr error
-	for left > 0 {
+	for q.left > 0 {
 		if ctxErr != nil {
 			if running == 0 {
 				break
@@ -386,20 +383,17 @@ func feed(ctx context.Context, jobs []Job, done []bool, waitFor []int, todo chan
 			continue
 		}
 		var send chan<- int
-		next := -1
-		if len(ready) > 0 {
-			send, next = todo, ready[0]
+		next, ok := q.peek()
+		if ok {
+			send = todo
 		}
 		select {
 		case send <- next:
-			ready = ready[1:]
+			q.take()
 			running++
 		case i := <-fin:
 			running--
-			left--
-			ready = append(ready, waiting[i]...)
-			delete(waiting, i)
-			slices.Sort(ready)
+			q.finish(i)
 		case <-ctx.Done():
 			ctxErr = ctx.Err()
 		}

@@ -29,7 +29,7 @@ type protocolResult struct {
 // runProtocol runs one of the paper's protocols (or a shard of it), merges
 // shard files, or lists the protocols.
 func runProtocol(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("protocol", "psub protocol -list | psub protocol NAME [-profile quick] [-results FILE] [-shard i/n] [-workers N] | psub protocol NAME [-profile P] -merge -results OUT SHARD_FILE...", stdout)
+	fs := newFlags("protocol", "psub protocol -list | psub protocol NAME [-profile quick] [-results FILE] [-shard i/n] [-workers N] | psub protocol NAME -profile P -replay N [-results FILE] | psub protocol NAME [-profile P] -merge -results OUT SHARD_FILE...", stdout)
 	list := fs.Bool("list", false, "list the protocols as JSON")
 	f := protocolFlags{
 		profile:     fs.String("profile", string(protocol.Quick), "profile: tiny (tests), quick (minutes), full (the paper's protocol)"),
@@ -39,6 +39,7 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 		models:      fs.String("models", "", "directory of the final models (default: out/models/NAME-PROFILE)"),
 		checkpoints: fs.String("checkpoints", "", "directory of training checkpoints: interrupted fits resume from their last iteration"),
 		merge:       fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running"),
+		replay:      fs.Int("replay", 0, "instead of running, schedule the grid again on 1, 2, 4, ... `N` workers with the fit times of -results (replay.go)"),
 	}
 	fs.after = func(w io.Writer) {
 		fmt.Fprintln(w, "\nprotocols (one per notebook; rows: one JSON object per fit, grid.Result):")
@@ -80,7 +81,7 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 // protocolFlags are the flags of a run or merge.
 type protocolFlags struct {
 	profile, results, shard, models, checkpoints *string
-	workers                                      *int
+	workers, replay                              *int
 	merge                                        *bool
 }
 
@@ -96,6 +97,21 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 	}
 	if *workers < 0 {
 		return fs.usageErr("-workers %d: want 0 (one per core) or more", *workers)
+	}
+	if *f.replay != 0 {
+		switch {
+		case *f.replay < 0:
+			return fs.usageErr("-replay %d: want the most workers, 1 or more", *f.replay)
+		case *merge || *shardArg != "":
+			return fs.usageErr("-replay replays the whole grid: no -merge or -shard")
+		}
+		if err := fs.noArgs(); err != nil {
+			return err
+		}
+		if *results == "" {
+			*results = protocol.DefaultResults(p.Name(), prof)
+		}
+		return runReplay(p, prof, *results, *f.replay, stdout, stderr)
 	}
 	if *merge {
 		if *results == "" || fs.NArg() == 0 {
