@@ -108,9 +108,10 @@ type Options struct {
 	// Among the ready jobs, the one heading the costliest chain of waits
 	// (After) starts first, so that a long chain does not start last and
 	// keep one worker busy while the others idle. nil means Estimate of
-	// the rows already in the Results file (an earlier run's times, stale
-	// or not); with no rows, every job costs 0 and ready jobs start in the
-	// order given. Replay shows what an order costs on recorded times.
+	// the rows in the Results file (an earlier run's, stale or not) and of
+	// the jobs finished so far, estimated again after every job; before
+	// any is known, ready jobs start in the order given, as they do for a
+	// Cost that is 0 everywhere. Replay shows what an order costs.
 	Cost func(Job) float64
 }
 
@@ -161,7 +162,7 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 	results := make([]Result, len(jobs))
 	done := make([]bool, len(jobs))
 	var out *os.File
-	cost := opt.Cost
+	var prev []Result // the results file's rows
 	if opt.Results != "" {
 		if err := os.MkdirAll(filepath.Dir(opt.Results), 0o755); err != nil {
 			return nil, err
@@ -176,14 +177,10 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 			return nil, fmt.Errorf("grid: %w", err)
 		}
 		defer lock.Unlock()
-		prev, err := openResults(opt.Results)
-		if err != nil {
+		if prev, err = openResults(opt.Results); err != nil {
 			return nil, err
 		}
 		plan := planReuse(prev, index, code, params, policy)
-		if cost == nil {
-			cost = Estimate(prev)
-		}
 		if out, err = os.OpenFile(opt.Results, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err != nil {
 			return nil, err
 		}
@@ -249,7 +246,12 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 			}
 		}()
 	}
-	ctxErr := feed(ctx, newQueue(done, waitFor, priorities(jobs, waitFor, cost)), todo, fin)
+	q := newQueue(done, waitFor, priorities(jobs, waitFor, opt.Cost))
+	if opt.Cost == nil {
+		// results[i] is written before i is sent on fin.
+		q.learning(jobs, waitFor, prev, func(i int) Result { return results[i] })
+	}
+	ctxErr := feed(ctx, q, todo, fin)
 	close(todo)
 	wg.Wait()
 	if writeErr != nil {

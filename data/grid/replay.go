@@ -38,14 +38,16 @@ func (s Schedule) Idle() float64 {
 
 // Replay runs Run's scheduler on a simulated clock instead of running the
 // jobs: jobs[i] takes took[i] (seconds, say, from the rows of a run), on
-// opt.Workers workers, waiting as opt.After says and ordered by opt.Cost,
-// as Run would order them. Other options are ignored; nothing is run or
+// opt.Workers workers, waiting as opt.After says and ordered as Run
+// orders them: by opt.Cost, or when it is nil by costs estimated from the
+// rows earlier (what Run would find in its results file) and from the
+// jobs finished so far. Other options are ignored; nothing is run or
 // written. A worker takes the next job the moment it is free, and jobs
 // that end at the same time release their waiting jobs before any starts,
 // so the replay is deterministic (a real run differs by its timing noise).
 // It fails as Run does on duplicate jobs and cyclic waits, and on times
 // that are not finite non-negative numbers.
-func Replay(jobs []Job, took []float64, opt Options) (Schedule, error) {
+func Replay(jobs []Job, took []float64, earlier []Result, opt Options) (Schedule, error) {
 	if len(took) != len(jobs) {
 		return Schedule{}, fmt.Errorf("grid: replay of %d jobs given %d times", len(jobs), len(took))
 	}
@@ -73,6 +75,9 @@ func Replay(jobs []Job, took []float64, opt Options) (Schedule, error) {
 		s.Critical = max(s.Critical, c)
 	}
 	q := newQueue(make([]bool, len(jobs)), waitFor, priorities(jobs, waitFor, opt.Cost))
+	if opt.Cost == nil {
+		q.learning(jobs, waitFor, earlier, func(i int) Result { return Result{Job: jobs[i], Seconds: took[i]} })
+	}
 	idle := make([]int, workers) // free workers, lowest number first
 	for w := range idle {
 		idle[w] = w

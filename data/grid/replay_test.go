@@ -35,6 +35,9 @@ func chainAfter(j Job) (Job, bool) {
 	return j, true
 }
 
+// listOrder is a Cost under which ready jobs start in the order listed.
+func listOrder(Job) float64 { return 0 }
+
 func unitTimes(n int) []float64 {
 	t := make([]float64, n)
 	for i := range t {
@@ -71,7 +74,7 @@ func TestReplayByHand(t *testing.T) {
 	// order: 3|3 at 0, 2|2 at 3, the last 2 at 5 on worker 0: 7 s (the
 	// best, 3+3 | 2+2+2, is 6 s).
 	jobs := line(5, 0)
-	s, err := Replay(jobs, []float64{3, 3, 2, 2, 2}, Options{Workers: 2})
+	s, err := Replay(jobs, []float64{3, 3, 2, 2, 2}, nil, Options{Workers: 2, Cost: listOrder})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +95,7 @@ func TestReplayByHand(t *testing.T) {
 	// x4, which are listed first.
 	jobs = line(4, 3)
 	took := unitTimes(7)
-	listed, err := Replay(jobs, took, Options{Workers: 2, After: chainAfter})
+	listed, err := Replay(jobs, took, nil, Options{Workers: 2, After: chainAfter, Cost: listOrder})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +103,7 @@ func TestReplayByHand(t *testing.T) {
 		t.Errorf("list order: makespan %g, started %s; want 5, x1 x2 x3 x4 c1 c2 c3", listed.Makespan, got)
 	}
 	cost := func(j Job) float64 { return 1 }
-	chain, err := Replay(jobs, took, Options{Workers: 2, After: chainAfter, Cost: cost})
+	chain, err := Replay(jobs, took, nil, Options{Workers: 2, After: chainAfter, Cost: cost})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,8 +114,33 @@ func TestReplayByHand(t *testing.T) {
 		t.Errorf("critical %g bound %g, want 3 and 3.5", chain.Critical, chain.Bound())
 	}
 
+	// Without Cost, as a run without earlier rows: every cost is 0 until
+	// x1 and x2 end at 1; then each job is estimated at 1 s (the mean of
+	// the jobs finished), c1 heads 3 s of chain and starts beside x3, and
+	// the chain ends at 4.
+	learned, err := Replay(jobs, took, nil, Options{Workers: 2, After: chainAfter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := startOrder(jobs, learned); learned.Makespan != 4 || got != "x1 x2 c1 x3 c2 x4 c3" {
+		t.Errorf("learned costs: makespan %g, started %s; want 4, x1 x2 c1 x3 c2 x4 c3", learned.Makespan, got)
+	}
+	// Given earlier rows (a results file of an earlier run) it knows c's
+	// cost from the start: c1 (3 s of chain) starts at 0.
+	var earlier []Result
+	for _, j := range jobs[4:] {
+		earlier = append(earlier, Result{Job: j, Seconds: 1})
+	}
+	seeded, err := Replay(jobs, took, earlier, Options{Workers: 2, After: chainAfter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seeded.Makespan != 4 || seeded.Start[4] != 0 {
+		t.Errorf("earlier rows: makespan %g, c1 starts at %g; want 4 and 0", seeded.Makespan, seeded.Start[4])
+	}
+
 	// More workers than jobs: the chain alone sets the makespan.
-	wide, err := Replay(jobs, took, Options{Workers: 16, After: chainAfter})
+	wide, err := Replay(jobs, took, nil, Options{Workers: 16, After: chainAfter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +179,7 @@ func TestReplayRandomDAGs(t *testing.T) {
 		if trial%2 == 1 {
 			cost = func(j Job) float64 { return took[j.Fold] }
 		}
-		s, err := Replay(jobs, took, Options{Workers: workers, After: after, Cost: cost})
+		s, err := Replay(jobs, took, nil, Options{Workers: workers, After: after, Cost: cost})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +264,7 @@ func TestReplayFollowsRun(t *testing.T) {
 	}
 	replayOrder := func(cost func(Job) float64) string {
 		t.Helper()
-		s, err := Replay(jobs, took, Options{Workers: 1, After: chainAfter, Cost: cost})
+		s, err := Replay(jobs, took, nil, Options{Workers: 1, After: chainAfter, Cost: cost})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +276,7 @@ func TestReplayFollowsRun(t *testing.T) {
 		run, want string
 		replay    string
 	}{
-		{"list order", runOrder(Options{}), "x1 x2 x3 x4 c1 c2 c3", replayOrder(nil)},
+		{"list order", runOrder(Options{Cost: listOrder}), "x1 x2 x3 x4 c1 c2 c3", replayOrder(listOrder)},
 		// c1 heads 6 s of chain, then c2 (4 s) beats the x's (1 s), and
 		// c3 (2 s) too.
 		{"cost", runOrder(Options{Cost: cost}), "c1 c2 c3 x1 x2 x3 x4", replayOrder(cost)},
@@ -299,12 +327,12 @@ func TestReplayRefuses(t *testing.T) {
 			return Job{}, false
 		}}, "cycle"},
 	} {
-		if _, err := Replay(c.jobs, c.took, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := Replay(c.jobs, c.took, nil, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", c.what, err, c.want)
 		}
 	}
 	// No jobs: an empty schedule.
-	if s, err := Replay(nil, nil, Options{Workers: 3}); err != nil || s.Makespan != 0 || s.Idle() != 0 {
+	if s, err := Replay(nil, nil, nil, Options{Workers: 3}); err != nil || s.Makespan != 0 || s.Idle() != 0 {
 		t.Errorf("no jobs: %+v, %v", s, err)
 	}
 }
@@ -353,9 +381,20 @@ func BenchmarkReplay(b *testing.B) {
 		return j, true
 	}
 	cost := func(j Job) float64 { return j.C }
-	for b.Loop() {
-		if _, err := Replay(jobs, took, Options{Workers: 16, After: after, Cost: cost}); err != nil {
-			b.Fatal(err)
+	b.Run("cost", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Replay(jobs, took, nil, Options{Workers: 16, After: after, Cost: cost}); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	// Costs learned from the jobs finished so far: Run's default, which
+	// estimates every job's chain again after each job.
+	b.Run("learned", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Replay(jobs, took, nil, Options{Workers: 16, After: after}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -10,6 +10,9 @@ type queue struct {
 	ready   readyHeap
 	waiting map[int][]int // job → the jobs waiting for it
 	left    int           // jobs not yet finished
+	// learn, when set, is told of every finished job and returns the
+	// priorities anew (costs estimated from the jobs finished so far).
+	learn func(finished int) []float64
 }
 
 // newQueue queues the jobs not done; waitFor[i] is the job i waits for
@@ -51,6 +54,10 @@ func (q *queue) finish(i int) {
 		heap.Push(&q.ready, k)
 	}
 	delete(q.waiting, i)
+	if q.learn != nil {
+		q.ready.prio = q.learn(i)
+		heap.Init(&q.ready)
+	}
 }
 
 // readyHeap orders ready jobs by priority, then by index.
@@ -106,6 +113,29 @@ func chainCosts(waitFor []int, cost func(i int) float64) []float64 {
 		chain[i] = cost(i) + longest
 	}
 	return chain
+}
+
+// learning makes q re-estimate its priorities as jobs finish: Estimate of
+// rows (an earlier run's) and of the jobs finished so far, whose row
+// row(i) gives. Run uses it when Options.Cost is nil, Replay likewise.
+func (q *queue) learning(jobs []Job, waitFor []int, rows []Result, row func(i int) Result) {
+	e := newEstimator()
+	for _, r := range rows {
+		e.add(r)
+	}
+	keys := make([]string, len(jobs))
+	for i, j := range jobs {
+		keys[i] = j.Key()
+	}
+	prio := func() []float64 {
+		return chainCosts(waitFor, func(i int) float64 { return e.costOf(keys[i], jobs[i]) })
+	}
+	q.ready.prio = prio()
+	heap.Init(&q.ready)
+	q.learn = func(i int) []float64 {
+		e.add(row(i))
+		return prio()
+	}
 }
 
 // priorities are the jobs' priorities in Run's queue: with cost, the cost
