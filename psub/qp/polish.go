@@ -444,6 +444,12 @@ func (w *work) pathStep(f *freeSet) {
 		if w.alpha0 < 0 || (atStop && stop == -2) {
 			w.alpha0 = 0
 		}
+		if atStop && stop == -2 {
+			// α_0 leaves F as a blocking plane does (step does the same):
+			// left in, the next round solves for the same α_0 < 0 and
+			// stops at τ = 0 again until the round cap.
+			f.slackIn = false
+		}
 	}
 	if nDropped > 1 {
 		s.multiDrops++
