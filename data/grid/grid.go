@@ -110,8 +110,9 @@ type Options struct {
 	// keep one worker busy while the others idle. nil means Estimate of
 	// the rows in the Results file (an earlier run's, stale or not) and of
 	// the jobs finished so far, estimated again after every job; before
-	// any is known, ready jobs start in the order given, as they do for a
-	// Cost that is 0 everywhere. Replay shows what an order costs.
+	// any is known, and always on one worker (where the order does not
+	// change the grid's time), ready jobs start in the order given, as they
+	// do for a Cost that is 0 everywhere. Replay shows what an order costs.
 	Cost func(Job) float64
 }
 
@@ -247,7 +248,7 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 		}()
 	}
 	q := newQueue(done, waitFor, priorities(jobs, waitFor, opt.Cost))
-	if opt.Cost == nil {
+	if opt.Cost == nil && workers > 1 {
 		// results[i] is written before i is sent on fin.
 		q.learning(jobs, waitFor, prev, func(i int) Result { return results[i] })
 	}

@@ -41,7 +41,7 @@ func (s Schedule) Idle() float64 {
 // opt.Workers workers, waiting as opt.After says and ordered as Run
 // orders them: by opt.Cost, or when it is nil by costs estimated from the
 // rows earlier (what Run would find in its results file) and from the
-// jobs finished so far. Other options are ignored; nothing is run or
+// jobs finished so far (on more than one worker). Other options are ignored; nothing is run or
 // written. A worker takes the next job the moment it is free, and jobs
 // that end at the same time release their waiting jobs before any starts,
 // so the replay is deterministic (a real run differs by its timing noise).
@@ -75,7 +75,7 @@ func Replay(jobs []Job, took []float64, earlier []Result, opt Options) (Schedule
 		s.Critical = max(s.Critical, c)
 	}
 	q := newQueue(make([]bool, len(jobs)), waitFor, priorities(jobs, waitFor, opt.Cost))
-	if opt.Cost == nil {
+	if opt.Cost == nil && workers > 1 {
 		q.learning(jobs, waitFor, earlier, func(i int) Result { return Result{Job: jobs[i], Seconds: took[i]} })
 	}
 	idle := make([]int, workers) // free workers, lowest number first

@@ -248,15 +248,27 @@ func TestReplayFollowsRun(t *testing.T) {
 	}
 	runOrder := func(opt Options) string {
 		t.Helper()
+		if opt.Workers == 0 {
+			opt.Workers = 1
+		}
+		// The first jobs wait until every worker has one, so that none
+		// ends before the workers' first jobs are handed out.
 		var mu sync.Mutex
 		var order []string
+		var first sync.WaitGroup
+		first.Add(opt.Workers)
 		fn := func(_ context.Context, j Job) (map[string]float64, error) {
 			mu.Lock()
 			order = append(order, shortName(j))
+			n := len(order)
 			mu.Unlock()
+			if n <= opt.Workers {
+				first.Done()
+				first.Wait()
+			}
 			return map[string]float64{}, nil
 		}
-		opt.Workers, opt.After = 1, chainAfter
+		opt.After = chainAfter
 		if _, err := Run(context.Background(), jobs, fn, opt); err != nil {
 			t.Fatal(err)
 		}
@@ -287,7 +299,9 @@ func TestReplayFollowsRun(t *testing.T) {
 	}
 
 	// A results file of an earlier version of the code (stale rows, which
-	// run again) gives the costs when Options.Cost is nil.
+	// run again) gives the costs when Options.Cost is nil: on two workers
+	// c1 (6 s of chain) starts at once, beside x1. On one worker the order
+	// cannot change the grid's time, and stays the order given.
 	path := filepath.Join(t.TempDir(), "r.jsonl")
 	old := CodeVersion{Commit: "old", Source: "0ld"}
 	var rows []Result
@@ -298,10 +312,16 @@ func TestReplayFollowsRun(t *testing.T) {
 	if err := WriteResultsJSONL(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, path, buf.String())
 	now := CodeVersion{Commit: "new", Source: "n3w"}
-	if got := runOrder(Options{Results: path, Code: &now}); got != "c1 c2 c3 x1 x2 x3 x4" {
-		t.Errorf("costs from stale rows: ran %s, want c1 c2 c3 x1 x2 x3 x4", got)
+	for _, workers := range []int{1, 2} {
+		writeFile(t, path, buf.String())
+		got := runOrder(Options{Results: path, Code: &now, Workers: workers})
+		first := strings.Fields(got)[:workers]
+		slices.Sort(first)
+		want := map[int][]string{1: {"x1"}, 2: {"c1", "x1"}}[workers]
+		if !slices.Equal(first, want) {
+			t.Errorf("costs from stale rows, %d workers: ran %s; want %v first", workers, got, want)
+		}
 	}
 }
 
