@@ -39,7 +39,7 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 		models:      fs.String("models", "", "directory of the final models (default: out/models/NAME-PROFILE)"),
 		checkpoints: fs.String("checkpoints", "", "directory of training checkpoints: interrupted fits resume from their last iteration"),
 		merge:       fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running"),
-		replay:      fs.Int("replay", 0, "instead of running, schedule the grid again on 1, 2, 4, ... `N` workers with the fit times of -results (replay.go)"),
+		replay:      fs.Int("replay", 0, "instead of running, schedule the grid again on 1, 2, 4, ... `N` workers with the fit times recorded in -results; prints a table on stderr, JSON on stdout"),
 	}
 	fs.after = func(w io.Writer) {
 		fmt.Fprintln(w, "\nprotocols (one per notebook; rows: one JSON object per fit, grid.Result):")
