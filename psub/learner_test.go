@@ -190,8 +190,9 @@ func TestDelayedMatchesFull(t *testing.T) {
 	s = base
 	s.Tuning.AddK = 4
 	runs["add-4"] = s
-	// The inference cache serves the pretraining stage only (no margin
-	// passes there); the exact stage runs real inference every iteration.
+	// The inference cache serves the pretraining stage, and the exact one
+	// with lazy generation (margin passes only before real inference;
+	// TestCacheWithGeneration).
 	s = base
 	s.Tuning.Cache, s.Pretrain, s.Delayed = 5, true, true
 	runs["cache"] = s
@@ -213,8 +214,8 @@ func TestDelayedMatchesFull(t *testing.T) {
 					hits[it.Stage]++
 				}
 			}
-			if hits[0] == 0 || len(hits) != 1 {
-				t.Errorf("cache: cache hits per stage %v, want some in the pretraining stage 0 only", hits)
+			if hits[0] == 0 {
+				t.Errorf("cache: cache hits per stage %v, want some in the pretraining stage 0", hits)
 			}
 		}
 		if name == "prune-rows" {
@@ -649,10 +650,10 @@ func TestFillCut(t *testing.T) {
 	}
 }
 
-// TestCacheOnlyWithoutGeneration: with hard-constraint generation every
-// iteration costs a margin pass, so the inference cache stays unused there
-// (C4, one pass), while it serves a definitely submodular set (C2).
-func TestCacheOnlyWithoutGeneration(t *testing.T) {
+// TestCacheWithGeneration: the inference cache serves a set that generates
+// hard constraints (C4, one pass, lazy generation) as it serves a
+// definitely submodular one (C2). lazy_test.go checks the certificates.
+func TestCacheWithGeneration(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 31))
 	train := smoothSet(rng, 10, 16, 4, 2)
 	for _, set := range []ConstraintSet{C4{}, C2{}} {
@@ -663,7 +664,7 @@ func TestCacheOnlyWithoutGeneration(t *testing.T) {
 				hits++
 			}
 		}
-		if _, gen := set.(C4); gen && hits != 0 || !gen && hits == 0 {
+		if hits == 0 {
 			t.Errorf("%s: %d cache hits in %d iterations", set.Name(), hits, tr.Iters)
 		}
 	}
