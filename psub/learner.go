@@ -458,6 +458,7 @@ type trainer struct {
 	// tallies[j] is plane j's tally (WarmPlane.Tally), nil if unknown.
 	instDigests []InstanceDigest
 	tallies     [][]int32
+	warmNew     []int // instances to complete carried planes on (completeWarm)
 }
 
 // seconds is the wall time of the training, including the runs it resumed.

@@ -22,6 +22,17 @@ package psub
 // differ between a selection set and the final set), b is recomputed
 // under the new costs, and the plane is again exactly the constraint of
 // its labellings in the new problem.
+//
+// On a superset, a carried plane counts the new instances at their true
+// labels, where they contribute nothing, so the cutting-plane method has
+// to find their violations plane by plane (the final fits of the
+// protocols, on a quarter more images than their selection fits, took
+// nearly as many iterations warm as cold). The first inference of the new
+// training labels them anyway: each carried plane is then also added
+// completed, with those labellings on the new instances instead of the
+// truth, again exactly one of the new problem's constraints (its
+// labellings are the plane's on the old instances and the first
+// inference's on the new ones).
 
 import (
 	"bytes"
@@ -104,6 +115,11 @@ type WarmStats struct {
 	// from their tallies under this problem's node costs (the features and
 	// labels matched, the loss or its costs did not).
 	Recosted int
+	// Completed counts the planes added at the first iteration as
+	// completions of the carried ones on the instances the working set
+	// did not have (none without such instances, or with the inference
+	// cache, Tuning.Cache, whose planes keep no labellings).
+	Completed int
 	// FromC is the C of the training the working set came from.
 	FromC float64
 }
@@ -298,6 +314,9 @@ func (t *trainer) warmStart() error {
 		alpha = append(alpha, math.Max(0, p.Alpha)*cScale)
 		st.Planes++
 	}
+	if st.Planes > 0 && t.cache == nil {
+		t.warmNew = missing(where, ws.Train, len(t.train))
+	}
 	// Hard constraints: only where every stage enforces the whole pool
 	// (no pretraining, no minibatches), of the same set, on edges with the
 	// same features here.
@@ -416,11 +435,32 @@ func (t *trainer) remapTally(tally []int32, where []int, train int) []int32 {
 	return out
 }
 
+// missing lists the training instances (of train) that no working-set
+// training instance maps to through where, nil if none.
+func missing(where []int, wsTrain, train int) []int {
+	have := make([]bool, train)
+	for k := range wsTrain {
+		if i := where[k]; i >= 0 && i < train {
+			have[i] = true
+		}
+	}
+	var out []int
+	for i, ok := range have {
+		if !ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // notePlane records the tally of the plane inference just added to the QP:
 // the mislabelled nodes per instance and class of the workers' last
 // labellings. Without them (the inference cache builds planes from
-// remembered feature differences) the tally is nil.
+// remembered feature differences) the tally is nil. After the first
+// inference of a warm start on a superset it also completes the carried
+// planes (completeWarm).
 func (t *trainer) notePlane() {
+	defer t.completeWarm()
 	t.tallies = slices.Grow(t.tallies, 1)
 	for len(t.tallies) < t.qp.Planes()-1 {
 		t.tallies = append(t.tallies, nil) // planes restored from a checkpoint
@@ -471,4 +511,69 @@ func (t *trainer) dropTallies(drop []int) {
 	}
 	clear(t.tallies[len(keep):])
 	t.tallies = keep
+}
+
+// completeWarm adds, once, after the first inference of a training warm
+// started on a superset, a completed copy of every plane carried over (all
+// planes in the QP but the last, which that inference just added): on the
+// instances t.warmNew, which the working set did not have, the copy has
+// the labellings that inference found instead of the true labels, so it
+// adds their mean feature difference and loss over this training set.
+func (t *trainer) completeWarm() {
+	nw := t.warmNew
+	t.warmNew = nil
+	if len(nw) == 0 {
+		return
+	}
+	labels := t.layout.Labels
+	aN := make([]float64, t.layout.Dim())
+	bN := 0.0
+	tallyN := make([]int32, len(t.train)*labels)
+	for _, i := range nw {
+		var z []int
+		for _, wk := range t.works {
+			if p, ok := wk.prev[i]; ok {
+				z = p
+			}
+		}
+		if z == nil {
+			return // not a labelling of this round: add nothing
+		}
+		in := &t.train[i]
+		t.layout.featureDiff(aN, in, &t.feats[i], in.Labels, z)
+		bN += LossValue(t.costs[i], in.Labels, z)
+		for k, y := range in.Labels {
+			if z[k] != y {
+				tallyN[i*labels+y]++
+			}
+		}
+	}
+	n := float64(len(t.train))
+	for k := range aN {
+		aN[k] /= n
+	}
+	bN /= n
+	carried := t.qp.Planes() - 1
+	for j := range carried {
+		a, b := t.qp.Plane(j)
+		for k := range a {
+			a[k] += aN[k]
+		}
+		if t.qp.AddPlane(a, b+bN) < 0 {
+			return // the QP's error surfaces at its next call
+		}
+		var tally []int32
+		if tj := t.tallies[j]; tj != nil {
+			tally = make([]int32, len(tj))
+			for k := range tj {
+				tally[k] = tj[k] + tallyN[k]
+			}
+		}
+		t.tallies = append(t.tallies, tally)
+		t.inactive = append(t.inactive, 0)
+		t.maxA2 = math.Max(t.maxA2, dot(a, a))
+		if t.trace.Warm != nil {
+			t.trace.Warm.Completed++
+		}
+	}
 }

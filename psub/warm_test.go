@@ -174,6 +174,10 @@ func TestWarmStartSuperset(t *testing.T) {
 				if st.Planes != len(part.Working.Planes) || st.PlanesDropped != 0 || st.Recosted != wantRecosted {
 					t.Errorf("%s: took %d of %d planes (dropped %d), re-costed %d, want all, %d re-costed", name, st.Planes, len(part.Working.Planes), st.PlanesDropped, st.Recosted, wantRecosted)
 				}
+				if st.Completed != st.Planes && warm.Iters > 1 {
+					t.Errorf("%s: %d of %d carried planes completed on the new instances", name, st.Completed, st.Planes)
+				}
+				checkTallies(t, name, all, s, warm.Working)
 				coldIt[classAvg] += cold.Iters
 				warmIt[classAvg] += warm.Iters
 				if st.Hard != len(part.Working.Hard) {
@@ -183,6 +187,24 @@ func TestWarmStartSuperset(t *testing.T) {
 		}
 	}
 	t.Logf("superset fits, iterations cold/warm: Hamming %d/%d, class-averaged %d/%d", coldIt[false], warmIt[false], coldIt[true], warmIt[true])
+}
+
+// checkTallies checks that every plane of ws, the working set of a
+// training on train with settings s, has a tally that gives its offset
+// back under the training's costs.
+func checkTallies(t *testing.T, name string, train []Instance, s Settings, ws *WorkingSet) {
+	t.Helper()
+	tr, err := newTrainer(train, 2, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost, nodes := tr.classCosts()
+	for j, p := range ws.Planes {
+		b, err := tr.recost(p.Tally, cost, nodes)
+		if p.Tally == nil || err != nil || math.Abs(b-p.B) > 1e-12*math.Max(1, p.B) {
+			t.Errorf("%s: plane %d: offset %.15g, from its tally %.15g (%v)", name, j, p.B, b, err)
+		}
+	}
 }
 
 // mixedSet is 9 instances of smoothSet's kind with 6, 7 and 8 nodes, so
@@ -234,7 +256,9 @@ func refCosts(set []Instance, labels int, classAvg bool) [][]float64 {
 // training on T from them and compares every plane in T's QP with
 // a = Σ_k δψ_k/|T| and b = Σ_k Δ_T(y_k, ŷ_k)/|T| under T's costs (refCosts),
 // for every pair of losses (re-costed across losses too, and scaled as
-// they are for Hamming to Hamming). It also checks that the tallies a real
+// they are for Hamming to Hamming); after one iteration, each carried
+// plane's completion against T's plane of its labellings on S and the
+// first inference's elsewhere. It also checks that the tallies a real
 // training records give back its planes' offsets under its own costs, and
 // (also after pruning), and that costs that differ between nodes of one
 // class leave the planes out.
@@ -259,19 +283,10 @@ func TestWarmRecostedPlanes(t *testing.T) {
 		if part.PlanesRemoved == 0 {
 			t.Errorf("from class-averaged %v: no plane pruned; the test needs some", fromAvg)
 		}
+		checkTallies(t, fmt.Sprintf("from class-averaged %v", fromAvg), sub, s, part.Working)
 		ts, err := newTrainer(sub, labels, s)
 		if err != nil {
 			t.Fatal(err)
-		}
-		cost, nodes := ts.classCosts()
-		if cost == nil {
-			t.Fatalf("from class-averaged %v: costs not constant per class", fromAvg)
-		}
-		for j, p := range part.Working.Planes {
-			b, err := ts.recost(p.Tally, cost, nodes)
-			if p.Tally == nil || err != nil || math.Abs(b-p.B) > 1e-12*math.Max(1, p.B) {
-				t.Errorf("from class-averaged %v: plane %d: offset %.15g, from its tally %.15g (%v)", fromAvg, j, p.B, b, err)
-			}
 		}
 		// Planes of known labellings on S.
 		costS := refCosts(sub, labels, fromAvg)
@@ -310,6 +325,7 @@ func TestWarmRecostedPlanes(t *testing.T) {
 			name := fmt.Sprintf("class-averaged %v to %v", fromAvg, toAvg)
 			s := s
 			s.Loss, s.Warm, s.WarmInstances = loss[toAvg], &ws, where
+			s.Tuning = Tuning{} // no pruning within the one iteration
 			tt, err := newTrainer(all, labels, s)
 			if err != nil {
 				t.Fatal(err)
@@ -327,35 +343,81 @@ func TestWarmRecostedPlanes(t *testing.T) {
 				continue
 			}
 			costT := refCosts(all, labels, toAvg)
-			n := float64(len(all))
-			for j := range ws.Planes {
+			// plane is T's plane of labellings z[i] (the truth where nil).
+			plane := func(z [][]int) ([]float64, float64) {
 				a := make([]float64, tt.layout.Dim())
 				b := 0.0
-				for k, i := range where {
-					tt.layout.featureDiff(a, &all[i], &tt.feats[i], all[i].Labels, yhat[j][k])
-					for v, z := range yhat[j][k] {
-						if z != all[i].Labels[v] {
+				for i := range all {
+					if z[i] == nil {
+						continue
+					}
+					tt.layout.featureDiff(a, &all[i], &tt.feats[i], all[i].Labels, z[i])
+					for v, zv := range z[i] {
+						if zv != all[i].Labels[v] {
 							b += costT[i][v]
 						}
 					}
 				}
 				for i := range a {
-					a[i] /= n
+					a[i] /= float64(len(all))
 				}
 				for _, i := range tt.spec.fixed {
 					a[i] = 0
 				}
-				b /= n
+				return a, b / float64(len(all))
+			}
+			same := func(what string, j int, a []float64, b float64) {
 				ga, gb := tt.qp.Plane(j)
 				if math.Abs(gb-b) > 1e-12*math.Max(1, b) {
-					t.Errorf("%s: plane %d: offset %.15g, on T directly %.15g", name, j, gb, b)
+					t.Errorf("%s: %s: offset %.15g, on T directly %.15g", name, what, gb, b)
 				}
 				for i := range a {
 					if math.Abs(ga[i]-a[i]) > 1e-12*math.Max(1, math.Abs(a[i])) {
-						t.Errorf("%s: plane %d: a[%d] = %.15g, on T directly %.15g", name, j, i, ga[i], a[i])
+						t.Errorf("%s: %s: a[%d] = %.15g, on T directly %.15g", name, what, i, ga[i], a[i])
 						break
 					}
 				}
+			}
+			onT := func(j int) [][]int {
+				z := make([][]int, len(all))
+				for k, i := range where {
+					z[i] = yhat[j][k]
+				}
+				return z
+			}
+			for j := range ws.Planes {
+				a, b := plane(onT(j))
+				same(fmt.Sprintf("plane %d", j), j, a, b)
+			}
+			// One iteration: inference labels every instance, and each
+			// carried plane is added completed with those labellings on
+			// the instances S lacks.
+			tt.s.MaxIter = 1
+			if err := tt.run(); err != nil {
+				t.Fatal(err)
+			}
+			carried := len(ws.Planes)
+			if st.Completed != carried || tt.qp.Planes() != 2*carried+1 {
+				t.Errorf("%s: %d planes completed, %d in the QP after one iteration, want %d and %d", name, st.Completed, tt.qp.Planes(), carried, 2*carried+1)
+				continue
+			}
+			first := make([][]int, len(all))
+			for _, wk := range tt.works {
+				for i, z := range wk.prev {
+					first[i] = z
+				}
+			}
+			a, b := plane(first)
+			same("the first iteration's plane", carried, a, b)
+			for j := range carried {
+				z := onT(j)
+				for i := range all {
+					if z[i] == nil {
+						z[i] = first[i]
+					}
+				}
+				a, b := plane(z)
+				same(fmt.Sprintf("completion of plane %d", j), carried+1+j, a, b)
 			}
 		}
 	}
