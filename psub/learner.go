@@ -458,7 +458,8 @@ type trainer struct {
 	// tallies[j] is plane j's tally (WarmPlane.Tally), nil if unknown.
 	instDigests []InstanceDigest
 	tallies     [][]int32
-	warmNew     []int // instances to complete carried planes on (completeWarm)
+	warmNew     []int   // instances to complete carried planes on (completeWarm)
+	miss        []int32 // the last plane's tally, filled by inference and fromCache
 }
 
 // seconds is the wall time of the training, including the runs it resumed.
@@ -499,6 +500,7 @@ func (t *trainer) prepare() {
 		in := &t.train[i]
 		t.feats[i] = instFeatures{unary: newCSR(in.Unary), pairwise: newCSR(in.Pairwise)}
 	}
+	t.miss = make([]int32, len(t.train)*t.layout.Labels)
 	n := min(t.s.Workers, len(t.train))
 	for id := 0; id < n; id++ {
 		t.works = append(t.works, &worker{id: id, energies: map[int]*inference.Energy{}, solvers: map[int]inference.Solver{}})
@@ -1153,6 +1155,7 @@ func (t *trainer) runWorker(wk *worker) {
 			return
 		}
 		loss := LossValue(t.costs[i], in.Labels, labels)
+		t.noteMiss(i, labels)
 		if t.cache == nil {
 			if prev := wk.prev[i]; prev != nil {
 				l.featureDiff(wk.a, in, &t.feats[i], prev, labels)
@@ -1206,6 +1209,7 @@ type cached struct {
 	hash uint64
 	psi  []float64 // ψ(x_i,y_i) − ψ(x_i,ȳ)
 	loss float64
+	miss []int32 // mislabelled nodes per true class (WarmPlane.Tally)
 }
 
 // remember stores ȳ in instance i's cache (called by the worker that owns
@@ -1224,7 +1228,7 @@ func (t *trainer) remember(i int, psi []float64, loss float64, y []int) {
 			return
 		}
 	}
-	e := cached{hash: h, psi: append([]float64(nil), psi...), loss: loss}
+	e := cached{hash: h, psi: append([]float64(nil), psi...), loss: loss, miss: append([]int32(nil), t.missOf(i)...)}
 	if len(c) < t.s.Tuning.Cache {
 		t.cache[i] = append(c, e)
 		return
@@ -1247,9 +1251,11 @@ func (t *trainer) fromCache() ([]float64, float64) {
 				best, bestV = e, v
 			}
 		}
+		clear(t.missOf(i))
 		if best != nil {
 			axpy(a, 1, best.psi)
 			b += best.loss
+			copy(t.missOf(i), best.miss)
 		}
 	}
 	n := float64(len(t.cache))

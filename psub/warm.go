@@ -84,7 +84,7 @@ type WarmPlane struct {
 	// Tally[k·Labels+c] counts the nodes of true class c of training
 	// instance k that the plane's labellings get wrong: b is the mean over
 	// instances of Σ_c Tally·(cost of such a node). nil when unknown (a
-	// plane built from the inference cache or restored from a checkpoint),
+	// plane restored from a checkpoint, or saved before tallies existed),
 	// and then the plane carries over only where the costs are the same.
 	// Every plane keeps one, whatever its dual: the working set holds only
 	// the planes pruning left (Tuning.InactiveWindow), a plane inactive at
@@ -117,8 +117,7 @@ type WarmStats struct {
 	Recosted int
 	// Completed counts the planes added at the first iteration as
 	// completions of the carried ones on the instances the working set
-	// did not have (none without such instances, or with the inference
-	// cache, Tuning.Cache, whose planes keep no labellings).
+	// did not have.
 	Completed int
 	// FromC is the C of the training the working set came from.
 	FromC float64
@@ -314,7 +313,7 @@ func (t *trainer) warmStart() error {
 		alpha = append(alpha, math.Max(0, p.Alpha)*cScale)
 		st.Planes++
 	}
-	if st.Planes > 0 && t.cache == nil {
+	if st.Planes > 0 {
 		t.warmNew = missing(where, ws.Train, len(t.train))
 	}
 	// Hard constraints: only where every stage enforces the whole pool
@@ -453,39 +452,35 @@ func missing(where []int, wsTrain, train int) []int {
 	return out
 }
 
-// notePlane records the tally of the plane inference just added to the QP:
-// the mislabelled nodes per instance and class of the workers' last
-// labellings. Without them (the inference cache builds planes from
-// remembered feature differences) the tally is nil. After the first
-// inference of a warm start on a superset it also completes the carried
-// planes (completeWarm).
+// noteMiss records, for instance i labelled z by inference, its
+// mislabelled nodes per true class (called by the worker that owns i).
+func (t *trainer) noteMiss(i int, z []int) {
+	m := t.missOf(i)
+	clear(m)
+	for k, y := range t.train[i].Labels {
+		if z[k] != y {
+			m[y]++
+		}
+	}
+}
+
+// missOf is instance i's part of t.miss.
+func (t *trainer) missOf(i int) []int32 {
+	l := t.layout.Labels
+	return t.miss[i*l : (i+1)*l]
+}
+
+// notePlane records the tally of the plane just added to the QP (t.miss,
+// which inference or fromCache filled). After the first inference of a
+// warm start on a superset it also completes the carried planes
+// (completeWarm).
 func (t *trainer) notePlane() {
-	defer t.completeWarm()
 	t.tallies = slices.Grow(t.tallies, 1)
 	for len(t.tallies) < t.qp.Planes()-1 {
 		t.tallies = append(t.tallies, nil) // planes restored from a checkpoint
 	}
-	var tally []int32
-	if t.cache == nil {
-		labels := t.layout.Labels
-		tally = make([]int32, len(t.train)*labels)
-		seen := 0
-		for _, wk := range t.works {
-			for i, z := range wk.prev {
-				y := t.train[i].Labels
-				for k := range y {
-					if y[k] != z[k] {
-						tally[i*labels+y[k]]++
-					}
-				}
-				seen++
-			}
-		}
-		if seen != len(t.train) {
-			tally = nil
-		}
-	}
-	t.tallies = append(t.tallies, tally)
+	t.tallies = append(t.tallies, slices.Clone(t.miss))
+	t.completeWarm()
 }
 
 // padTallies gives every plane of the QP a tally entry: planes restored
@@ -530,6 +525,22 @@ func (t *trainer) completeWarm() {
 	bN := 0.0
 	tallyN := make([]int32, len(t.train)*labels)
 	for _, i := range nw {
+		in := &t.train[i]
+		if t.cache != nil {
+			// The cache was empty before this first round: its entry is
+			// this round's labelling, and an instance without one was
+			// labelled at no loss, which the truth also is.
+			switch c := t.cache[i]; len(c) {
+			case 0:
+			case 1:
+				axpy(aN, 1, c[0].psi)
+				bN += c[0].loss
+				copy(tallyN[i*labels:], c[0].miss)
+			default:
+				return
+			}
+			continue
+		}
 		var z []int
 		for _, wk := range t.works {
 			if p, ok := wk.prev[i]; ok {
@@ -539,14 +550,9 @@ func (t *trainer) completeWarm() {
 		if z == nil {
 			return // not a labelling of this round: add nothing
 		}
-		in := &t.train[i]
 		t.layout.featureDiff(aN, in, &t.feats[i], in.Labels, z)
 		bN += LossValue(t.costs[i], in.Labels, z)
-		for k, y := range in.Labels {
-			if z[k] != y {
-				tallyN[i*labels+y]++
-			}
-		}
+		copy(tallyN[i*labels:], t.missOf(i))
 	}
 	n := float64(len(t.train))
 	for k := range aN {

@@ -144,7 +144,8 @@ func TestWarmStartSuperset(t *testing.T) {
 		for _, v := range []struct {
 			name string
 			s    Settings
-		}{{"C2", Settings{Set: C2{}}}, {"C4", Settings{Set: C4{}, Delayed: true}}, {"C3", Settings{Set: C3{}}}} {
+		}{{"C2", Settings{Set: C2{}}}, {"C4", Settings{Set: C4{}, Delayed: true}}, {"C3", Settings{Set: C3{}}},
+			{"C4 cache", Settings{Set: C4{}, Delayed: true, Tuning: Tuning{Cache: 5}}}} {
 			for _, classAvg := range []bool{false, true} {
 				s := v.s
 				s.C, s.Tol, s.Workers = 10, 1e-3, 1
@@ -177,6 +178,7 @@ func TestWarmStartSuperset(t *testing.T) {
 				if st.Completed != st.Planes && warm.Iters > 1 {
 					t.Errorf("%s: %d of %d carried planes completed on the new instances", name, st.Completed, st.Planes)
 				}
+				checkTallies(t, name+" selection", sub, s, part.Working)
 				checkTallies(t, name, all, s, warm.Working)
 				coldIt[classAvg] += cold.Iters
 				warmIt[classAvg] += warm.Iters
@@ -418,6 +420,32 @@ func TestWarmRecostedPlanes(t *testing.T) {
 				}
 				a, b := plane(z)
 				same(fmt.Sprintf("completion of plane %d", j), carried+1+j, a, b)
+			}
+			// With the inference cache the completions come from its
+			// entries (no labellings are kept): the first round is not
+			// cached, so the QP must hold the same planes.
+			s.Tuning = Tuning{Cache: 5}
+			tc, err := newTrainer(all, labels, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.s.MaxIter = 1
+			if err := tc.warmStart(); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.run(); err != nil {
+				t.Fatal(err)
+			}
+			if tc.qp.Planes() != tt.qp.Planes() || tc.trace.Warm.Completed != carried {
+				t.Errorf("%s, cache: %d planes, %d completed, want %d, %d", name, tc.qp.Planes(), tc.trace.Warm.Completed, tt.qp.Planes(), carried)
+				continue
+			}
+			for j := range tc.qp.Planes() {
+				a, b := tc.qp.Plane(j)
+				same(fmt.Sprintf("cache: plane %d", j), j, a, b)
+				if fmt.Sprint(tc.tallies[j]) != fmt.Sprint(tt.tallies[j]) {
+					t.Errorf("%s, cache: plane %d: tally %v, without the cache %v", name, j, tc.tallies[j], tt.tallies[j])
+				}
 			}
 		}
 	}
