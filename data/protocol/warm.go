@@ -22,8 +22,9 @@ import (
 // starts from the working set of the fit at the C below it, and the final
 // fit from the selection fit at the C it was chosen at (its planes scaled
 // to the larger training set, their offsets re-costed when the loss's node
-// costs differ there, as Δ_avg's class weights do; its hard constraints on
-// the training edges both share). The
+// costs differ there, as Δ_avg's class weights do, and completed on the
+// images the selection fit did not have by the final fit's first
+// inference; its hard constraints on the training edges both share). The
 // optimum each fit certifies is the same as a cold fit's (psub's warm
 // start moves where the cutting-plane method begins, not its stopping
 // rule); what is saved is iterations. grid.Options.After makes each fit
@@ -129,12 +130,13 @@ func (w *WarmStarts) save(j grid.Job, items []int, ws *psub.WorkingSet) error {
 
 // warmMetrics records what a fit's warm start used: warm_from (the job C
 // it started from, 0 when cold), warm_planes, warm_recosted (those of the
-// planes whose offsets were recomputed under this fit's node costs) and
-// warm_hard.
+// planes whose offsets were recomputed under this fit's node costs),
+// warm_completed (the planes added as their completions on the images the
+// working set lacked) and warm_hard.
 func warmMetrics(m map[string]float64, from float64, st *psub.WarmStats) {
-	m["warm_from"], m["warm_planes"], m["warm_recosted"], m["warm_hard"] = 0, 0, 0, 0
+	m["warm_from"], m["warm_planes"], m["warm_recosted"], m["warm_completed"], m["warm_hard"] = 0, 0, 0, 0, 0
 	if st != nil {
 		m["warm_from"], m["warm_planes"], m["warm_hard"] = from, float64(st.Planes), float64(st.Hard)
-		m["warm_recosted"] = float64(st.Recosted)
+		m["warm_recosted"], m["warm_completed"] = float64(st.Recosted), float64(st.Completed)
 	}
 }

@@ -58,8 +58,9 @@ func TestWarmStartsRetina(t *testing.T) {
 // started from it (a selection fit from the next smaller C, a final fit
 // from the selection fit at its C) and took its planes over: as they are
 // along C, re-costed for the finals under Δ_avg (whose class weights
-// change with the training set) and scaled for the finals under Hamming;
-// and that the working sets are gone once the finals ran.
+// change with the training set) and scaled for the finals under Hamming,
+// each final's also completed on its new images; and that the working
+// sets are gone once the finals ran.
 func checkWarmGrid(t *testing.T, p Protocol, s SegmentationSettings, set *data.SegmentedSet, folds []grid.Fold, fits int) {
 	t.Helper()
 	dir := t.TempDir()
@@ -130,6 +131,13 @@ func checkWarmGrid(t *testing.T, p Protocol, s SegmentationSettings, set *data.S
 		wantRecosted := wantFrom > 0 && w.Tag == "final" && w.Loss == "avg"
 		if got := w.Metrics["warm_recosted"]; (got > 0) != wantRecosted || (wantRecosted && got != w.Metrics["warm_planes"]) {
 			t.Errorf("%s: %v of %v warm planes re-costed, want all: %v", k, got, w.Metrics["warm_planes"], wantRecosted)
+		}
+		wantCompleted := w.Metrics["warm_planes"]
+		if w.Tag != "final" || w.Metrics["iterations"] <= 1 {
+			wantCompleted = 0
+		}
+		if got := w.Metrics["warm_completed"]; got != wantCompleted {
+			t.Errorf("%s: %v planes completed, want %v", k, got, wantCompleted)
 		}
 		if w.Set != "C0" && w.Set != "QPBO" && wantFrom > 0 && w.Metrics["warm_hard"] == 0 && w.Metrics["hard_active"] > 0 {
 			t.Errorf("%s: no warm hard constraints", k)
