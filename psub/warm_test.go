@@ -94,8 +94,9 @@ func TestWarmStartAlongC(t *testing.T) {
 						switch {
 						case st == nil:
 							t.Errorf("%s: no warm statistics", name)
-						case st.Planes != len(prev.Planes) || st.PlanesDropped != 0 || st.Recosted != 0 || st.FromC != prev.C:
-							t.Errorf("%s: warm start took %d planes (dropped %d, re-costed %d) from C = %g, want all %d as they are from C = %g", name, st.Planes, st.PlanesDropped, st.Recosted, st.FromC, len(prev.Planes), prev.C)
+						case st.Planes != len(prev.Planes) || st.PlanesDropped != 0 || st.Recosted != 0 || st.Completed != 0 || st.FromC != prev.C:
+							t.Errorf("%s: warm start took %d planes (dropped %d, re-costed %d, completed %d) from C = %g, want all %d as they are from C = %g",
+								name, st.Planes, st.PlanesDropped, st.Recosted, st.Completed, st.FromC, len(prev.Planes), prev.C)
 						case st.Hard+st.HardDropped != len(prev.Hard) || (len(s.stagesFor()) == 1 && st.HardDropped != 0):
 							t.Errorf("%s: warm start took %d hard constraints, dropped %d, of %d", name, st.Hard, st.HardDropped, len(prev.Hard))
 						}
