@@ -295,6 +295,10 @@ func (q *pool) computeDelayed(w []float64) {
 		q.computeAnchored(W)
 		return
 	}
+	if nb == 1 && q.sp != nil {
+		q.delayedBinary(w, W)
+		return
+	}
 	if q.wLast != nil {
 		d := 0.0
 		for i := q.layout.PairwiseOffset(); i < len(w); i++ {
@@ -312,6 +316,45 @@ func (q *pool) computeDelayed(w []float64) {
 		}
 	}
 	q.recompute(W, nil, 0)
+	q.wLast = append(q.wLast[:0], w...)
+}
+
+// delayedBinary is computeDelayed for two labels and sparse P, the
+// segmentation fits' case: one margin per edge, the bound lowered and the
+// entries at or below 0 recomputed in one pass over the rows, with the
+// arithmetic of the general path (same bounds, same margins).
+func (q *pool) delayedBinary(w []float64, W *mat.Dense) {
+	step := 0.0 // ‖w_p − w_last,p‖·‖b‖: lowering by 0 changes no bound
+	if q.wLast != nil {
+		d := 0.0
+		for i := q.layout.PairwiseOffset(); i < len(w); i++ {
+			d += (w[i] - q.wLast[i]) * (w[i] - q.wLast[i])
+		}
+		step = math.Sqrt(d) * q.bnorm[0]
+	}
+	x := mat.Col(nil, 0, W)
+	var mu sync.Mutex
+	q.parallelRows(func(lo, hi int) {
+		lower, pn := q.lower[lo:hi], q.pnorm[lo:hi]
+		start, idx, val := q.sp.start[lo:hi+1], q.sp.idx, q.sp.val
+		n := int64(0)
+		for i := range lower {
+			l := lower[i] - step*pn[i]
+			if l > 0 {
+				lower[i] = l
+				continue
+			}
+			m := 0.0
+			for t := start[i]; t < start[i+1]; t++ {
+				m += val[t] * x[idx[t]]
+			}
+			lower[i] = m
+			n++
+		}
+		mu.Lock()
+		q.computed += n
+		mu.Unlock()
+	})
 	q.wLast = append(q.wLast[:0], w...)
 }
 

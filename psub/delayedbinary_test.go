@@ -1,0 +1,72 @@
+package psub
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestDelayedBinary checks the two-label sparse fast path of computeDelayed
+// against the general one (bounds lowered by ‖Δw_p‖·N, then recompute)
+// along a random walk of w with steps of several sizes: the same bounds and
+// margins bit for bit, the same count of margins computed, and every entry
+// at or below 0 equal to its exact margin (computeFull).
+func TestDelayedBinary(t *testing.T) {
+	train := synthCows(4, 6)
+	l := Layout{Labels: 2, UnaryDim: 125, PairwiseDim: 125}
+	mk := func() *pool {
+		spec, err := C4{}.spec(l, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return spec.pool
+	}
+	fast, ref, exact := mk(), mk(), mk()
+	if fast.sp == nil || len(fast.B) != 1 {
+		t.Fatalf("want a sparse two-label pool (sparse %v, %d columns)", fast.sp != nil, len(fast.B))
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	w := randomW(rng, l.Dim())
+	recomputed := 0
+	for round := range 60 {
+		step := []float64{1e-4, 1e-2, 1}[round%3]
+		for i := range w {
+			w[i] += step * rng.NormFloat64()
+		}
+		fast.computeDelayed(w)
+		// The general path, as computeDelayed runs it for other pools.
+		W := ref.wMatrix(w)
+		if ref.wLast != nil {
+			d := 0.0
+			for i := l.PairwiseOffset(); i < len(w); i++ {
+				d += (w[i] - ref.wLast[i]) * (w[i] - ref.wLast[i])
+			}
+			s := math.Sqrt(d) * ref.bnorm[0]
+			for i := 0; i < ref.active; i++ {
+				ref.lower[i] -= s * ref.pnorm[i]
+			}
+		}
+		before := ref.computed
+		ref.recompute(W, nil, 0)
+		ref.wLast = append(ref.wLast[:0], w...)
+		recomputed += int(ref.computed - before)
+		exact.computeFull(w)
+		for i := range ref.lower {
+			if math.Float64bits(fast.lower[i]) != math.Float64bits(ref.lower[i]) {
+				t.Fatalf("round %d, entry %d: fast path %v, general path %v", round, i, fast.lower[i], ref.lower[i])
+			}
+			if ref.lower[i] <= 0 && ref.lower[i] != exact.lower[i] {
+				t.Fatalf("round %d, entry %d: bound %v ≤ 0 but the margin is %v", round, i, ref.lower[i], exact.lower[i])
+			}
+			if ref.lower[i] > exact.lower[i] {
+				t.Fatalf("round %d, entry %d: bound %v above the margin %v", round, i, ref.lower[i], exact.lower[i])
+			}
+		}
+		if fast.computed != ref.computed {
+			t.Fatalf("round %d: fast path computed %d margins, general path %d", round, fast.computed, ref.computed)
+		}
+	}
+	if recomputed == 0 || recomputed == 60*ref.rows {
+		t.Errorf("%d margins recomputed over 60 rounds of %d rows: the test exercises no bound or no recomputation", recomputed, ref.rows)
+	}
+}
