@@ -1,6 +1,7 @@
 package psub
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -83,47 +84,69 @@ var fitCases = []fitCase{
 	{"planar", func() []Instance { return planarSet(1, 50) }, 1},
 }
 
+// fitCaches are the inference caches the per-fit benchmark runs with: none
+// (the protocols' settings today) and 10 labellings per image
+// (Tuning.Cache, lazy generation).
+var fitCaches = []int{0, 10}
+
 // BenchmarkFitOneCore is one C4 fit as the segmentation protocols run it
 // (Algorithm 2, one hard constraint per round, relative gap 1e-3, one
-// inference worker) on each shape of fitCases. Run it on one core to
-// compare CPU seconds:
+// inference worker) on each shape of fitCases, without and with the
+// inference cache (fitCaches). Run it on one core to compare CPU seconds:
 //
 //	GOMAXPROCS=1 taskset -c 1 go test -run XXX -bench FitOneCore -benchtime 1x ./psub/
 //
 // It reports the CPU seconds of the process (all threads), the training's
-// wall seconds, iterations and QP solves, and the certified primal, dual
-// and gap, which a faster learner must reproduce.
+// wall seconds, iterations, cache hits and QP solves, and the certified
+// primal, dual and gap, which a faster learner must reproduce.
+// data/protocol's BenchmarkFitOneCoreCows runs the same fit on the real
+// cows.
 func BenchmarkFitOneCore(b *testing.B) {
 	for _, fc := range fitCases {
-		b.Run(fc.name, func(b *testing.B) {
-			train := fc.train()
-			if testing.Short() {
-				train = train[:len(train)/5]
-			}
-			s := Settings{Set: C4{}, Delayed: true, C: fc.c, Tol: 1e-3, MaxIter: 5000, Workers: 1}
-			var tr *Trace
-			cpu0 := cpuSeconds()
-			for b.Loop() {
-				var err error
-				if _, tr, err = Train(train, 2, s); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s")
-			b.ReportMetric(tr.Seconds, "train-s")
-			b.ReportMetric(float64(tr.Iters), "iterations")
-			b.ReportMetric(float64(len(tr.QPCalls)), "qp-calls")
-			b.ReportMetric(tr.InferenceSeconds, "inference-s")
-			b.ReportMetric(tr.QPSeconds, "qp-s")
-			b.ReportMetric(tr.ConstraintSeconds, "constraint-s")
-			b.ReportMetric(float64(tr.Margins), "margins")
-			fin := tr.Final()
-			b.ReportMetric(fin.Primal, "primal")
-			b.ReportMetric(fin.Dual, "dual")
-			b.ReportMetric(fin.Gap, "gap")
-			if !tr.Converged {
-				b.Errorf("%s: not converged: %v %v", fc.name, tr.Stop, tr.Problems)
-			}
-		})
+		for _, cache := range fitCaches {
+			benchFit(b, fc, cache)
+		}
 	}
+}
+
+// benchFit runs one fit of BenchmarkFitOneCore.
+func benchFit(b *testing.B, fc fitCase, cache int) {
+	b.Run(fmt.Sprintf("%s/cache-%d", fc.name, cache), func(b *testing.B) {
+		train := fc.train()
+		if testing.Short() {
+			train = train[:len(train)/5]
+		}
+		s := Settings{Set: C4{}, Delayed: true, C: fc.c, Tol: 1e-3, MaxIter: 5000, Workers: 1,
+			Tuning: Tuning{Cache: cache}}
+		var tr *Trace
+		cpu0 := cpuSeconds()
+		for b.Loop() {
+			var err error
+			if _, tr, err = Train(train, 2, s); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s")
+		b.ReportMetric(tr.Seconds, "train-s")
+		b.ReportMetric(float64(tr.Iters), "iterations")
+		b.ReportMetric(float64(len(tr.QPCalls)), "qp-calls")
+		b.ReportMetric(tr.InferenceSeconds, "inference-s")
+		b.ReportMetric(tr.QPSeconds, "qp-s")
+		b.ReportMetric(tr.ConstraintSeconds, "constraint-s")
+		b.ReportMetric(float64(tr.Margins), "margins")
+		fin := tr.Final()
+		b.ReportMetric(fin.Primal, "primal")
+		b.ReportMetric(fin.Dual, "dual")
+		b.ReportMetric(fin.Gap, "gap")
+		hits := 0
+		for _, it := range tr.Iterations {
+			if it.CacheHit {
+				hits++
+			}
+		}
+		b.ReportMetric(float64(hits), "cache-hits")
+		if !tr.Converged {
+			b.Errorf("%s: not converged: %v %v", fc.name, tr.Stop, tr.Problems)
+		}
+	})
 }
