@@ -501,11 +501,11 @@ func (q *pool) violated(k int, eps float64) ([]int, float64) {
 		if v < minV {
 			minV = v
 		}
-		// v ≥ 0 first: most entries are, and N_ij costs two divisions.
-		if v >= 0 || v >= -eps*q.normOf(idx) || q.added[idx] {
-			continue
-		}
-		if len(top) == k && v >= top[k-1].v {
+		// The cheap tests first: most entries are ≥ 0, and once top is full
+		// most violated ones do not beat its last; N_ij costs two divisions
+		// and added a map lookup. The tests are independent, so their order
+		// changes nothing else.
+		if v >= 0 || len(top) == k && v >= top[k-1].v || v >= -eps*q.normOf(idx) || q.added[idx] {
 			continue
 		}
 		c := cand{idx, v}
