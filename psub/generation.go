@@ -344,9 +344,13 @@ func (q *pool) delayedBinary(w []float64, W *mat.Dense) {
 				lower[i] = l
 				continue
 			}
+			// Row i's non-zeros, resliced so that only x is bounds-checked.
+			vs := val[start[i]:start[i+1]]
+			is := idx[start[i]:start[i+1]]
+			is = is[:len(vs)]
 			m := 0.0
-			for t := start[i]; t < start[i+1]; t++ {
-				m += val[t] * x[idx[t]]
+			for t, v := range vs {
+				m += v * x[is[t]]
 			}
 			lower[i] = m
 			n++
