@@ -95,8 +95,8 @@ func benchChain(b *testing.B, name, dataset string, e *SegmentationExperiment, c
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.Logf("%s %s C=%g: %.0f iterations, converged %.0f, %.1f s, warm planes %.0f (re-costed %.0f, completed %.0f)",
-				name, j.Tag, j.C, m["iterations"], m["converged"], m["train_seconds"], m["warm_planes"], m["warm_recosted"], m["warm_completed"])
+			b.Logf("%s %s C=%g: %.0f iterations, converged %.0f, gap %.3g, %.1f s, warm planes %.0f (re-costed %.0f, completed %.0f)",
+				name, j.Tag, j.C, m["iterations"], m["converged"], m["gap"], m["train_seconds"], m["warm_planes"], m["warm_recosted"], m["warm_completed"])
 			iters += m["iterations"]
 			notConverged += 1 - m["converged"]
 			if j.Tag == "final" {
