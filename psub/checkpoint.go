@@ -3,8 +3,9 @@ package psub
 // Checkpoints of long trainings (Settings.CheckpointDir): after every
 // cutting-plane iteration Train saves what the 1-slack cutting-plane method
 // cannot recompute cheaply (the working set of cutting planes and hard
-// constraints with their duals, the stage and iteration, the best primal
-// bound and its weights, the trace) and a later Train on the same problem and settings
+// constraints with their duals, the planes' tallies, the stage and
+// iteration, the best primal bound and its weights, the trace) and a later
+// Train on the same problem and settings
 // continues from there. The file name is derived from a fingerprint of the
 // problem and of every setting that shapes the iterates, so a changed
 // setting starts afresh instead of resuming something else.
@@ -21,6 +22,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/probably-submodular/crf/internal/safefile"
@@ -29,7 +31,7 @@ import (
 // checkpointVersion changes whenever the saved state changes meaning or
 // form (it is part of the fingerprint, hence of the file name, so files of
 // another version are never read). Adding a field gob can leave empty does
-// not change it: BestW was added that way. Version 2: the file is sealed
+// not change it: BestW and Tallies were added that way. Version 2: the file is sealed
 // with a checksum (safefile.WriteSealed).
 const checkpointVersion = 2
 
@@ -44,6 +46,10 @@ type checkpoint struct {
 	BestW       []float64 // the iterate that reached it (nil in files written before BestW)
 	PlaneA      [][]float64
 	PlaneB      []float64
+	// Tallies[j] is plane j's tally (WarmPlane.Tally), empty when unknown;
+	// nil in files written before tallies were saved, whose planes are
+	// restored without them (and re-costed by no later warm start).
+	Tallies     [][]int32
 	Alpha       []float64
 	Inactive    []int
 	Rows        []int // pool indices of the hard rows, in QP order
@@ -57,7 +63,8 @@ type checkpoint struct {
 // fingerprint hashes the training problem (instances, labels, layout), the
 // constraint set as the QP sees it (fixed and bounded coordinates, the hard
 // constraint pool), the node costs of the loss and the settings that change
-// the iterates, Tuning's included. MaxIter and Tol are left out, so that a
+// the iterates, Tuning's included, and a warm start's working set (its
+// planes' tallies too). MaxIter and Tol are left out, so that a
 // run can be resumed with more iterations or a tighter tolerance (the QP's
 // tolerance, Tol/100 unless Tuning.QP.Tol is set, is hashed); Workers and
 // Progress do not change the iterates (TestFingerprintCoversSettings).
@@ -128,6 +135,18 @@ func (t *trainer) fingerprint() string {
 		}
 		h.ints(len(s.WarmInstances))
 		h.ints(s.WarmInstances...)
+		// The tallies decide which planes are re-costed and to what b.
+		// Hashed last and only when some plane has one, so that a working
+		// set saved before tallies existed keeps its checkpoint's name.
+		if slices.ContainsFunc(ws.Planes, func(p WarmPlane) bool { return p.Tally != nil }) {
+			h.str("tallies")
+			for _, p := range ws.Planes {
+				h.ints(len(p.Tally))
+				for _, m := range p.Tally {
+					h.ints(int(m))
+				}
+			}
+		}
 	}
 	return fmt.Sprintf("%x", h.sum())
 }
@@ -235,6 +254,8 @@ func (t *trainer) saveCheckpoint(it int, best float64) error {
 		a, b := t.qp.Plane(j)
 		c.PlaneA, c.PlaneB = append(c.PlaneA, a), append(c.PlaneB, b)
 	}
+	t.padTallies()
+	c.Tallies = t.tallies[:t.qp.Planes()]
 	c.Alpha, c.Mu = t.qp.Duals()
 	path := t.checkpointPath()
 	if err := safefile.WriteSealed(path, func(w io.Writer) error { return gob.NewEncoder(w).Encode(&c) }); err != nil {
@@ -277,6 +298,8 @@ func (t *trainer) loadCheckpoint() (*checkpoint, error) {
 		len(c.Mu) != len(c.Rows) || len(c.RowInactive) != len(c.Rows):
 		return nil, fmt.Errorf("checkpoint %s: inconsistent lengths (%d planes, %d/%d/%d plane entries, %d rows, %d/%d row entries); remove it to train from scratch",
 			path, len(c.PlaneB), len(c.PlaneA), len(c.Alpha), len(c.Inactive), len(c.Rows), len(c.Mu), len(c.RowInactive))
+	case c.Tallies != nil && len(c.Tallies) != len(c.PlaneB):
+		return nil, fmt.Errorf("checkpoint %s: %d tallies for %d planes; remove it to train from scratch", path, len(c.Tallies), len(c.PlaneB))
 	case c.Stage < 0 || c.Stage >= len(t.stages()):
 		return nil, fmt.Errorf("checkpoint %s: stage %d, want [0,%d); remove it to train from scratch", path, c.Stage, len(t.stages()))
 	case c.BestW != nil && !(c.Best >= 0.5*dot(c.BestW, c.BestW)*(1-1e-12)):
@@ -312,6 +335,9 @@ func (t *trainer) restore(c *checkpoint) error {
 	if t.qp.Rows() != len(c.Rows) {
 		return fmt.Errorf("checkpoint %s: %d hard rows restored, want %d", path, t.qp.Rows(), len(c.Rows))
 	}
+	if err := t.restoreTallies(c.Tallies); err != nil {
+		return fmt.Errorf("checkpoint %s: %w; remove it to train from scratch", path, err)
+	}
 	if err := t.qp.WarmStart(c.Alpha, c.Mu); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
@@ -321,5 +347,40 @@ func (t *trainer) restore(c *checkpoint) error {
 	t.iter = c.Iter
 	*t.trace = c.Trace
 	t.trace.Resumed = append(t.trace.Resumed, c.Iter)
+	return nil
+}
+
+// restoreTallies gives the restored planes their saved tallies (none for a
+// file written before tallies were saved: padTallies then marks them
+// unknown), after checking that each could be a tally of this training
+// set: Labels counts per instance, none above the nodes of its class.
+func (t *trainer) restoreTallies(tallies [][]int32) error {
+	labels := t.layout.Labels
+	var nodes []int32 // nodes per (instance, class), counted once
+	t.tallies = t.tallies[:0]
+	for j, tally := range tallies {
+		if len(tally) == 0 {
+			t.tallies = append(t.tallies, nil)
+			continue
+		}
+		if len(tally) != len(t.train)*labels {
+			return fmt.Errorf("plane %d has a tally of %d counts, want %d", j, len(tally), len(t.train)*labels)
+		}
+		if nodes == nil {
+			nodes = make([]int32, len(t.train)*labels)
+			for i := range t.train {
+				for _, y := range t.train[i].Labels {
+					nodes[i*labels+y]++
+				}
+			}
+		}
+		for k, m := range tally {
+			if m < 0 || m > nodes[k] {
+				return fmt.Errorf("plane %d's tally counts %d mislabelled nodes of class %d in %s, which has %d", j, m, k%labels, t.train[k/labels].label(k/labels), nodes[k])
+			}
+		}
+		t.tallies = append(t.tallies, tally)
+	}
+	t.padTallies()
 	return nil
 }

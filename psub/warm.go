@@ -84,8 +84,9 @@ type WarmPlane struct {
 	// Tally[k·Labels+c] counts the nodes of true class c of training
 	// instance k that the plane's labellings get wrong: b is the mean over
 	// instances of Σ_c Tally·(cost of such a node). nil when unknown (a
-	// plane restored from a checkpoint, or saved before tallies existed),
-	// and then the plane carries over only where the costs are the same.
+	// plane saved before tallies existed, or restored from a checkpoint
+	// written before checkpoints kept them), and then the plane carries
+	// over only where the costs are the same.
 	// Every plane keeps one, whatever its dual: the working set holds only
 	// the planes pruning left (Tuning.InactiveWindow), a plane inactive at
 	// one C may be active at the next, and a tally is Train·Labels small
@@ -484,7 +485,7 @@ func (t *trainer) notePlane() {
 }
 
 // padTallies gives every plane of the QP a tally entry: planes restored
-// from a checkpoint have none (nil).
+// from a checkpoint without tallies have none (nil).
 func (t *trainer) padTallies() {
 	for len(t.tallies) < t.qp.Planes() {
 		t.tallies = append(t.tallies, nil)
