@@ -56,19 +56,23 @@
 //     totals of the paper's tables (hard constraints introduced and active,
 //     margins computed, time in inference / QP / constraint generation).
 //   - Long trainings are resumable: with Settings.CheckpointDir the working
-//     set (cutting planes, hard constraints, their duals) and the trace are
-//     saved after every iteration (atomically, with a checksum, under a
-//     lock), and Train on the same problem and settings continues from the
-//     last one (Trace.Resumed). The checkpoint is removed only after
-//     Settings.Save has stored the model.
+//     set (cutting planes with their tallies, hard constraints, their
+//     duals) and the trace are saved after every iteration (atomically,
+//     with a checksum, under a lock), and Train on the same problem and
+//     settings continues from the last one (Trace.Resumed). The checkpoint
+//     is removed only after Settings.Save has stored the model.
 //   - Trainings start warm: Trace.Working is the working set a training
 //     ended with, and Settings.Warm starts another from it: along a grid
 //     of C (planes are lower bounds of the risk whatever C is, hard
 //     constraints are constraints at any C), or on a superset of the
 //     training set (Settings.WarmInstances; planes scaled by |S|/|T| are
-//     then exactly constraints of the larger problem). Only the start
-//     moves; the stopping rule and its certificate are the same as a cold
-//     training's (Trace.Warm says what was used).
+//     then exactly constraints of the larger problem). A plane keeps its
+//     tally (mislabelled nodes per instance and class), so when the node
+//     costs change (the class-averaged loss on another set) its offset is
+//     re-costed exactly; on a superset, each carried plane is also added
+//     completed with the first inference's labellings of the new instances.
+//     Only the start moves; the stopping rule and its certificate are the
+//     same as a cold training's (Trace.Warm says what was used).
 //
 // A Model predicts with truncated graph cuts (αβ-swap for more than two
 // labels; Predict, PredictWith) and reports how many edges were truncated;

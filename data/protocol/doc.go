@@ -23,7 +23,10 @@
 // starts from (grid.Options.After), so the start is the same however the
 // grid is scheduled or sharded, and each still stops only at the
 // certified gap; rows record what they started from (warm_from,
-// warm_planes, warm_hard).
+// warm_planes, warm_hard), how many planes were re-costed to the fit's
+// node costs (warm_recosted: the Δ_avg finals, whose class weights differ
+// from their selection fit's) and how many were added as completions on
+// the images the selection fit lacked (warm_completed).
 //
 // Profiles: Full is the paper's protocol, Quick a reduced run of minutes that
 // the notebooks and the test command use, Tiny a few examples of the same
