@@ -25,8 +25,12 @@ func (Cows) Title() string {
 
 // Settings are the protocol's settings for a profile.
 func (Cows) Settings(p Profile) SegmentationSettings {
+	// An inference cache of 10 labellings per image: psub's lazy
+	// generation re-solves on cached planes and runs real inference (and
+	// margins) only to certify, 4.8–6× less CPU per C4 fit on one core
+	// (psub/BENCHMARKS.md, "One fit on one core"), same certificate.
 	s := SegmentationSettings{Downscale: 1, Folds: 10, Cs: grid.LogSpace(0.1, 10, 5), Seed: 1,
-		Sets: []string{"C0", "C1", "C2", "C2*", "C3", "C4", "C4bar"}, Losses: []string{"hamming", "avg"}}
+		Sets: []string{"C0", "C1", "C2", "C2*", "C3", "C4", "C4bar"}, Losses: []string{"hamming", "avg"}, Cache: 10}
 	switch p {
 	case Full:
 		// psub's default cap of 1000 iterations stopped 86 of the 840 fits

@@ -76,6 +76,11 @@ type SegmentationExperiment struct {
 	// paper's 1); more means fewer QP solves for C3, whose working set of
 	// hard constraints is large, at the same optimum.
 	AddK int
+	// Cache is the number of recent labellings per training image that
+	// psub's inference cache keeps (psub.Tuning.Cache; 0: none). It
+	// changes the path, not the certified optimum: a fit stops only on
+	// real inference.
+	Cache int
 	// ModelDir, when set, receives every final model as JSON, named by
 	// ModelPath, for figures drawn after the grid.
 	ModelDir string
@@ -196,7 +201,7 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job grid.Job) (map[str
 		return err
 	}
 	base := psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
-		Delayed: e.Delayed, Workers: e.Workers, CheckpointDir: e.Checkpoints, Tuning: psub.Tuning{AddK: e.AddK},
+		Delayed: e.Delayed, Workers: e.Workers, CheckpointDir: e.Checkpoints, Tuning: psub.Tuning{AddK: e.AddK, Cache: e.Cache},
 		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)}
 	keep, err := e.warmStart(job, trainIdx, testIdx, &base)
 	if err != nil {

@@ -44,7 +44,7 @@ type MitoSettings struct {
 func (Mito) Settings(p Profile) MitoSettings {
 	s := MitoSettings{SegmentationSettings: SegmentationSettings{Folds: 1, Cs: grid.LogSpace(1e-2, 1e3, 11),
 		Sets: []string{"C0", "C1", "C2", "C3", "C4", "C4bar", "TGC", "QPBO"}, Losses: []string{"avg"},
-		Tol: 1e-3, MaxIter: 5000, AddK: 10, Seed: 1}}
+		Tol: 1e-3, MaxIter: 5000, AddK: 10, Cache: 10, Seed: 1}} // Cache: see Cows.Settings
 	switch p {
 	case Quick:
 		// A 256×192×40 crop from the middle of both volumes (1/66 of each:

@@ -66,6 +66,7 @@ type SegmentationParams struct {
 	MaxIter   int
 	Delayed   bool
 	AddK      int
+	Cache     int
 	PyStructC bool
 	Warm      bool   // fits start from their predecessor's working set (WarmStarts)
 	Data      string // InstancesDigest of the items
@@ -81,7 +82,7 @@ func (e *SegmentationExperiment) Params() SegmentationParams {
 	folds, _ := json.Marshal(e.Folds) // a []Fold of ints always marshals
 	sum := sha256.Sum256(folds)
 	return SegmentationParams{HoldOut: e.HoldOut, Selection: e.Selection, Seed: e.Seed, Tol: e.Tol, MaxIter: e.MaxIter,
-		Delayed: e.Delayed, AddK: e.AddK, PyStructC: e.PyStructC, Warm: e.Warm != nil,
+		Delayed: e.Delayed, AddK: e.AddK, Cache: e.Cache, PyStructC: e.PyStructC, Warm: e.Warm != nil,
 		Data: InstancesDigest(items), Folds: hex.EncodeToString(sum[:])[:16]}
 }
 

@@ -33,7 +33,7 @@ func (Retina) Title() string {
 func (Retina) Settings(p Profile) SegmentationSettings {
 	s := SegmentationSettings{Images: data.RetinaImages, Downscale: 1, Folds: data.RetinaFolds, Test: data.RetinaTest,
 		Cs: grid.LogSpace(0.1, 10, 5), Sets: []string{"C0", "C1", "C2", "C3", "C4", "C4bar", "QPBO"}, Losses: []string{"avg"},
-		Tol: data.RetinaTol, AddK: 10, Seed: 1}
+		Tol: data.RetinaTol, AddK: 10, Cache: 10, Seed: 1} // Cache: see Cows.Settings
 	switch p {
 	case Full:
 		// psub's default cap of 1000 iterations stopped 126 of the 1 680

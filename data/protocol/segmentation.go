@@ -35,6 +35,9 @@ type SegmentationSettings struct {
 	Tol     float64
 	MaxIter int
 	AddK    int
+	// Cache is the inference cache's labellings per image
+	// (SegmentationExperiment.Cache).
+	Cache int
 	// Seed draws the folds, the hold-out parts and any sample of images.
 	Seed uint64
 	// Cold trains every fit from scratch; by default fits start from the
@@ -118,7 +121,7 @@ func (s SegmentationSettings) experiment(name string, set *data.SegmentedSet, fo
 		holdOut = 0.2
 	}
 	e := &SegmentationExperiment{Items: set.Items, Folds: folds, HoldOut: holdOut, Seed: s.Seed,
-		Tol: s.Tol, MaxIter: s.MaxIter, Workers: 1, Delayed: true, AddK: s.AddK,
+		Tol: s.Tol, MaxIter: s.MaxIter, Workers: 1, Delayed: true, AddK: s.AddK, Cache: s.Cache,
 		ModelDir: opt.Models, Checkpoints: opt.Checkpoints, PyStructC: true}
 	if len(s.Cs) > 1 && !s.Cold {
 		cs := slices.Sorted(slices.Values(s.Cs))
