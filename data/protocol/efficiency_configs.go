@@ -49,9 +49,10 @@ func EfficiencyConfigs(c float64, maxIter, minibatches int) []EfficiencyConfig {
 // on the real cows fold (BenchmarkCowsEfficiency, psub/BENCHMARKS.md): the
 // tight (anchored) delayed bound in the delayed rows; the 20 most violated
 // hard constraints per generation round in the 1-pass rows and 200 after
-// pretraining; and an inference cache of 5 labellings per example, which
-// serves the stages that generate no hard constraints (the definitely
-// submodular row and the pretraining stage). Each row reaches the optimum
+// pretraining; and an inference cache of 5 labellings per example, in the
+// definitely submodular row and the 2-pass row (where it now serves the
+// exact stage too: lazy generation re-solves on cached planes and generates
+// hard constraints only before real inference). Each row reaches the optimum
 // of its paper counterpart; the names say what differs. Why two k: without
 // pretraining, w is far from its optimum while constraints are added, and on
 // the real features most of them end inactive at a margin near zero, where
