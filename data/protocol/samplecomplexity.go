@@ -81,6 +81,9 @@ type SampleComplexitySettings struct {
 	TrainImages  []int
 	BoundQueries int
 	C, Tol       float64
+	// MaxIter caps the C4 models' cutting-plane iterations (0: psub's
+	// 1 000) and Cache is their inference cache (psub.Tuning.Cache).
+	MaxIter, Cache int
 	// ControlDims are the dimensions d of the control, uniform points on
 	// [0,1]^d; ControlSizes its n (the largest is how many training points
 	// are drawn), ControlQueries its held-out points.
@@ -97,6 +100,9 @@ func (SampleComplexity) Settings(p Profile) SampleComplexitySettings {
 	s := SampleComplexitySettings{Downscale: 1, TestImages: 11, Queries: 200, Repeats: 2,
 		Sizes:       []int{8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
 		TrainImages: []int{1, 2, 4, 8, 16, 32, 64, 100}, BoundQueries: 200, C: 1, Tol: 1e-3,
+		// psub's cap of 1 000 stopped the k = 64 model before the
+		// tolerance (full run at 2436190); the cache: see Cows.Settings.
+		MaxIter: 5000, Cache: 10,
 		ControlDims:  []int{2, 3},
 		ControlSizes: []int{8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192}, ControlQueries: 4000}
 	switch p {
@@ -254,7 +260,8 @@ func (w *sampleWork) c4(k int) (map[string]float64, error) {
 	if k > len(w.train) {
 		return nil, fmt.Errorf("c4: %d training images asked, the pool has %d", k, len(w.train))
 	}
-	settings := psub.Settings{Set: psub.C4{}, C: w.s.C, Tol: w.s.Tol, Delayed: true, Workers: 1}
+	settings := psub.Settings{Set: psub.C4{}, C: w.s.C, Tol: w.s.Tol, MaxIter: w.s.MaxIter, Delayed: true, Workers: 1,
+		Tuning: psub.Tuning{Cache: w.s.Cache}}
 	pts, err := NonSubmodularCurve(w.train, w.test, 2, []int{k}, settings, 0, nil)
 	if err != nil {
 		return nil, err
