@@ -174,12 +174,7 @@ func benchRows(b *testing.B, rows []benchRow) {
 			b.ReportMetric(float64(tr.HardIntroduced), "hard-introduced")
 			b.ReportMetric(float64(tr.ActiveHard), "hard-active")
 			b.ReportMetric(float64(tr.HardRemoved), "hard-removed")
-			hits := 0
-			for _, it := range tr.Iterations {
-				if it.CacheHit {
-					hits++
-				}
-			}
+			hits := cacheHits(tr)
 			b.ReportMetric(float64(hits), "cache-hits")
 			if !tr.Converged {
 				b.Logf("%s: not converged (gap %.2g)", row.name, tr.Final().Gap)
@@ -284,4 +279,15 @@ func BenchmarkCGrid(b *testing.B) {
 			b.ReportMetric(float64(capped), "not-converged")
 		})
 	}
+}
+
+// cacheHits counts the iterations of tr that the inference cache served.
+func cacheHits(tr *Trace) int {
+	hits := 0
+	for _, it := range tr.Iterations {
+		if it.CacheHit {
+			hits++
+		}
+	}
+	return hits
 }

@@ -138,12 +138,7 @@ func benchFit(b *testing.B, fc fitCase, cache int) {
 		b.ReportMetric(fin.Primal, "primal")
 		b.ReportMetric(fin.Dual, "dual")
 		b.ReportMetric(fin.Gap, "gap")
-		hits := 0
-		for _, it := range tr.Iterations {
-			if it.CacheHit {
-				hits++
-			}
-		}
+		hits := cacheHits(tr)
 		b.ReportMetric(float64(hits), "cache-hits")
 		if !tr.Converged {
 			b.Errorf("%s: not converged: %v %v", fc.name, tr.Stop, tr.Problems)

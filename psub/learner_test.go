@@ -658,12 +658,7 @@ func TestCacheWithGeneration(t *testing.T) {
 	train := smoothSet(rng, 10, 16, 4, 2)
 	for _, set := range []ConstraintSet{C4{}, C2{}} {
 		_, tr := trainSet(t, train, Settings{C: 5, Tol: 1e-5, Set: set, Tuning: Tuning{Cache: 5}})
-		hits := 0
-		for _, it := range tr.Iterations {
-			if it.CacheHit {
-				hits++
-			}
-		}
+		hits := cacheHits(tr)
 		if hits == 0 {
 			t.Errorf("%s: %d cache hits in %d iterations", set.Name(), hits, tr.Iters)
 		}
