@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/probably-submodular/crf/data/grid"
@@ -41,22 +43,20 @@ type Coster interface {
 
 // knownCosts are measured costs of the protocols' profiles, for sizing a
 // run before any of its rows exist. Each says where its numbers come from.
+// The full profiles state no seconds: their committed results files
+// (DefaultResults, notebooks/results/NAME-full.jsonl) record every fit's
+// seconds, and EstimateCost measures them there, so that a cluster job is
+// sized by the code the repository ships, not by an older run's numbers.
 var knownCosts = map[string]map[Profile]Cost{
 	"cows": {
-		// Seconds: notebook 01's full run (its committed output, cell
-		// "convergence"): 700 selection and 140 final fits, 32 723 s of job
-		// time. The longest fit is not recorded: 610 s is the costliest
-		// stage's mean fit (C3, avg loss, final: 4 559 s / 10) times its
-		// max/mean iterations (538/404).
 		// Memory (2026-11-25, 2-core Xeon, /usr/bin/time -v): shard 1/140
 		// (C0, hamming, fold 0: 5 selection fits and the final one, one
 		// worker) peaked at 772 MB, building the 111 problems (-prepare) at
 		// 471 MB in 9.4 s. C3's working set added 25 MB to a fit at the
 		// quick profile's scale (66 MB against C0's 41 MB); 5.5 times the
 		// superpixels and twice the margin give the 300 MB added here.
-		Full: {Fits: 840, FitSeconds: 32723.0 / 840, MaxFitSeconds: 610,
-			MemoryMB: 772 + 300, FitMemoryMB: (772 - 471) + 300, BuildSeconds: 30,
-			Source: "notebook 01's full run (840 fits, 32723 s; longest fit estimated from its iterations); memory of shard 1/140 measured"},
+		Full: {Fits: 840, MemoryMB: 772 + 300, FitMemoryMB: (772 - 471) + 300, BuildSeconds: 30,
+			Source: "memory of shard 1/140 measured (2026-11-25)"},
 		// The quick profile (2026-11-25, same machine, loaded): 28 fits,
 		// 0.61 s each on average, 1.9 s the longest; a C3 group's run
 		// peaked at 66 MB, the whole grid on two workers at 84 MB.
@@ -64,29 +64,19 @@ var knownCosts = map[string]map[Profile]Cost{
 			Source: "a measured quick run (28 fits)"},
 	},
 	"retina": {
-		// Seconds: notebook 03's full run (committed output): 1 400
-		// selection and 280 final fits, 31 464 s of job time; the longest,
-		// estimated as for the cows: C3's selection fits, 8 890 s / 200
-		// times 648/336 iterations.
 		// Memory (2026-11-25, as the cows): shard 1/280 (C0, fold 0) peaked
 		// at 257 MB with the 50 horses built in 125 MB; 300 MB more for
 		// C3's working set, as for the cows.
-		Full: {Fits: 1680, FitSeconds: 31464.0 / 1680, MaxFitSeconds: 86,
-			MemoryMB: 257 + 300, FitMemoryMB: (257 - 125) + 300, BuildSeconds: 30,
-			Source: "notebook 03's full run (1680 fits, 31464 s; longest fit estimated from its iterations); memory of shard 1/280 measured"},
+		Full: {Fits: 1680, MemoryMB: 257 + 300, FitMemoryMB: (257 - 125) + 300, BuildSeconds: 30,
+			Source: "memory of shard 1/280 measured (2026-11-25)"},
 	},
 	"mito": {
-		// Seconds: notebook 04's full run (committed output): 88 selection
-		// and 8 final fits, 10 062 s of job time; the longest, estimated as
-		// for the cows: QPBO's selection fits, 2 409 s / 11 times 1985/596
-		// iterations.
 		// Memory: not measured for the protocol. Building the whole
 		// training volume took 4.36 GB and 312 s (data/BENCHMARKS.md); the
 		// protocol builds both volumes, so twice that and a fit's share
 		// are assumed.
-		Full: {Fits: 96, FitSeconds: 10062.0 / 96, MaxFitSeconds: 730,
-			MemoryMB: 10240, FitMemoryMB: 2048, BuildSeconds: 700,
-			Source: "notebook 04's full run (96 fits, 10062 s; longest fit estimated from its iterations); memory estimated from data/BENCHMARKS.md's build of one volume"},
+		Full: {Fits: 96, MemoryMB: 10240, FitMemoryMB: 2048, BuildSeconds: 700,
+			Source: "memory and build time estimated from data/BENCHMARKS.md's build of one volume"},
 	},
 }
 
@@ -99,11 +89,15 @@ var fallbackCost = Cost{FitSeconds: 600, MaxFitSeconds: 3600, MemoryMB: 8192, Fi
 // Groups come from the protocol's jobs. The prior costs are the protocol's
 // Coster, else the known costs, else a conservative default. The seconds
 // are measured from the successful rows of the profile's jobs in the
-// results files (none given: DefaultResults; missing files are skipped),
-// when they hold any: the mean always, the longest fit only when the rows
-// cover every fit (a partial run's longest fit may be among those still
-// missing, so the prior's counts too). Memory is not recorded in rows and
-// always comes from the prior.
+// results files (none given: DefaultResults; missing files are skipped):
+// the mean always, the longest fit only when the rows cover every fit (a
+// partial run's longest fit may be among those still missing, so the
+// prior's counts too). For the full profile, when the files measure none
+// of its fits or not all, the committed DefaultResults file (the fits the
+// repository ships, of whatever code version) is measured too, and its
+// seconds take the place of the prior's. Only when no rows measure any fit
+// do the seconds come from the prior (the default's, when the prior states
+// none). Memory is not recorded in rows and always comes from the prior.
 func EstimateCost(p Protocol, prof Profile, results ...string) (Cost, error) {
 	if len(results) == 0 {
 		results = []string{DefaultResults(p.Name(), prof)}
@@ -125,19 +119,95 @@ func EstimateCost(p Protocol, prof Profile, results ...string) (Cost, error) {
 		c.Fits = listed
 	}
 
-	// The newest row of each fit over all files.
+	given, err := measureSeconds(p, prof, results)
+	if err != nil {
+		return Cost{}, err
+	}
+	if shipped := DefaultResults(p.Name(), prof); prof == Full && !given.complete(listed) && !among(shipped, results) {
+		m, err := measureSeconds(p, prof, []string{shipped})
+		if err != nil {
+			return Cost{}, err
+		}
+		if m.n > 0 {
+			c = m.apply(c, listed, "the committed results "+shipped+" (the fits the repository ships)")
+		}
+	}
+	if !(c.FitSeconds > 0) {
+		c.FitSeconds, c.MaxFitSeconds = fallbackCost.FitSeconds, fallbackCost.MaxFitSeconds
+		c.Source = "seconds: " + fallbackCost.Source + "; memory: " + c.Source
+	}
+	if given.n > 0 {
+		c = given.apply(c, listed, strings.Join(given.read, ", "))
+	}
+	return c, nil
+}
+
+// fitSeconds is what the rows of some results files measure of a profile's
+// fits: n of the jobs listed given those rows, their total and longest
+// seconds, and the code versions that ran them.
+type fitSeconds struct {
+	n, jobs  int
+	sum, max float64
+	read     []string // the files that exist
+	codes    map[grid.CodeVersion]int
+}
+
+// complete reports whether the rows measure every fit of the profile.
+func (m fitSeconds) complete(listed int) bool {
+	return m.n > 0 && m.n == m.jobs && m.n >= listed
+}
+
+// apply puts the measured seconds in place of c's, saying so in c.Source.
+func (m fitSeconds) apply(c Cost, listed int, where string) Cost {
+	c.FitSeconds = m.sum / float64(m.n)
+	if m.complete(listed) {
+		c.Fits, c.MaxFitSeconds = m.n, m.max // a complete run lists every fit
+		c.Source = fmt.Sprintf("seconds measured on all %d fits in %s, %s; memory: %s", m.n, where, m.codeList(), c.Source)
+	} else {
+		c.MaxFitSeconds = math.Max(m.max, c.MaxFitSeconds)
+		c.Source = fmt.Sprintf("mean seconds measured on %d of %d fits in %s, %s; longest fit and memory: %s", m.n, c.Fits, where, m.codeList(), c.Source)
+	}
+	return c
+}
+
+// codeList names the code versions of the measured rows, most rows first.
+func (m fitSeconds) codeList() string {
+	codes := make([]grid.CodeVersion, 0, len(m.codes))
+	for v := range m.codes {
+		codes = append(codes, v)
+	}
+	slices.SortFunc(codes, func(a, b grid.CodeVersion) int {
+		if d := m.codes[b] - m.codes[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(a.String(), b.String())
+	})
+	if len(codes) == 1 {
+		return "rows of " + codes[0].String()
+	}
+	parts := make([]string, len(codes))
+	for i, v := range codes {
+		parts[i] = fmt.Sprintf("%s (%d fits)", v, m.codes[v])
+	}
+	return "rows of " + strings.Join(parts, "; ")
+}
+
+// measureSeconds reads the newest row of each fit over the files (missing
+// files are skipped) and measures the successful rows of the jobs p lists
+// for prof given those rows.
+func measureSeconds(p Protocol, prof Profile, files []string) (fitSeconds, error) {
+	m := fitSeconds{codes: map[grid.CodeVersion]int{}}
 	byKey := map[string]grid.Result{}
 	var rows []grid.Result
-	var read []string
-	for _, f := range results {
+	for _, f := range files {
 		rs, err := grid.ReadResults(f)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
 		case err != nil:
-			return Cost{}, fmt.Errorf("costs of %s %s: %w", p.Name(), prof, err)
+			return m, fmt.Errorf("costs of %s %s: %w", p.Name(), prof, err)
 		}
-		read = append(read, f)
+		m.read = append(m.read, f)
 		for _, r := range rs {
 			if _, seen := byKey[r.Key()]; !seen {
 				rows = append(rows, r)
@@ -150,29 +220,34 @@ func EstimateCost(p Protocol, prof Profile, results ...string) (Cost, error) {
 	}
 	jobs, err := p.Jobs(prof, rows)
 	if err != nil {
-		return Cost{}, err
+		return m, err
 	}
-	n, sum, max := 0, 0.0, 0.0
+	m.jobs = len(jobs)
 	for _, j := range jobs {
 		r, ok := byKey[j.Key()]
 		if !ok || r.Error != "" || !(r.Seconds > 0) {
 			continue
 		}
-		n, sum, max = n+1, sum+r.Seconds, math.Max(max, r.Seconds)
+		m.n, m.sum, m.max = m.n+1, m.sum+r.Seconds, math.Max(m.max, r.Seconds)
+		m.codes[r.Code]++
 	}
-	if n == 0 {
-		return c, nil
+	return m, nil
+}
+
+// among reports whether file is one of files, compared as absolute paths.
+func among(file string, files []string) bool {
+	abs := func(f string) string {
+		if a, err := filepath.Abs(f); err == nil {
+			return a
+		}
+		return filepath.Clean(f)
 	}
-	where := strings.Join(read, ", ")
-	c.FitSeconds = sum / float64(n)
-	if n == len(jobs) && n >= listed {
-		c.Fits, c.MaxFitSeconds = n, max // a complete run lists every fit
-		c.Source = fmt.Sprintf("seconds measured on all %d fits in %s; memory: %s", n, where, c.Source)
-	} else {
-		c.MaxFitSeconds = math.Max(max, c.MaxFitSeconds)
-		c.Source = fmt.Sprintf("mean seconds measured on %d of %d fits in %s; longest fit and memory: %s", n, c.Fits, where, c.Source)
+	for _, f := range files {
+		if abs(f) == abs(file) {
+			return true
+		}
 	}
-	return c, nil
+	return false
 }
 
 // listedFits counts the fits of a listing made without rows: a group of

@@ -1,9 +1,15 @@
 package protocol
 
 import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,8 +126,11 @@ func TestEstimateCostMeasures(t *testing.T) {
 }
 
 // TestKnownCostsAreComplete: every known cost names its source, has
-// positive seconds and memory, and counts the fits its protocol lists.
+// positive memory, and counts the fits its protocol lists. It states
+// seconds, or (a full profile) leaves them to its committed results file,
+// which must then measure every fit.
 func TestKnownCostsAreComplete(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.jsonl")
 	for name, byProfile := range knownCosts {
 		p, err := ByName(name)
 		if err != nil {
@@ -129,7 +138,7 @@ func TestKnownCostsAreComplete(t *testing.T) {
 			continue
 		}
 		for prof, c := range byProfile {
-			if c.Source == "" || !(c.FitSeconds > 0) || c.MaxFitSeconds < c.FitSeconds || !(c.MemoryMB > 0) || c.Fits <= 0 {
+			if c.Source == "" || !(c.MemoryMB > 0) || c.Fits <= 0 {
 				t.Errorf("%s %s: incomplete %+v", name, prof, c)
 			}
 			// The run measured is the protocol's grid of today.
@@ -140,6 +149,197 @@ func TestKnownCostsAreComplete(t *testing.T) {
 			if n := listedFits(first, p.Group); n != c.Fits {
 				t.Errorf("%s %s: the costs were measured on %d fits, the protocol has %d", name, prof, c.Fits, n)
 			}
+			if c.FitSeconds > 0 && c.MaxFitSeconds >= c.FitSeconds {
+				continue
+			}
+			if c.FitSeconds != 0 || c.MaxFitSeconds != 0 || prof != Full {
+				t.Errorf("%s %s: seconds %v (longest %v): want both, or (full profile) neither", name, prof, c.FitSeconds, c.MaxFitSeconds)
+				continue
+			}
+			e, err := EstimateCost(p, prof, missing)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("all %d fits in the committed results %s", c.Fits, DefaultResults(name, prof))
+			if !strings.Contains(e.Source, want) || !(e.FitSeconds > 0) {
+				t.Errorf("%s %s states no seconds, but its committed results do not measure them all: %+v", name, prof, e)
+			}
 		}
+	}
+}
+
+// TestEstimateCostCommitted: with no rows given (a results file missing or
+// empty), the cows' full profile is measured on its committed results,
+// notebooks/results/cows-full.jsonl, read here without package grid: the
+// mean and longest of its successful fits (the newest row of each), the
+// code versions that ran them, and the prior's memory.
+func TestEstimateCostCommitted(t *testing.T) {
+	committed := filepath.Join("..", "..", "notebooks", "results", "cows-full.jsonl")
+	f, err := os.Open(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type row struct {
+		Dataset, Set, Loss string
+		C                  float64
+		Fold               int
+		Tag                string
+		Seconds            float64
+		Error              string
+		Code               struct{ Commit, Source string }
+	}
+	type key struct {
+		dataset, set, loss string
+		c                  float64
+		fold               int
+		tag                string
+	}
+	newest := map[key]row{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var r row
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		newest[key{r.Dataset, r.Set, r.Loss, r.C, r.Fold, r.Tag}] = r
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	n, sum, max := 0, 0.0, 0.0
+	commits := map[string]bool{}
+	for _, r := range newest {
+		if r.Error == "" && r.Seconds > 0 {
+			n, sum, max = n+1, sum+r.Seconds, math.Max(max, r.Seconds)
+			commits[r.Code.Commit] = true
+		}
+	}
+	if n == 0 {
+		t.Fatalf("%s measures no fit", committed)
+	}
+
+	p, err := ByName("cows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, given := range []string{filepath.Join(dir, "none.jsonl"), empty} {
+		c, err := EstimateCost(p, Full, given)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(c.FitSeconds-sum/float64(n)) > 1e-9*c.FitSeconds || c.MaxFitSeconds != max || c.Fits != n {
+			t.Errorf("given %s: mean %v, longest %v on %d fits; want %v, %v on the %d of %s",
+				filepath.Base(given), c.FitSeconds, c.MaxFitSeconds, c.Fits, sum/float64(n), max, n, committed)
+		}
+		if !strings.Contains(c.Source, filepath.Join("notebooks", "results", "cows-full.jsonl")) || !strings.Contains(c.Source, "committed") {
+			t.Errorf("source %q does not name the committed file", c.Source)
+		}
+		for commit := range commits {
+			if !strings.Contains(c.Source, "commit "+commit) {
+				t.Errorf("source %q does not name the rows' commit %s", c.Source, commit)
+			}
+		}
+		if prior := knownCosts["cows"][Full]; c.MemoryMB != prior.MemoryMB || !strings.HasSuffix(c.Source, prior.Source) {
+			t.Errorf("memory %v (%q), want the prior's %v (%q)", c.MemoryMB, c.Source, prior.MemoryMB, prior.Source)
+		}
+	}
+}
+
+// TestEstimateCostGivenRowsFirst: rows in the given files take precedence
+// over the committed ones: a complete run's are all that count; a partial
+// run's measure the mean, and the longest fit is the larger of theirs and
+// the committed run's.
+func TestEstimateCostGivenRowsFirst(t *testing.T) {
+	p, err := ByName("cows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	shipped, err := EstimateCost(p, Full, filepath.Join(dir, "none.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := grid.ReadResults(DefaultResults("cows", Full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, rows []grid.Result) string {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := grid.WriteResultsJSONL(f, rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+
+	// Every fit, three times slower.
+	slow := slices.Clone(rows)
+	for i := range slow {
+		slow[i].Seconds *= 3
+	}
+	file := write("slow.jsonl", slow)
+	c, err := EstimateCost(p, Full, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(c.FitSeconds-3*shipped.FitSeconds) > 1e-9*c.FitSeconds || math.Abs(c.MaxFitSeconds-3*shipped.MaxFitSeconds) > 1e-9*c.MaxFitSeconds {
+		t.Errorf("complete given run: mean %v, longest %v; want 3 × the committed %v, %v", c.FitSeconds, c.MaxFitSeconds, shipped.FitSeconds, shipped.MaxFitSeconds)
+	}
+	if !strings.Contains(c.Source, file) || strings.Contains(c.Source, "committed") {
+		t.Errorf("complete given run: source %q, want only %s", c.Source, file)
+	}
+
+	// Ten fits of 0.5 s: their mean, the committed run's longest fit.
+	part := slices.Clone(rows[:10])
+	for i := range part {
+		part[i].Seconds = 0.5
+	}
+	file = write("part.jsonl", part)
+	if c, err = EstimateCost(p, Full, file); err != nil {
+		t.Fatal(err)
+	}
+	if c.FitSeconds != 0.5 || c.MaxFitSeconds != shipped.MaxFitSeconds {
+		t.Errorf("partial given run: mean %v, longest %v; want 0.5 and the committed %v", c.FitSeconds, c.MaxFitSeconds, shipped.MaxFitSeconds)
+	}
+	if !strings.Contains(c.Source, "10 of ") || !strings.Contains(c.Source, file) || !strings.Contains(c.Source, "committed") {
+		t.Errorf("partial given run: source %q, want the 10 fits of %s and the committed file", c.Source, file)
+	}
+}
+
+// TestEstimateCostPriorWithoutSeconds: a full profile whose prior states
+// no seconds and which has no committed results takes the default's
+// seconds and keeps the prior's memory.
+func TestEstimateCostPriorWithoutSeconds(t *testing.T) {
+	prior := Cost{MemoryMB: 123, FitMemoryMB: 45, BuildSeconds: 6, Source: "a test prior"}
+	knownCosts["toy"] = map[Profile]Cost{Full: prior}
+	t.Cleanup(func() { delete(knownCosts, "toy") })
+	if _, err := os.Stat(DefaultResults("toy", Full)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("%s: %v, want no such file", DefaultResults("toy", Full), err)
+	}
+	c, err := EstimateCost(toy{s: toySettings()}, Full, filepath.Join(t.TempDir(), "none.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FitSeconds != fallbackCost.FitSeconds || c.MaxFitSeconds != fallbackCost.MaxFitSeconds || c.MemoryMB != prior.MemoryMB || c.Fits != 72 {
+		t.Errorf("%+v: want the default's seconds, the prior's memory, 72 fits", c)
+	}
+	if !strings.Contains(c.Source, fallbackCost.Source) || !strings.Contains(c.Source, prior.Source) {
+		t.Errorf("source %q does not name both the default and the prior", c.Source)
 	}
 }
