@@ -400,3 +400,35 @@ func TestWriteBenchInstances(t *testing.T) {
 		fmt.Println("wrote", name, in.n, "nodes", len(in.from), "edges")
 	}
 }
+
+// BenchmarkBuildBulk times building a graph with the calls that take
+// arrays (AddNodes, AddTerminals, AddEdges) and laying its arcs out
+// (Prepare, which the solve would otherwise do), after Release of the
+// previous graph ("release": a new graph in its storage) or Clear
+// ("clear": the same graph built again in place).
+func BenchmarkBuildBulk(b *testing.B) {
+	for _, c := range benchCases {
+		for _, mode := range []string{"release", "clear"} {
+			b.Run(c.name+"/"+mode, func(b *testing.B) {
+				skipLarge(b, c)
+				in := c.make()
+				ends := edgesOf(in)
+				g := New(0, 0)
+				var m cpuMeter
+				for b.Loop() {
+					m.begin()
+					if mode == "release" {
+						g.Release()
+						g = New(in.n, len(ends))
+					} else {
+						g.Clear()
+					}
+					bulkFill(g, in.n, in, ends, in.cap, in.rev)
+					g.Prepare()
+					m.end()
+				}
+				m.report(b)
+			})
+		}
+	}
+}

@@ -56,6 +56,12 @@ func (g *Graph) AddEdges(ends [][2]int, caps, revCaps []float64) int {
 	if g.spec {
 		k0 = g.addEdgesInPlace(recs, ends, caps, revCaps)
 	}
+	if k0 == 0 && first == 0 && len(recs) > 0 && 2*len(recs) > g.edgeHint &&
+		g.addEdgesLaidOut(recs, ends, caps, revCaps) {
+		g.edge = g.edge[:len(recs)]
+		g.treesDirty = true
+		return 0
+	}
 	if k0 < len(recs) {
 		g.endSpec(first + k0)
 		if g.degStale {
@@ -118,6 +124,74 @@ func (g *Graph) addEdgesInPlace(recs []edgeRec, ends [][2]int, caps, revCaps []f
 		arcs[ed.aj].rCap = r
 	}
 	return len(recs)
+}
+
+// addEdgesLaidOut is AddEdges's loop for a graph's first edges when they
+// are all or most of its edges (more than half of New's edgeHint): it lays
+// their arcs out as it writes their records, a counting sort in two passes
+// over the input (the first counts each node's edges into the start array,
+// the second puts each arc at the end of what is left of its node's block,
+// so that the block lists them last-added first), instead of recording the
+// edges and laying them out from the records in the solve. That is as
+// AddEdges after Clear leaves a graph built again with the same edges
+// (see Graph.prev): prev is this layout, the records hold the arcs and
+// the nodes' degrees are left to countDegrees; anything that changes the
+// graph's shape before the solve (more nodes or edges, SetEdge) ends it,
+// and the solve lays the arcs out from the records as usual. It returns
+// false at the first bad edge, having written nothing the graph's state
+// depends on, for AddEdges's loop to report it.
+func (g *Graph) addEdgesLaidOut(recs []edgeRec, ends [][2]int, caps, revCaps []float64) bool {
+	g.endSpec(0)
+	g.prev = nil
+	// The start array is carved where layoutArcs will carve it, which
+	// then finds the layout in place. An earlier layout's start (of no
+	// edges) is lost.
+	g.start, g.queue = nil, nil
+	n, m := len(g.nodes), len(recs)
+	b, _ := g.solverBlock(n)
+	pos := b[n : 2*n+1]
+	clear(pos)
+	ends = ends[:m]
+	for k := range ends {
+		i, j := ends[k][0], ends[k][1]
+		if uint(i) >= uint(n) || uint(j) >= uint(n) || i == j {
+			return false
+		}
+		pos[i]++
+		pos[j]++
+	}
+	// pos[i] becomes the end of i's block; the arcs are put below it.
+	sum := uint32(1)
+	for k := range n {
+		sum += pos[k]
+		pos[k] = sum
+	}
+	pos[n] = sum
+	arcs := g.arcs[:cap(g.arcs)]
+	if len(arcs) < 2*m+1 {
+		arcs = make([]arc, 2*m+1)
+		g.arcs = arcs[:0]
+	}
+	caps, revCaps = caps[:m], revCaps[:m]
+	for k := range recs {
+		i, j := uint32(ends[k][0]), uint32(ends[k][1])
+		c, r := caps[k], revCaps[k]
+		if max(bits(c), bits(r)) > maxCapBits && (!edgeCapacity(c) || !edgeCapacity(r)) {
+			return false
+		}
+		a := pos[i] - 1
+		pos[i] = a
+		b := pos[j] - 1
+		pos[j] = b
+		// Field by field, for the reasons of placeArcs.
+		ed := &recs[k]
+		ed.i, ed.j, ed.ai, ed.aj, ed.cap, ed.rev = i, j, a, b, c, r
+		x, y := &arcs[a], &arcs[b]
+		x.head, x.sister, x.rCap = j, b, c
+		y.head, y.sister, y.rCap = i, a, r
+	}
+	g.prev, g.spec, g.degStale = pos, true, true
+	return true
 }
 
 //go:noinline

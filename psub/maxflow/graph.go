@@ -129,13 +129,19 @@ type Graph struct {
 	// before, it is the same graph, prev is its layout and its arcs are in
 	// place: layoutArcs has nothing to do. A graph of one shape built again
 	// with new capacities (a segmentation's grid, a learner's superpixel
-	// graph) so skips the layout pass.
+	// graph) so skips the layout pass. AddEdges given a graph's first
+	// edges leaves the same state when it lays their arcs out itself
+	// (addEdgesLaidOut): prev is then that layout.
 	prev []uint32
 	spec bool
 	// degStale: the nodes' deg fields may not count the edges (AddEdges
-	// does not count those it writes in place); countDegrees makes them
-	// right before anything reads them.
+	// does not count those it writes in place or lays out itself);
+	// countDegrees makes them right before anything reads them.
 	degStale bool
+	// edgeHint is New's edgeHint: AddEdges lays the arcs of a graph's
+	// first edges out at once only when they are more than half of it
+	// (see addEdgesLaidOut).
+	edgeHint int
 }
 
 // New returns an empty graph with room for nodeHint nodes and edgeHint edges
@@ -146,14 +152,15 @@ func New(nodeHint, edgeHint int) *Graph {
 	edgeHint = min(max(edgeHint, 0), int(maxEdges))
 	if s, _ := released.Get().(*storage); s != nil {
 		if s.fits(nodeHint, edgeHint) {
-			return &Graph{nodes: s.nodes, term: s.term, edge: s.edge, arcs: s.arcs, block: s.block, changed: s.changed}
+			return &Graph{nodes: s.nodes, term: s.term, edge: s.edge, arcs: s.arcs, block: s.block, changed: s.changed, edgeHint: edgeHint}
 		}
 		released.Put(s)
 	}
 	return &Graph{
-		nodes: make([]node, 0, nodeHint),
-		term:  make([]pair, 0, nodeHint),
-		edge:  make([]edgeRec, 0, edgeHint),
+		nodes:    make([]node, 0, nodeHint),
+		term:     make([]pair, 0, nodeHint),
+		edge:     make([]edgeRec, 0, edgeHint),
+		edgeHint: edgeHint,
 	}
 }
 
@@ -399,15 +406,7 @@ func (g *Graph) layoutArcs() {
 		}
 		toRanks(g.edge[:g.laid], g.start)
 	}
-	// One block for the node arrays of the solver. Orphans at once are at
-	// most the nodes (see adopt), but far fewer on large graphs: front and
-	// orphans get room for up to orphanRoom each and grow (once) beyond.
-	room := min(n, orphanRoom)
-	size := 2*n + 1 + 2*room
-	if cap(g.block) < size {
-		g.block = make([]uint32, size)
-	}
-	b := g.block[:size]
+	b, room := g.solverBlock(n)
 	g.queue, b = b[:n:n], b[n:]
 	g.start, b = b[:n+1:n+1], b[n+1:]
 	g.front, b = b[:0:room], b[room:]
@@ -439,6 +438,20 @@ func (g *Graph) layoutArcs() {
 	}
 	start[n] = sum
 	g.placeArcs(kept)
+}
+
+// solverBlock returns the block for the node arrays of the solver for n
+// nodes: the queue (n), start (n+1, from offset n) and front and orphans
+// (room each). Orphans at once are at most the nodes (see adopt), but far
+// fewer on large graphs: front and orphans get room for up to orphanRoom
+// each and grow (once) beyond.
+func (g *Graph) solverBlock(n int) (b []uint32, room int) {
+	room = min(n, orphanRoom)
+	size := 2*n + 1 + 2*room
+	if cap(g.block) < size {
+		g.block = make([]uint32, size)
+	}
+	return g.block[:size], room
 }
 
 // countDegrees sets every node's deg to the number of edges at it among
