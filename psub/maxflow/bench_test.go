@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -403,29 +404,47 @@ func TestWriteBenchInstances(t *testing.T) {
 
 // BenchmarkBuildBulk times building a graph with the calls that take
 // arrays (AddNodes, AddTerminals, AddEdges) and laying its arcs out
-// (Prepare, which the solve would otherwise do), after Release of the
-// previous graph ("release": a new graph in its storage) or Clear
-// ("clear": the same graph built again in place).
+// (Prepare, which the solve would otherwise do): after Release of the
+// previous graph ("release": a new graph, which takes its storage and
+// layout, and the edges are the same), after Clear ("clear": the same
+// graph built again in place), after Release of a graph of other edges
+// ("other": every other build has the edges in reverse order, so no build
+// has the edges of the graph released before it) and after Release of a
+// graph whose edges differ in the last one only ("last": the worst case
+// for taking a released graph's layout, which is found not to fit only at
+// the end).
 func BenchmarkBuildBulk(b *testing.B) {
 	for _, c := range benchCases {
-		for _, mode := range []string{"release", "clear"} {
+		for _, mode := range []string{"release", "clear", "other", "last"} {
 			b.Run(c.name+"/"+mode, func(b *testing.B) {
 				skipLarge(b, c)
 				in := c.make()
-				ends := edgesOf(in)
+				ends := [2][][2]int{edgesOf(in), edgesOf(in)}
+				caps, revs := [2][]float64{in.cap, in.cap}, [2][]float64{in.rev, in.rev}
+				switch m := len(in.from); mode {
+				case "other":
+					slices.Reverse(ends[1])
+					caps[1], revs[1] = slices.Clone(in.cap), slices.Clone(in.rev)
+					slices.Reverse(caps[1])
+					slices.Reverse(revs[1])
+				case "last":
+					ends[1][m-1] = [2]int{ends[1][m-1][1], ends[1][m-1][0]}
+				}
 				g := New(0, 0)
 				var m cpuMeter
+				k := 0
 				for b.Loop() {
 					m.begin()
-					if mode == "release" {
-						g.Release()
-						g = New(in.n, len(ends))
-					} else {
+					if mode == "clear" {
 						g.Clear()
+					} else {
+						g.Release()
+						g = New(in.n, len(in.from))
 					}
-					bulkFill(g, in.n, in, ends, in.cap, in.rev)
+					bulkFill(g, in.n, in, ends[k], caps[k], revs[k])
 					g.Prepare()
 					m.end()
+					k ^= 1
 				}
 				m.report(b)
 			})

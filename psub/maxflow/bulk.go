@@ -56,11 +56,16 @@ func (g *Graph) AddEdges(ends [][2]int, caps, revCaps []float64) int {
 	if g.spec {
 		k0 = g.addEdgesInPlace(recs, ends, caps, revCaps)
 	}
-	if k0 == 0 && first == 0 && len(recs) > 0 && 2*len(recs) > g.edgeHint &&
-		g.addEdgesLaidOut(recs, ends, caps, revCaps) {
-		g.edge = g.edge[:len(recs)]
-		g.treesDirty = true
-		return 0
+	// The graph's first edges, not (all) those it had before Clear or
+	// Release: laid out at once, even when some of the first were (their
+	// records and arcs are written again).
+	if k0 < len(recs) && first == 0 && 2*len(recs) > g.edgeHint {
+		if g.addEdgesLaidOut(recs, ends, caps, revCaps) {
+			g.edge = g.edge[:len(recs)]
+			g.treesDirty = true
+			return 0
+		}
+		k0 = 0 // a bad edge, for the loop below to report
 	}
 	if k0 < len(recs) {
 		g.endSpec(first + k0)
@@ -109,6 +114,14 @@ func (g *Graph) addEdgesInPlace(recs []edgeRec, ends [][2]int, caps, revCaps []f
 	arcs := g.arcs[:cap(g.arcs)]
 	// The same length for all, so that one bounds check serves them.
 	ends, caps, revCaps = ends[:len(recs)], caps[:len(recs)], revCaps[:len(recs)]
+	// Other edges than before usually differ all along: eight edges spread
+	// over the batch, the last among them, are compared first, so that
+	// such a graph goes to addEdgesLaidOut without a pass here.
+	for s := 1; s <= 8; s++ {
+		if k := len(recs)*s/8 - 1; k >= 0 && (ends[k][0] != int(recs[k].i) || ends[k][1] != int(recs[k].j)) {
+			return 0
+		}
+	}
 	for k := range recs {
 		ed := &recs[k]
 		i, j := ends[k][0], ends[k][1]
@@ -172,7 +185,19 @@ func (g *Graph) addEdgesLaidOut(recs []edgeRec, ends [][2]int, caps, revCaps []f
 		arcs = make([]arc, 2*m+1)
 		g.arcs = arcs[:0]
 	}
-	caps, revCaps = caps[:m], revCaps[:m]
+	if !placeEdges(recs, arcs, pos, ends, caps, revCaps) {
+		return false
+	}
+	g.prev, g.spec, g.degStale = pos, true, true
+	return true
+}
+
+// placeEdges is addEdgesLaidOut's second pass: it writes every record and
+// its two arcs below the ends of its nodes' blocks in pos, moving them
+// down, and reports false at the first bad capacity. A function of its
+// own, so that its slices stay in registers.
+func placeEdges(recs []edgeRec, arcs []arc, pos []uint32, ends [][2]int, caps, revCaps []float64) bool {
+	ends, caps, revCaps = ends[:len(recs)], caps[:len(recs)], revCaps[:len(recs)]
 	for k := range recs {
 		i, j := uint32(ends[k][0]), uint32(ends[k][1])
 		c, r := caps[k], revCaps[k]
@@ -190,7 +215,6 @@ func (g *Graph) addEdgesLaidOut(recs []edgeRec, ends [][2]int, caps, revCaps []f
 		x.head, x.sister, x.rCap = j, b, c
 		y.head, y.sister, y.rCap = i, a, r
 	}
-	g.prev, g.spec, g.degStale = pos, true, true
 	return true
 }
 

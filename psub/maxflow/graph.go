@@ -146,13 +146,20 @@ type Graph struct {
 
 // New returns an empty graph with room for nodeHint nodes and edgeHint edges
 // (hints only; the graph grows as needed). It takes the storage of a graph
-// given up with Release when one of about that size is there.
+// given up with Release when one of about that size is there, and with it
+// that graph's arc layout, as Clear keeps it: when the new graph turns out
+// to have the released graph's edges, in the same order, AddEdges writes
+// them into it and the solve skips laying them out.
 func New(nodeHint, edgeHint int) *Graph {
 	nodeHint = min(max(nodeHint, 0), maxNodes)
 	edgeHint = min(max(edgeHint, 0), int(maxEdges))
 	if s, _ := released.Get().(*storage); s != nil {
 		if s.fits(nodeHint, edgeHint) {
-			return &Graph{nodes: s.nodes, term: s.term, edge: s.edge, arcs: s.arcs, block: s.block, changed: s.changed, edgeHint: edgeHint}
+			g := &Graph{nodes: s.nodes, term: s.term, edge: s.edge, arcs: s.arcs, block: s.block, changed: s.changed, edgeHint: edgeHint}
+			if s.prev != nil {
+				g.prev, g.spec, g.degStale = s.prev, true, true
+			}
+			return g
 		}
 		released.Put(s)
 	}
@@ -165,7 +172,7 @@ func New(nodeHint, edgeHint int) *Graph {
 }
 
 // storage is the arrays of a graph given up with Release, kept for a later
-// New.
+// New, and its layout's start array (in block) when it was laid out.
 type storage struct {
 	nodes   []node
 	term    []pair
@@ -173,6 +180,7 @@ type storage struct {
 	arcs    []arc
 	block   []uint32
 	changed []uint32
+	prev    []uint32
 }
 
 // released holds the storage of released graphs. A sync.Pool drops what
@@ -194,7 +202,10 @@ func (s *storage) fits(nodes, edges int) bool {
 // collects nothing. g itself stays usable as an empty graph (with no
 // storage) and shares nothing with the storage given up.
 func (g *Graph) Release() {
-	s := &storage{g.nodes[:0], g.term[:0], g.edge[:0], g.arcs[:0], g.block[:0], g.changed[:0]}
+	s := &storage{g.nodes[:0], g.term[:0], g.edge[:0], g.arcs[:0], g.block[:0], g.changed[:0], nil}
+	if g.laidOut() && len(g.nodes) > 0 {
+		s.prev = g.start
+	}
 	*g = Graph{}
 	if cap(s.nodes) > 0 || cap(s.edge) > 0 {
 		released.Put(s)
