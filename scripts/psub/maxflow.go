@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/probably-submodular/crf/psub/maxflow"
@@ -53,7 +54,7 @@ type maxflowResult struct {
 
 // runMaxflow solves one DIMACS max-flow problem with Boykov–Kolmogorov.
 func runMaxflow(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("maxflow", "psub maxflow [-repeat R | -rounds K [-mode dynamic|reset|clear|rebuild|drop]] FILE.max", stdout)
+	fs := newFlags("maxflow", "psub maxflow [-repeat R | -rounds K [-mode dynamic|reset|clear|rebuild|other|drop]] FILE.max", stdout)
 	fs.after = func(w io.Writer) {
 		fmt.Fprintln(w, `
 FILE.max is a DIMACS max-flow problem (format: psub/maxflow/FORMATS.md).
@@ -66,12 +67,14 @@ new capacities around the file's and solves again (the learner's pattern):
 "dynamic" updates them in place and reuses the search trees, "reset" resets
 the capacities and sets them all, "clear" builds the graph again in the same
 storage, "rebuild" builds a new graph after giving the previous one's storage
-back (Release, as the C++ yardstick deletes it), "drop" builds a new graph and
-leaves the previous one to the garbage collector.`)
+back (Release, as the C++ yardstick deletes it), "other" does that with the
+edges in reverse order every other round (so that no graph has the edges of
+the one released before it), "drop" builds a new graph and leaves the
+previous one to the garbage collector.`)
 	}
 	repeat := fs.Int("repeat", 0, "build and solve this many times from the parsed file (timing)")
 	rounds := fs.Int("rounds", 0, "solve this many rounds of redrawn capacities")
-	mode := fs.String("mode", "dynamic", "with -rounds: dynamic, reset, clear, rebuild or drop")
+	mode := fs.String("mode", "dynamic", "with -rounds: dynamic, reset, clear, rebuild, other or drop")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -87,8 +90,8 @@ leaves the previous one to the garbage collector.`)
 		return fs.usageErr("-rounds %d: want >= 1", *rounds)
 	case *repeat > 0 && *rounds > 0:
 		return fs.usageErr("-repeat and -rounds: give one of them")
-	case *mode != "dynamic" && *mode != "reset" && *mode != "clear" && *mode != "rebuild" && *mode != "drop":
-		return fs.usageErr("-mode %q: want dynamic, reset, clear, rebuild or drop", *mode)
+	case !slices.Contains([]string{"dynamic", "reset", "clear", "rebuild", "other", "drop"}, *mode):
+		return fs.usageErr("-mode %q: want dynamic, reset, clear, rebuild, other or drop", *mode)
 	}
 	name := fs.Arg(0)
 	f, err := os.Open(name)
@@ -182,8 +185,15 @@ func newBenchInstance(p *maxflow.Problem) *benchInstance {
 
 // build makes the graph as a user would: New, then fill.
 func (in *benchInstance) build(src, snk, cap, rev []float64) *maxflow.Graph {
-	g := maxflow.New(in.n, len(in.ends))
-	in.fill(g, src, snk, cap, rev)
+	return in.buildEdges(in.ends, src, snk, cap, rev)
+}
+
+// buildEdges is build with these edges (in.ends or another order of them).
+func (in *benchInstance) buildEdges(ends [][2]int, src, snk, cap, rev []float64) *maxflow.Graph {
+	g := maxflow.New(in.n, len(ends))
+	g.AddNodes(in.n)
+	g.AddTerminals(0, src, snk)
+	g.AddEdges(ends, cap, rev)
 	return g
 }
 
@@ -268,6 +278,15 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 	m := len(in.ends)
 	src, snk := make([]float64, in.n), make([]float64, in.n)
 	cap, rev := make([]float64, m), make([]float64, m)
+	// "other": odd rounds build the edges in reverse order, with their
+	// capacities reversed after the draw (as the C++ yardstick does).
+	var rends [][2]int
+	var rcap, rrev []float64
+	if mode == "other" {
+		rends = slices.Clone(in.ends)
+		slices.Reverse(rends)
+		rcap, rrev = make([]float64, m), make([]float64, m)
+	}
 	// The first build and solve of the process are the cold ones.
 	c0, w0 := processCPU(), time.Now()
 	g := in.build(in.src, in.snk, in.cap, in.rev)
@@ -282,17 +301,27 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 	for k := 1; k <= rounds; k++ {
 		d0 := processCPU()
 		in.perturb(k, src, snk, cap, rev)
+		reversed := mode == "other" && k%2 == 1
+		if reversed {
+			for e := range m {
+				rcap[m-1-e], rrev[m-1-e] = cap[e], rev[e]
+			}
+		}
 		draw += processCPU() - d0
 		switch mode {
-		case "rebuild", "drop":
+		case "rebuild", "other", "drop":
 			b0 := processCPU()
 			// rebuild gives the previous graph's storage back first, as
 			// the C++ yardstick deletes its graph before making the next;
 			// drop leaves it to the garbage collector.
-			if mode == "rebuild" {
+			if mode != "drop" {
 				g.Release()
 			}
-			g = in.build(src, snk, cap, rev)
+			if reversed {
+				g = in.buildEdges(rends, src, snk, rcap, rrev)
+			} else {
+				g = in.build(src, snk, cap, rev)
+			}
 			build += processCPU() - b0
 			last = g.MaxFlow()
 		case "clear":
@@ -322,7 +351,7 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 	res.RoundSeconds = ptr(w1.Sub(w0).Seconds() / float64(rounds))
 	if !math.IsNaN(c0) && !math.IsNaN(c1) {
 		res.RoundCPUSeconds = ptr((c1 - c0 - draw) / float64(rounds))
-		if mode == "rebuild" || mode == "drop" || mode == "clear" {
+		if mode == "rebuild" || mode == "other" || mode == "drop" || mode == "clear" {
 			res.RoundBuildCPUSeconds = ptr(build / float64(rounds))
 		}
 	}

@@ -31,6 +31,7 @@ func TestMaxflowPrintsFlow(t *testing.T) {
 		{"dynamic", []string{"-rounds", "4"}, []string{"round_seconds", "flow_sum"}},
 		{"reset", []string{"-rounds", "4", "-mode", "reset"}, []string{"round_seconds", "flow_sum"}},
 		{"rebuild", []string{"-rounds", "4", "-mode", "rebuild"}, []string{"round_seconds", "flow_sum"}},
+		{"other", []string{"-rounds", "4", "-mode", "other"}, []string{"round_seconds", "flow_sum"}},
 		{"drop", []string{"-rounds", "4", "-mode", "drop"}, []string{"round_seconds", "flow_sum"}},
 		{"clear", []string{"-rounds", "4", "-mode", "clear"}, []string{"round_seconds", "flow_sum"}},
 	}
@@ -72,7 +73,7 @@ func TestMaxflowPrintsFlow(t *testing.T) {
 		})
 	}
 	// The ways of re-solving see the same capacities each round.
-	for _, m := range []string{"reset", "clear", "rebuild", "drop"} {
+	for _, m := range []string{"reset", "clear", "rebuild", "other", "drop"} {
 		if d, x := sums["dynamic"], sums[m]; math.Abs(d-x) > 1e-9*d {
 			t.Errorf("flow sums over the rounds: dynamic %v, %s %v", d, m, x)
 		}

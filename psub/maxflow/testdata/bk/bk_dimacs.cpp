@@ -7,7 +7,7 @@
 //   g++ -O2 -DNDEBUG -std=c++17 -I/usr/include/maxflow-3.0 bk_dimacs.cpp -o bk_dimacs -lmaxflow
 //   ./bk_dimacs FILE                    read the file straight into the graph
 //   ./bk_dimacs -repeat R FILE          build+solve R times from memory
-//   ./bk_dimacs -rounds K -mode M FILE  the learner's pattern (M: rebuild, clear, dynamic)
+//   ./bk_dimacs -rounds K -mode M FILE  the learner's pattern (M: rebuild, other, clear, dynamic)
 //
 // It mirrors "psub maxflow" flag for flag and prints the same JSON fields,
 // so that psub/maxflow/testdata/bk/compare can set the two side by side:
@@ -28,7 +28,8 @@
 //     (CLOCK_PROCESS_CPUTIME_ID) and wall time.
 //   - -rounds K: after a first solve, K rounds each draw new capacities
 //     around the file's (the same splitmix64 draws as psub maxflow) and
-//     solve again: "rebuild" makes a new graph each round, "clear" rebuilds
+//     solve again: "rebuild" makes a new graph each round ("other": with
+//     the edges in reverse order every other round), "clear" rebuilds
 //     it in the same storage (reset()), "dynamic" changes
 //     capacities in place (add_tweights by the difference, set_rcap on the
 //     residuals with Kohli–Torr's reparameterisation when a residual would go
@@ -244,8 +245,8 @@ int main(int argc, char** argv) {
     else break;
   }
   if (a + 1 != argc || repeat < 0 || rounds < 0 || (repeat > 0 && rounds > 0) ||
-      (mode != "dynamic" && mode != "rebuild" && mode != "clear")) {
-    fprintf(stderr, "usage: bk_dimacs [-repeat R | -rounds K [-mode rebuild|clear|dynamic]] FILE\n");
+      (mode != "dynamic" && mode != "rebuild" && mode != "other" && mode != "clear")) {
+    fprintf(stderr, "usage: bk_dimacs [-repeat R | -rounds K [-mode rebuild|other|clear|dynamic]] FILE\n");
     return 2;
   }
   const char* file = argv[a];
@@ -284,8 +285,9 @@ int main(int argc, char** argv) {
     for (int k = 1; k <= rounds; k++) {
       double d0 = cpuNow();
       perturb(in, noise, k, src, snk, edges);
+      if (mode == "other" && k % 2 == 1) std::reverse(edges.begin(), edges.end());
       drawCPU += cpuNow() - d0;
-      if (mode == "rebuild") {
+      if (mode == "rebuild" || mode == "other") {
         double b0 = cpuNow();
         delete g;
         g = build(in, src, snk, edges);
