@@ -78,26 +78,29 @@ func (g *Graph) renumberTime() {
 }
 
 // initTrees makes every node with residual terminal capacity a root of its
-// tree and active, and every other node free.
+// tree and active, and every other node free. The roots go straight into
+// the empty queue, in node order (push, which tests the flag and wraps
+// around the ring, is for the solve).
 func (g *Graph) initTrees() {
-	g.qHead, g.qSize = 0, 0
 	g.front, g.orphans = g.front[:0], g.orphans[:0]
 	g.time = 0
 	nodes := g.nodes
+	// Without terminal capacity the arcs may not be laid out, nor the
+	// queue sized (see MaxFlow); then no node is a root.
+	queue := g.queue
+	q := 0
 	for k := range nodes {
 		n := &nodes[k]
-		n.ts, n.marked, n.active = 0, false, false
-		switch {
-		case n.rCap > 0:
-			n.parent, n.sink, n.dist = terminal, false, 1
-			g.push(uint32(k))
-		case n.rCap < 0:
-			n.parent, n.sink, n.dist = terminal, true, 1
-			g.push(uint32(k))
-		default:
-			n.parent = noParent
+		n.ts, n.marked = 0, false
+		if r := n.rCap; r != 0 {
+			n.parent, n.sink, n.dist, n.active = terminal, r < 0, 1, true
+			queue[q] = uint32(k)
+			q++
+		} else {
+			n.parent, n.active = noParent, false
 		}
 	}
+	g.qHead, g.qSize = 0, q
 	g.changed = g.changed[:0]
 }
 
