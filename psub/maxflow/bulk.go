@@ -58,8 +58,9 @@ func (g *Graph) AddEdges(ends [][2]int, caps, revCaps []float64) int {
 	}
 	// The graph's first edges, not (all) those it had before Clear or
 	// Release: laid out at once, even when some of the first were (their
-	// records and arcs are written again).
-	if k0 < len(recs) && first == 0 && 2*len(recs) > g.edgeHint {
+	// records and arcs are written again), unless no node has terminal
+	// capacity yet (a solve of such a graph lays nothing out: MaxFlow).
+	if k0 < len(recs) && first == 0 && 2*len(recs) > g.edgeHint && g.hasTerminals() {
 		if g.addEdgesLaidOut(recs, ends, caps, revCaps) {
 			g.edge = g.edge[:len(recs)]
 			g.treesDirty = true
@@ -140,7 +141,8 @@ func (g *Graph) addEdgesInPlace(recs []edgeRec, ends [][2]int, caps, revCaps []f
 }
 
 // addEdgesLaidOut is AddEdges's loop for a graph's first edges when they
-// are all or most of its edges (more than half of New's edgeHint): it lays
+// are all or most of its edges (more than half of New's edgeHint) and some
+// node has terminal capacity already (AddTerminals first): it lays
 // their arcs out as it writes their records, a counting sort in two passes
 // over the input (the first counts each node's edges into the start array,
 // the second puts each arc at the end of what is left of its node's block,

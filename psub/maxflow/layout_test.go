@@ -8,11 +8,12 @@ import (
 )
 
 // TestAddEdgesLaysOut: AddEdges given a graph's first edges, all or more
-// than half of New's edgeHint, lays their arcs out itself
-// (addEdgesLaidOut), and the layout is the one the solve makes from edges
-// added one at a time: the same start array and arcs, so the same flows
-// bit for bit (checked against Edmonds–Karp too). A first batch of at
-// most half the hint is recorded only. A bad edge found in either pass
+// than half of New's edgeHint, after some terminal capacity, lays their
+// arcs out itself (addEdgesLaidOut), and the layout is the one the solve
+// makes from edges added one at a time: the same start array and arcs, so
+// the same flows bit for bit (checked against Edmonds–Karp too). A first
+// batch of at most half the hint, or before any terminal capacity, is
+// recorded only. A bad edge found in either pass
 // (bad ends in the counting pass, a bad capacity in the placing one)
 // leaves the graph as it was, degrees included, and the edges added then
 // are laid out as usual.
@@ -81,6 +82,17 @@ func TestAddEdgesLaysOut(t *testing.T) {
 			if g.nodes[i].deg != single.nodes[i].deg {
 				t.Fatalf("%s: node %d: degree %d, want %d", what, i, g.nodes[i].deg, single.nodes[i].deg)
 			}
+		}
+		// No terminal capacity yet: recorded, laid out by the solve.
+		h := New(in.n, m)
+		h.AddNodes(in.n)
+		h.AddEdges(ends, in.cap, in.rev)
+		if h.spec {
+			t.Fatalf("%s: edges of a graph without terminal capacity laid out at once", what)
+		}
+		h.AddTerminals(0, in.src, in.sink)
+		if f := h.MaxFlow(); f != want {
+			t.Fatalf("%s: terminals after the edges: flow %v, want %v", what, f, want)
 		}
 		// Half the hint or less: recorded, laid out by the solve.
 		if m >= 2 {
