@@ -87,7 +87,8 @@ type TradeoffRow struct {
 	Primal, PrimalLo, PrimalHi, Norm2 float64
 	Iters                             int
 	Converged                         bool
-	Seconds                           float64 // training wall time
+	Stop                              psub.StopReason // why training stopped (Trace.Stop)
+	Seconds                           float64         // training wall time
 
 	// Accuracy: fraction of correctly labelled nodes (1 − Hamming over all
 	// nodes of the set) with the entry's prediction (TGC for the sets, the
@@ -145,7 +146,7 @@ func RunTradeoff(train, test []psub.Instance, opt TradeoffOptions) ([]TradeoffRo
 		}
 		row := TradeoffRow{
 			Name: en.Name, Set: en.Set.Name(), Inference: "graphcut",
-			Primal: tr.Final().Primal, Iters: tr.Iters, Converged: tr.Converged,
+			Primal: tr.Final().Primal, Iters: tr.Iters, Converged: tr.Converged, Stop: tr.Stop,
 			Seconds: time.Since(start).Seconds(),
 		}
 		if en.Inference != nil {

@@ -143,7 +143,7 @@ func ladderEntry(name string) (TradeoffEntry, error) {
 func tradeoffMetrics(r TradeoffRow) map[string]float64 {
 	return map[string]float64{
 		"primal": r.Primal, "primal_lo": r.PrimalLo, "primal_hi": r.PrimalHi, "norm2": r.Norm2,
-		"iterations": float64(r.Iters), "converged": b2f(r.Converged), "train_seconds": r.Seconds,
+		"iterations": float64(r.Iters), "converged": b2f(r.Converged), "stop": float64(r.Stop), "train_seconds": r.Seconds,
 		"train_acc": r.TrainAcc, "test_acc": r.TestAcc,
 		"nonsubmodular_train": r.NonSubmodularTrain, "nonsubmodular_test": r.NonSubmodularTest,
 		"tgc_truncated": float64(r.TGCTruncated), "test_edges": float64(r.TestEdges),
@@ -162,7 +162,7 @@ func tradeoffRow(r grid.Result) (TradeoffRow, error) {
 	m := r.Metrics
 	row := TradeoffRow{Name: e.Name, Set: e.Set.Name(), Inference: "graphcut",
 		Primal: m["primal"], PrimalLo: m["primal_lo"], PrimalHi: m["primal_hi"], Norm2: m["norm2"],
-		Iters: int(m["iterations"]), Converged: m["converged"] == 1, Seconds: m["train_seconds"],
+		Iters: int(m["iterations"]), Converged: m["converged"] == 1, Stop: psub.StopReason(m["stop"]), Seconds: m["train_seconds"],
 		TrainAcc: m["train_acc"], TestAcc: m["test_acc"],
 		NonSubmodularTrain: m["nonsubmodular_train"], NonSubmodularTest: m["nonsubmodular_test"],
 		TGCTruncated: int(m["tgc_truncated"]), TestEdges: int(m["test_edges"]),
