@@ -56,19 +56,19 @@ var knownCosts = map[string]map[Profile]Cost{
 		// quick profile's scale (66 MB against C0's 41 MB); 5.5 times the
 		// superpixels and twice the margin give the 300 MB added here.
 		Full: {Fits: 840, MemoryMB: 772 + 300, FitMemoryMB: (772 - 471) + 300, BuildSeconds: 30,
-			Source: "memory of shard 1/140 measured (2026-11-25)"},
+			Source: "shard 1/140 measured (2026-11-25), 300 MB more assumed for C3"},
 		// The quick profile (2026-11-25, same machine, loaded): 28 fits,
 		// 0.61 s each on average, 1.9 s the longest; a C3 group's run
 		// peaked at 66 MB, the whole grid on two workers at 84 MB.
 		Quick: {Fits: 28, FitSeconds: 0.61, MaxFitSeconds: 1.9, MemoryMB: 66, FitMemoryMB: 18, BuildSeconds: 10,
-			Source: "a measured quick run (28 fits)"},
+			Source: "a measured quick run (28 fits, 2026-11-25)"},
 	},
 	"retina": {
 		// Memory (2026-11-25, as the cows): shard 1/280 (C0, fold 0) peaked
 		// at 257 MB with the 50 horses built in 125 MB; 300 MB more for
 		// C3's working set, as for the cows.
 		Full: {Fits: 1680, MemoryMB: 257 + 300, FitMemoryMB: (257 - 125) + 300, BuildSeconds: 30,
-			Source: "memory of shard 1/280 measured (2026-11-25)"},
+			Source: "shard 1/280 measured (2026-11-25), 300 MB more assumed for C3"},
 	},
 	"mito": {
 		// Memory: not measured for the protocol. Building the whole
@@ -76,14 +76,21 @@ var knownCosts = map[string]map[Profile]Cost{
 		// protocol builds both volumes, so twice that and a fit's share
 		// are assumed.
 		Full: {Fits: 96, MemoryMB: 10240, FitMemoryMB: 2048, BuildSeconds: 700,
-			Source: "memory and build time estimated from data/BENCHMARKS.md's build of one volume"},
+			Source: "estimated from data/BENCHMARKS.md's build of one volume"},
 	},
 }
 
 // fallbackCost is assumed for a protocol and profile that nothing measured:
 // generous, so that a first cluster run is not killed at its time limit.
+// defaultSeconds and defaultMemory say where its numbers come from when
+// rows measure the seconds, or a prior states only memory.
 var fallbackCost = Cost{FitSeconds: 600, MaxFitSeconds: 3600, MemoryMB: 8192, FitMemoryMB: 2048, BuildSeconds: 3600,
-	Source: "nothing measured: a conservative default (10 min per fit, 1 h the longest, 8 GiB, 1 h to build)"}
+	Source: "nothing measured: a conservative default (10 min per fit, 1 h the longest, 8 GiB, 2 GiB per further worker, 1 h to build)"}
+
+const (
+	defaultSeconds = "a conservative default (10 min per fit, 1 h the longest)"
+	defaultMemory  = "a conservative default (8 GiB, 2 GiB per further worker, 1 h to build)"
+)
 
 // EstimateCost returns the costs of running profile prof of p. Fits and
 // Groups come from the protocol's jobs. The prior costs are the protocol's
@@ -98,9 +105,13 @@ var fallbackCost = Cost{FitSeconds: 600, MaxFitSeconds: 3600, MemoryMB: 8192, Fi
 // seconds take the place of the prior's. Only when no rows measure any fit
 // do the seconds come from the prior (the default's, when the prior states
 // none). Memory is not recorded in rows and always comes from the prior.
+//
+// Source then reads "seconds: WHERE; memory and build time: PRIOR", or is
+// the prior's own Source when the prior gives every number.
 func EstimateCost(p Protocol, prof Profile, results ...string) (Cost, error) {
+	shipped := DefaultResults(p.Name(), prof)
 	if len(results) == 0 {
-		results = []string{DefaultResults(p.Name(), prof)}
+		results = []string{shipped}
 	}
 	first, err := p.Jobs(prof, nil)
 	if err != nil {
@@ -113,6 +124,16 @@ func EstimateCost(p Protocol, prof Profile, results ...string) (Cost, error) {
 	if cs, ok := p.(Coster); ok {
 		c = cs.Cost(prof)
 	}
+	// Where the seconds and the memory come from so far: the prior, or the
+	// default for what the prior leaves out.
+	seconds, memory := c.Source, c.Source
+	if c == fallbackCost {
+		seconds, memory = defaultSeconds, defaultMemory
+	}
+	if !(c.FitSeconds > 0) {
+		c.FitSeconds, c.MaxFitSeconds = fallbackCost.FitSeconds, fallbackCost.MaxFitSeconds
+		seconds = defaultSeconds
+	}
 	c.Groups = len(groupOrder(first, p.Group))
 	listed := listedFits(first, p.Group)
 	if c.Fits == 0 {
@@ -123,21 +144,20 @@ func EstimateCost(p Protocol, prof Profile, results ...string) (Cost, error) {
 	if err != nil {
 		return Cost{}, err
 	}
-	if shipped := DefaultResults(p.Name(), prof); prof == Full && !given.complete(listed) && !among(shipped, results) {
+	if prof == Full && !given.complete(listed) && !among(shipped, results) {
 		m, err := measureSeconds(p, prof, []string{shipped})
 		if err != nil {
 			return Cost{}, err
 		}
 		if m.n > 0 {
-			c = m.apply(c, listed, "the committed results "+shipped+" (the fits the repository ships)")
+			c, seconds = m.apply(c, listed, seconds, shipped)
 		}
 	}
-	if !(c.FitSeconds > 0) {
-		c.FitSeconds, c.MaxFitSeconds = fallbackCost.FitSeconds, fallbackCost.MaxFitSeconds
-		c.Source = "seconds: " + fallbackCost.Source + "; memory: " + c.Source
-	}
 	if given.n > 0 {
-		c = given.apply(c, listed, strings.Join(given.read, ", "))
+		c, seconds = given.apply(c, listed, seconds, shipped)
+	}
+	if seconds != memory && !(seconds == defaultSeconds && memory == defaultMemory) {
+		c.Source = "seconds: " + seconds + "; memory and build time: " + memory
 	}
 	return c, nil
 }
@@ -157,17 +177,25 @@ func (m fitSeconds) complete(listed int) bool {
 	return m.n > 0 && m.n == m.jobs && m.n >= listed
 }
 
-// apply puts the measured seconds in place of c's, saying so in c.Source.
-func (m fitSeconds) apply(c Cost, listed int, where string) Cost {
+// apply puts the measured seconds in place of c's. seconds says where c's
+// seconds come from, and apply returns where they come from now; shipped
+// is the committed results file, named so among the files read.
+func (m fitSeconds) apply(c Cost, listed int, seconds, shipped string) (Cost, string) {
+	files := make([]string, len(m.read))
+	for i, f := range m.read {
+		files[i] = f
+		if among(f, []string{shipped}) {
+			files[i] = "the committed results " + f
+		}
+	}
+	where := fmt.Sprintf("measured in %s (%s)", strings.Join(files, ", "), m.codeList())
 	c.FitSeconds = m.sum / float64(m.n)
 	if m.complete(listed) {
 		c.Fits, c.MaxFitSeconds = m.n, m.max // a complete run lists every fit
-		c.Source = fmt.Sprintf("seconds measured on all %d fits in %s, %s; memory: %s", m.n, where, m.codeList(), c.Source)
-	} else {
-		c.MaxFitSeconds = math.Max(m.max, c.MaxFitSeconds)
-		c.Source = fmt.Sprintf("mean seconds measured on %d of %d fits in %s, %s; longest fit and memory: %s", m.n, c.Fits, where, m.codeList(), c.Source)
+		return c, fmt.Sprintf("all %d fits %s", m.n, where)
 	}
-	return c
+	c.MaxFitSeconds = math.Max(m.max, c.MaxFitSeconds)
+	return c, fmt.Sprintf("the mean of %d of %d fits %s, the longest fit the larger of theirs and that of %s", m.n, c.Fits, where, seconds)
 }
 
 // codeList names the code versions of the measured rows, most rows first.
@@ -187,9 +215,9 @@ func (m fitSeconds) codeList() string {
 	}
 	parts := make([]string, len(codes))
 	for i, v := range codes {
-		parts[i] = fmt.Sprintf("%s (%d fits)", v, m.codes[v])
+		parts[i] = fmt.Sprintf("%s: %d fits", v, m.codes[v])
 	}
-	return "rows of " + strings.Join(parts, "; ")
+	return "rows of " + strings.Join(parts, " and ")
 }
 
 // measureSeconds reads the newest row of each fit over the files (missing

@@ -103,6 +103,7 @@ func TestEstimateCostMeasures(t *testing.T) {
 	if !strings.Contains(c.Source, "71 of 72 fits") || !strings.Contains(c.Source, file) || !strings.Contains(c.Source, half) {
 		t.Errorf("source %q does not say what was measured", c.Source)
 	}
+	checkSourceReads(t, c)
 	if c.MemoryMB != fallbackCost.MemoryMB {
 		t.Errorf("memory %v, want the fallback's %v (rows do not record it)", c.MemoryMB, fallbackCost.MemoryMB)
 	}
@@ -117,6 +118,7 @@ func TestEstimateCostMeasures(t *testing.T) {
 	if math.Abs(c.FitSeconds-(sum+2)/72) > 1e-9 || c.MaxFitSeconds != max || !strings.Contains(c.Source, "all 72 fits") {
 		t.Errorf("complete: %+v; want mean %v, longest %v", c, (sum+2)/72, max)
 	}
+	checkSourceReads(t, c)
 
 	// A damaged results file is an error naming it.
 	os.WriteFile(file, []byte("{not json\n"), 0o644)
@@ -160,7 +162,7 @@ func TestKnownCostsAreComplete(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := fmt.Sprintf("all %d fits in the committed results %s", c.Fits, DefaultResults(name, prof))
+			want := fmt.Sprintf("all %d fits measured in the committed results %s", c.Fits, DefaultResults(name, prof))
 			if !strings.Contains(e.Source, want) || !(e.FitSeconds > 0) {
 				t.Errorf("%s %s states no seconds, but its committed results do not measure them all: %+v", name, prof, e)
 			}
@@ -252,6 +254,7 @@ func TestEstimateCostCommitted(t *testing.T) {
 		if prior := knownCosts["cows"][Full]; c.MemoryMB != prior.MemoryMB || !strings.HasSuffix(c.Source, prior.Source) {
 			t.Errorf("memory %v (%q), want the prior's %v (%q)", c.MemoryMB, c.Source, prior.MemoryMB, prior.Source)
 		}
+		checkSourceReads(t, c)
 	}
 }
 
@@ -304,6 +307,7 @@ func TestEstimateCostGivenRowsFirst(t *testing.T) {
 	if !strings.Contains(c.Source, file) || strings.Contains(c.Source, "committed") {
 		t.Errorf("complete given run: source %q, want only %s", c.Source, file)
 	}
+	checkSourceReads(t, c)
 
 	// Ten fits of 0.5 s: their mean, the committed run's longest fit.
 	part := slices.Clone(rows[:10])
@@ -320,6 +324,7 @@ func TestEstimateCostGivenRowsFirst(t *testing.T) {
 	if !strings.Contains(c.Source, "10 of ") || !strings.Contains(c.Source, file) || !strings.Contains(c.Source, "committed") {
 		t.Errorf("partial given run: source %q, want the 10 fits of %s and the committed file", c.Source, file)
 	}
+	checkSourceReads(t, c)
 }
 
 // TestEstimateCostPriorWithoutSeconds: a full profile whose prior states
@@ -339,7 +344,57 @@ func TestEstimateCostPriorWithoutSeconds(t *testing.T) {
 	if c.FitSeconds != fallbackCost.FitSeconds || c.MaxFitSeconds != fallbackCost.MaxFitSeconds || c.MemoryMB != prior.MemoryMB || c.Fits != 72 {
 		t.Errorf("%+v: want the default's seconds, the prior's memory, 72 fits", c)
 	}
-	if !strings.Contains(c.Source, fallbackCost.Source) || !strings.Contains(c.Source, prior.Source) {
-		t.Errorf("source %q does not name both the default and the prior", c.Source)
+	if want := "seconds: " + defaultSeconds + "; memory and build time: " + prior.Source; c.Source != want {
+		t.Errorf("source %q, want %q", c.Source, want)
+	}
+	checkSourceReads(t, c)
+}
+
+// TestEstimateCostDefaultFlags: with no files given (psub protocol cows
+// -profile full -slurm DIR, whose default results file is the committed
+// one), the seconds are measured on all of the committed rows, named as
+// such, and the Source says so once, next to the prior's memory.
+func TestEstimateCostDefaultFlags(t *testing.T) {
+	p, err := ByName("cows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped := DefaultResults("cows", Full)
+	for _, given := range [][]string{nil, {shipped}} {
+		c, err := EstimateCost(p, Full, given...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prior := knownCosts["cows"][Full]
+		want := fmt.Sprintf("seconds: all %d fits measured in the committed results %s (", c.Fits, shipped)
+		if !strings.HasPrefix(c.Source, want) || !strings.HasSuffix(c.Source, "; memory and build time: "+prior.Source) {
+			t.Errorf("given %q: source %q, want %q…; memory and build time: %s", given, c.Source, want, prior.Source)
+		}
+		checkSourceReads(t, c)
+	}
+}
+
+// checkSourceReads: a Source that gives every number from one place says
+// so alone; one that combines says where the seconds come from and where
+// memory and build time come from, once each, and says "nothing measured"
+// only when nothing was.
+func checkSourceReads(t *testing.T, c Cost) {
+	t.Helper()
+	if c.Source == fallbackCost.Source {
+		return
+	}
+	if strings.Contains(c.Source, "nothing measured") {
+		t.Errorf("source %q says nothing was measured, but it is not the default's", c.Source)
+	}
+	if !strings.HasPrefix(c.Source, "seconds: ") {
+		return // one prior gives every number
+	}
+	for _, label := range []string{"seconds:", "memory"} {
+		if n := strings.Count(c.Source, label); n != 1 {
+			t.Errorf("source %q: %q %d times, want once", c.Source, label, n)
+		}
+	}
+	if n := strings.Count(c.Source, "; memory and build time: "); n != 1 {
+		t.Errorf("source %q does not end in one clause on memory and build time", c.Source)
 	}
 }
