@@ -16,10 +16,12 @@ func (g *Graph) AddTerminals(first int, source, sink []float64) {
 		panic(fmt.Sprintf("maxflow: AddTerminals(%d, %d sources, %d sinks) with %d nodes: lengths or range wrong",
 			first, len(source), len(sink), len(g.nodes)))
 	}
+	nz := uint64(0) // any capacity not +0 (see Graph.terms)
 	for k := range source {
 		if source[k]-source[k]+(sink[k]-sink[k]) != 0 {
 			panic(fmt.Sprintf("maxflow: AddTerminals: node %d: capacities (%g, %g) must be finite", first+k, source[k], sink[k]))
 		}
+		nz |= bits(source[k]) | bits(sink[k])
 	}
 	nodes, term := g.nodes[first:first+len(source)], g.term[first:first+len(source)]
 	for k := range nodes {
@@ -29,6 +31,7 @@ func (g *Graph) AddTerminals(first int, source, sink []float64) {
 		g.shiftTerminal(&nodes[k], s, t)
 	}
 	g.treesDirty = true
+	g.terms = g.terms || nz != 0
 }
 
 // AddEdges adds an edge ends[k][0]->ends[k][1] with capacities caps[k] and
@@ -60,7 +63,7 @@ func (g *Graph) AddEdges(ends [][2]int, caps, revCaps []float64) int {
 	// Release: laid out at once, even when some of the first were (their
 	// records and arcs are written again), unless no node has terminal
 	// capacity yet (a solve of such a graph lays nothing out: MaxFlow).
-	if k0 < len(recs) && first == 0 && 2*len(recs) > g.edgeHint && g.hasTerminals() {
+	if k0 < len(recs) && first == 0 && 2*len(recs) > g.edgeHint && g.terms && g.hasTerminals() {
 		if g.addEdgesLaidOut(recs, ends, caps, revCaps) {
 			g.edge = g.edge[:len(recs)]
 			g.treesDirty = true
@@ -254,6 +257,7 @@ func (g *Graph) UpdateTerminals(source, sink []float64) {
 		n := &nodes[k]
 		g.shiftTerminal(n, s-old.a, t-old.b)
 		old.a, old.b = s, t
+		g.terms = true
 		g.mark(n, uint32(k))
 	}
 }

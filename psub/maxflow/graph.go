@@ -142,6 +142,11 @@ type Graph struct {
 	// first edges out at once only when they are more than half of it
 	// (see addEdgesLaidOut).
 	edgeHint int
+	// terms: terminal capacities were given since the graph was made,
+	// cleared or reset, so that AddEdges looks for terminal capacity (see
+	// addEdgesLaidOut) only then, not through all nodes of a graph that
+	// has none.
+	terms bool
 }
 
 // New returns an empty graph with room for nodeHint nodes and edgeHint edges
@@ -232,6 +237,7 @@ func (g *Graph) Clear() {
 	g.qHead, g.qSize = 0, 0
 	g.front, g.orphans, g.changed = g.front[:0], g.orphans[:0], g.changed[:0]
 	g.time, g.solved, g.treesDirty = 0, false, true
+	g.terms = false
 }
 
 // AddNodes adds n nodes with no terminal capacity and returns the index of
@@ -275,7 +281,7 @@ func (g *Graph) AddTerminal(i int, source, sink float64) {
 	t := &g.term[i]
 	t.a += source
 	t.b += sink
-	g.treesDirty = true
+	g.treesDirty, g.terms = true, true
 	g.shiftTerminal(&g.nodes[i], source, sink)
 }
 
@@ -285,7 +291,7 @@ func (g *Graph) addTerminal(i int, source, sink float64) {
 	t.a += source
 	t.b += sink
 	g.shiftTerminal(&g.nodes[i], source, sink)
-	g.treesDirty = true
+	g.treesDirty, g.terms = true, true
 }
 
 // SetTerminal overwrites the capacities of s->i and i->t (see AddTerminal
@@ -298,7 +304,7 @@ func (g *Graph) SetTerminal(i int, source, sink float64) {
 	t := &g.term[i]
 	g.shiftTerminal(&g.nodes[i], source-t.a, sink-t.b)
 	t.a, t.b = source, sink
-	g.treesDirty = true
+	g.treesDirty, g.terms = true, true
 }
 
 // UpdateTerminal is SetTerminal for dynamic graph cuts: it also marks i, so
@@ -310,6 +316,7 @@ func (g *Graph) UpdateTerminal(i int, source, sink float64) {
 	n, t := &g.nodes[i], &g.term[i]
 	g.shiftTerminal(n, source-t.a, sink-t.b)
 	t.a, t.b = source, sink
+	g.terms = true
 	g.mark(n, uint32(i))
 }
 
@@ -627,7 +634,7 @@ func (g *Graph) ResetCapacities() {
 	g.changed = g.changed[:0]
 	g.time = 0
 	g.solved = false
-	g.treesDirty = true
+	g.treesDirty, g.terms = true, false
 	g.endSpec(len(g.edge))
 }
 

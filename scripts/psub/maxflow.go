@@ -46,8 +46,9 @@ type maxflowResult struct {
 	FlowSum             *float64 `json:"flow_sum,omitempty"`
 	RoundSeconds        *float64 `json:"round_seconds,omitempty"`
 	RoundCPUSeconds     *float64 `json:"round_cpu_seconds,omitempty"`
-	// The part of RoundCPUSeconds spent building (rebuild and clear; the
-	// arcs are laid out by the solve).
+	// The part of RoundCPUSeconds spent building (rebuild, other, drop and
+	// clear; AddEdges lays the arcs of a new graph out, or writes them into
+	// a kept layout, unless no node has terminal capacity).
 	RoundBuildCPUSeconds *float64 `json:"round_build_cpu_seconds,omitempty"`
 	PeakRSSBytes         *int64   `json:"peak_rss_bytes,omitempty"`
 }
