@@ -71,12 +71,17 @@ var knownCosts = map[string]map[Profile]Cost{
 			Source: "shard 1/280 measured (2026-11-25), 300 MB more assumed for C3"},
 	},
 	"mito": {
-		// Memory: not measured for the protocol. Building the whole
-		// training volume took 4.36 GB and 312 s (data/BENCHMARKS.md); the
-		// protocol builds both volumes, so twice that and a fit's share
-		// are assumed.
-		Full: {Fits: 96, MemoryMB: 10240, FitMemoryMB: 2048, BuildSeconds: 700,
-			Source: "estimated from data/BENCHMARKS.md's build of one volume"},
+		// Memory (2026-11-25, 2-core Xeon): the whole run at commit
+		// 9c26855, `psub protocol mito -profile full -workers 2` under
+		// /usr/bin/time -v, peaked at 14 967 564 kB resident (14 617 MiB)
+		// with both volumes built. One worker was not measured separately,
+		// so the prior keeps a further worker's assumed 2 048 MiB and gives
+		// one worker the rest of that peak, rounded up to 256 MiB:
+		// 12 800 + 2 048 = 14 848 MiB for two workers. Build time: the EM
+		// oracle test built both volumes in 701 s wall at a load average of
+		// about 13 (data/BENCHMARKS.md).
+		Full: {Fits: 96, MemoryMB: 14848 - 2048, FitMemoryMB: 2048, BuildSeconds: 700,
+			Source: "the full run on two workers at 9c26855 measured (2026-11-25), one worker not measured, build time from data/BENCHMARKS.md's build of both volumes"},
 	},
 }
 

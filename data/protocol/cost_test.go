@@ -398,3 +398,14 @@ func checkSourceReads(t *testing.T, c Cost) {
 		t.Errorf("source %q does not end in one clause on memory and build time", c.Source)
 	}
 }
+
+// TestMitoPriorCoversMeasuredPeak: the one measurement of mito's memory,
+// the full run on two workers at 9c26855 (14 967 564 kB peak resident,
+// /usr/bin/time -v, 2026-11-25), is within the prior's two-worker figure.
+func TestMitoPriorCoversMeasuredPeak(t *testing.T) {
+	const peakMiB = 14967564.0 / 1024
+	c := knownCosts["mito"][Full]
+	if two := c.MemoryMB + c.FitMemoryMB; two < peakMiB {
+		t.Errorf("mito's prior gives two workers %v MiB, below the measured %.0f MiB", two, peakMiB)
+	}
+}
