@@ -190,15 +190,7 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job grid.Job) (map[str
 				return err
 			}
 		}
-		if err := e.score(model, col, trainIdx, "train_", false, m); err != nil {
-			return err
-		}
-		if err := e.score(model, col, testIdx, "test_", true, m); err != nil {
-			return err
-		}
-		var err error
-		m["nonsub_test"], err = model.NonSubmodularFraction(test, 0)
-		return err
+		return e.scoreFinal(model, col, trainIdx, testIdx, m)
 	}
 	base := psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
 		Delayed: e.Delayed, Workers: e.Workers, CheckpointDir: e.Checkpoints, Tuning: psub.Tuning{AddK: e.AddK, Cache: e.Cache},
@@ -237,6 +229,44 @@ func (e *SegmentationExperiment) warmStart(job grid.Job, trainIdx, testIdx []int
 		warmMetrics(m, from, tr.Warm)
 		return e.Warm.save(job, items, tr.Working)
 	}, nil
+}
+
+// scoreFinal records a final model's scores in m: score's train_ metrics
+// on the training images trainIdx, its test_ metrics (with pixels) on the
+// test images testIdx, and nonsub_test.
+func (e *SegmentationExperiment) scoreFinal(model *psub.Model, col Column, trainIdx, testIdx []int, m map[string]float64) error {
+	if err := e.score(model, col, trainIdx, "train_", false, m); err != nil {
+		return err
+	}
+	if err := e.score(model, col, testIdx, "test_", true, m); err != nil {
+		return err
+	}
+	var err error
+	m["nonsub_test"], err = model.NonSubmodularFraction(e.pick(testIdx), 0)
+	return err
+}
+
+// rescoreFinal scores model as Run scores the final fit of job (its set's
+// Column, the whole training fold and the fold's test images), without
+// training: the metrics of scoreFinal, which a row of a saved model must
+// reproduce exactly.
+func (e *SegmentationExperiment) rescoreFinal(model *psub.Model, job grid.Job) (map[string]float64, error) {
+	if job.Tag != "final" {
+		return nil, fmt.Errorf("rescore %s: tag %q, want a final fit", job.Key(), job.Tag)
+	}
+	if job.Fold < 0 || job.Fold >= len(e.Folds) {
+		return nil, fmt.Errorf("rescore %s: fold %d of %d", job.Key(), job.Fold, len(e.Folds))
+	}
+	fold := e.Folds[job.Fold]
+	col, err := ColumnByName(job.Set, e.pick(fold.Test))
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]float64{}
+	if err := e.scoreFinal(model, col, fold.Train, fold.Test, m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // score predicts the images idx with the column's test-time inference and

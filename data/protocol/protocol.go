@@ -45,8 +45,9 @@ type Options struct {
 	Workers int
 	// Reuse says which stored rows are reused (zero: $PSUB_REUSE).
 	Reuse grid.ReusePolicy
-	// Models is where segmentation protocols save their final models; ""
-	// means out/models/<name>-<profile>.
+	// Models is where segmentation protocols save their final models, and
+	// where FinalModel loads them from; "" means DefaultModels(name,
+	// profile).
 	Models string
 	// Checkpoints, when set, makes interrupted fits resume from their
 	// last cutting-plane iteration (psub.Settings.CheckpointDir).
@@ -82,7 +83,7 @@ func (o Options) withDefaults(name string) (Options, error) {
 		o.Results = DefaultResults(name, o.Profile)
 	}
 	if o.Models == "" {
-		o.Models = filepath.Join(data.OutDir(), "models", name+"-"+string(o.Profile))
+		o.Models = DefaultModels(name, o.Profile)
 	}
 	if show, building := o.Show, o.Building; show != nil {
 		o.Building = func(done, total int) {
@@ -130,6 +131,19 @@ func DefaultResults(name string, p Profile) string {
 		return filepath.Join(filepath.Dir(data.OutDir()), "notebooks", "results", file)
 	}
 	return data.ResultsPath(file)
+}
+
+// DefaultModels is where a profile's final models go: for the full
+// profile, notebooks/results/models/<name>-full under the module root,
+// committed beside DefaultResults (the notebooks draw their figures from
+// the models the rows were scored with, so a full run replaces both
+// together); for the others out/models/<name>-<profile>.
+func DefaultModels(name string, p Profile) string {
+	dir := name + "-" + string(p)
+	if p == Full {
+		return filepath.Join(filepath.Dir(data.OutDir()), "notebooks", "results", "models", dir)
+	}
+	return filepath.Join(data.OutDir(), "models", dir)
 }
 
 // notebookOrder is the order of All: that of the notebooks.

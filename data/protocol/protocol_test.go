@@ -291,3 +291,35 @@ func TestDefaultResults(t *testing.T) {
 		t.Errorf("quick profile's rows in %s, want out/cows-quick.jsonl", quick)
 	}
 }
+
+func TestDefaultModels(t *testing.T) {
+	full := DefaultModels("cows", Full)
+	if !strings.HasSuffix(full, filepath.Join("notebooks", "results", "models", "cows-full")) {
+		t.Errorf("full profile's models in %s, want notebooks/results/models/cows-full (committed beside the rows)", full)
+	}
+	if filepath.Dir(filepath.Dir(full)) != filepath.Dir(DefaultResults("cows", Full)) {
+		t.Errorf("full profile's models in %s, not under the directory of its rows %s", full, DefaultResults("cows", Full))
+	}
+	// Quick runs (the notebooks' default, and tests) must not write into
+	// the committed notebooks/results.
+	for _, p := range []Profile{Quick, Tiny} {
+		got := DefaultModels("cows", p)
+		if want := filepath.Join("out", "models", "cows-"+string(p)); !strings.HasSuffix(got, want) {
+			t.Errorf("%s profile's models in %s, want %s", p, got, want)
+		}
+		opt, err := Options{Profile: p}.withDefaults("cows")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if opt.Models != got || strings.Contains(opt.Models, filepath.Join("notebooks", "results")) {
+			t.Errorf("%s profile: Options.Models defaults to %s, want %s", p, opt.Models, got)
+		}
+	}
+	opt, err := Options{Profile: Full}.withDefaults("cows")
+	if err != nil || opt.Models != full {
+		t.Errorf("full profile: Options.Models defaults to %s (%v), want %s", opt.Models, err, full)
+	}
+	if opt, _ := (Options{Profile: Full, Models: "elsewhere"}).withDefaults("cows"); opt.Models != "elsewhere" {
+		t.Errorf("a given Models %q was replaced by %q", "elsewhere", opt.Models)
+	}
+}

@@ -33,10 +33,10 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 	list := fs.Bool("list", false, "list the protocols as JSON")
 	f := protocolFlags{
 		profile:     fs.String("profile", string(protocol.Quick), "profile: tiny (tests), quick (minutes), full (the paper's protocol)"),
-		results:     fs.String("results", "", "results file, JSON Lines (default: out/NAME-PROFILE.jsonl); with -merge, the merged file"),
+		results:     fs.String("results", "", "results file, JSON Lines (default: notebooks/results/NAME-full.jsonl for the full profile, out/NAME-PROFILE.jsonl for the others); with -merge, the merged file"),
 		shard:       fs.String("shard", "", "run shard i of n (1 ≤ i ≤ n) of the grid, e.g. 2/8 (default: all)"),
 		workers:     fs.Int("workers", 0, "fits at once (0: one per core)"),
-		models:      fs.String("models", "", "directory of the final models (default: out/models/NAME-PROFILE)"),
+		models:      fs.String("models", "", "directory of the final models, which the notebooks' figures load (default: notebooks/results/models/NAME-full for the full profile, beside its rows; out/models/NAME-PROFILE for the others)"),
 		checkpoints: fs.String("checkpoints", "", "directory of training checkpoints: interrupted fits resume from their last iteration"),
 		merge:       fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running"),
 		replay:      fs.Int("replay", 0, "instead of running, schedule the grid again on 1, 2, 4, ... `N` workers with the fit times recorded in -results; prints a table on stderr, JSON on stdout"),
