@@ -68,6 +68,14 @@ func TestCommittedModelsReproduceRows(t *testing.T) {
 			if stray := strayModels(t, final, dir); len(stray) > 0 {
 				t.Errorf("%s holds %d files of no final row: %v", dir, len(stray), stray)
 			}
+			// What the notebooks call: FinalModel with the profile alone.
+			p, err := ByName(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := FinalModel(p, Options{Profile: Full}, final[0].Set, final[0].Loss, final[0].Fold); err != nil {
+				t.Errorf("FinalModel of %s, full profile: %v", final[0].Key(), err)
+			}
 			t.Logf("%s: %d final rows, %d models rescored, %d metrics compared, max |difference| %.3g", name, len(final), c.models, c.metrics, c.maxDiff)
 
 			// The check can fail: two models of different scores swapped,
