@@ -46,8 +46,8 @@ type Options struct {
 	// Reuse says which stored rows are reused (zero: $PSUB_REUSE).
 	Reuse grid.ReusePolicy
 	// Models is where segmentation protocols save their final models, and
-	// where FinalModel loads them from; "" means DefaultModels(name,
-	// profile).
+	// where FinalModel loads them from; "" means models/<name>-<profile>
+	// beside Results (DefaultModels when Results is the default).
 	Models string
 	// Checkpoints, when set, makes interrupted fits resume from their
 	// last cutting-plane iteration (psub.Settings.CheckpointDir).
@@ -83,7 +83,9 @@ func (o Options) withDefaults(name string) (Options, error) {
 		o.Results = DefaultResults(name, o.Profile)
 	}
 	if o.Models == "" {
-		o.Models = DefaultModels(name, o.Profile)
+		// Beside the rows, so that a run with its own results file does
+		// not overwrite the models the committed rows were scored with.
+		o.Models = ModelsBeside(o.Results, name, o.Profile)
 	}
 	if show, building := o.Show, o.Building; show != nil {
 		o.Building = func(done, total int) {
@@ -133,17 +135,21 @@ func DefaultResults(name string, p Profile) string {
 	return data.ResultsPath(file)
 }
 
-// DefaultModels is where a profile's final models go: for the full
-// profile, notebooks/results/models/<name>-full under the module root,
-// committed beside DefaultResults (the notebooks draw their figures from
-// the models the rows were scored with, so a full run replaces both
-// together); for the others out/models/<name>-<profile>.
+// DefaultModels is where a profile's final models go when no results file
+// is given: models/<name>-<profile> beside DefaultResults, so for the full
+// profile notebooks/results/models/<name>-full, committed with the rows (the
+// notebooks draw their figures from the models the rows were scored with,
+// so a full run replaces both together), and out/models/<name>-<profile>
+// for the others. A run given a results file keeps its models beside that
+// file in the same way (Options.Models).
 func DefaultModels(name string, p Profile) string {
-	dir := name + "-" + string(p)
-	if p == Full {
-		return filepath.Join(filepath.Dir(data.OutDir()), "notebooks", "results", "models", dir)
-	}
-	return filepath.Join(data.OutDir(), "models", dir)
+	return ModelsBeside(DefaultResults(name, p), name, p)
+}
+
+// ModelsBeside is the models directory of a run whose rows go to results:
+// models/<name>-<profile> in results' directory.
+func ModelsBeside(results, name string, p Profile) string {
+	return filepath.Join(filepath.Dir(results), "models", name+"-"+string(p))
 }
 
 // notebookOrder is the order of All: that of the notebooks.

@@ -319,6 +319,12 @@ func TestDefaultModels(t *testing.T) {
 	if err != nil || opt.Models != full {
 		t.Errorf("full profile: Options.Models defaults to %s (%v), want %s", opt.Models, err, full)
 	}
+	// A run with its own results file keeps its models beside them, not
+	// over the committed ones.
+	own := filepath.Join(t.TempDir(), "runs", "cows.jsonl")
+	if opt, _ := (Options{Profile: Full, Results: own}).withDefaults("cows"); opt.Models != filepath.Join(filepath.Dir(own), "models", "cows-full") {
+		t.Errorf("full profile with results %s: models in %s, want beside the results", own, opt.Models)
+	}
 	if opt, _ := (Options{Profile: Full, Models: "elsewhere"}).withDefaults("cows"); opt.Models != "elsewhere" {
 		t.Errorf("a given Models %q was replaced by %q", "elsewhere", opt.Models)
 	}

@@ -36,7 +36,7 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 		results:     fs.String("results", "", "results file, JSON Lines (default: notebooks/results/NAME-full.jsonl for the full profile, out/NAME-PROFILE.jsonl for the others); with -merge, the merged file"),
 		shard:       fs.String("shard", "", "run shard i of n (1 ≤ i ≤ n) of the grid, e.g. 2/8 (default: all)"),
 		workers:     fs.Int("workers", 0, "fits at once (0: one per core)"),
-		models:      fs.String("models", "", "directory of the final models, which the notebooks' figures load (default: notebooks/results/models/NAME-full for the full profile, beside its rows; out/models/NAME-PROFILE for the others)"),
+		models:      fs.String("models", "", "directory of the final models, which the notebooks' figures load (default: models/NAME-PROFILE beside the results file: notebooks/results/models/NAME-full for the full profile, out/models/NAME-PROFILE for the others)"),
 		checkpoints: fs.String("checkpoints", "", "directory of training checkpoints: interrupted fits resume from their last iteration"),
 		merge:       fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running"),
 		replay:      fs.Int("replay", 0, "instead of running, schedule the grid again on 1, 2, 4, ... `N` workers with the fit times recorded in -results; prints a table on stderr, JSON on stdout"),

@@ -378,8 +378,10 @@ func (p slurmPlan) arrayScript() string {
 	}
 	// Checkpoints: a task stopped at its time limit resumes its unfinished
 	// fits from their last iteration when submitted again.
-	fmt.Fprintf(&b, "exec \"$psub\" protocol %s -profile %s -shard \"$i/%d\" -workers \"${SLURM_CPUS_PER_TASK:-1}\" -results \"$dir/shard-$i.jsonl\" -checkpoints \"$dir/checkpoints\"\n",
-		p.Protocol, p.Profile, p.Shards)
+	// Models: beside the merged rows (not the shard files), where the
+	// notebooks load them from; each shard writes whole groups' models.
+	fmt.Fprintf(&b, "exec \"$psub\" protocol %s -profile %s -shard \"$i/%d\" -workers \"${SLURM_CPUS_PER_TASK:-1}\" -results \"$dir/shard-$i.jsonl\" -models %s -checkpoints \"$dir/checkpoints\"\n",
+		p.Protocol, p.Profile, p.Shards, shellQuote(protocol.ModelsBeside(p.Results, p.Protocol, p.Profile)))
 	return b.String()
 }
 

@@ -124,7 +124,7 @@ func TestSlurmScriptsRunWhatTheyShould(t *testing.T) {
 	}
 	want := [][]string{
 		{"protocol", "cows", "-profile", "full", "-slurm", dir, "-check-source", plan.Source},
-		{"protocol", "cows", "-profile", "full", "-shard", "3/4", "-workers", "2", "-results", filepath.Join(dir, "shard-3.jsonl"), "-checkpoints", filepath.Join(dir, "checkpoints")},
+		{"protocol", "cows", "-profile", "full", "-shard", "3/4", "-workers", "2", "-results", filepath.Join(dir, "shard-3.jsonl"), "-models", filepath.Join(filepath.Dir(out), "models", "cows-full"), "-checkpoints", filepath.Join(dir, "checkpoints")},
 		{"protocol", "cows", "-profile", "full", "-slurm", dir, "-prepare", "-check-source", plan.Source},
 		{"protocol", "cows", "-profile", "full", "-merge", "-results", out, filepath.Join(dir, "shard-1.jsonl"), filepath.Join(dir, "shard-3.jsonl")},
 	}
