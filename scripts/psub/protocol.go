@@ -29,7 +29,7 @@ type protocolResult struct {
 // runProtocol runs one of the paper's protocols (or a shard of it), merges
 // shard files, or lists the protocols.
 func runProtocol(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("protocol", "psub protocol -list | psub protocol NAME [-profile quick] [-results FILE] [-shard i/n] [-workers N] | psub protocol NAME -profile P -replay N [-results FILE] | psub protocol NAME [-profile P] -merge -results OUT SHARD_FILE...", stdout)
+	fs := newFlags("protocol", "psub protocol -list | psub protocol NAME [-profile quick] [-results FILE] [-shard i/n] [-workers N] | psub protocol NAME -profile P -replay N [-results FILE] | psub protocol NAME [-profile P] -merge -results OUT SHARD_FILE... | psub protocol all -profile P -replay N", stdout)
 	list := fs.Bool("list", false, "list the protocols as JSON")
 	f := protocolFlags{
 		profile:     fs.String("profile", string(protocol.Quick), "profile: tiny (tests), quick (minutes), full (the paper's protocol)"),
@@ -47,6 +47,7 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(w, "  %-18s %s\n", p.Name(), p.Title())
 		}
 		fmt.Fprintln(w, "\nA run resumes from its results file: fits with a row of the running code are not run again.")
+		fmt.Fprintln(w, "psub protocol all -profile P -replay N replays every protocol's grid at once on one pool of workers.")
 		fmt.Fprintln(w, "Shards split the grid into whole groups of dependent fits; merge joins their files.")
 		fmt.Fprintln(w, "On a Slurm cluster: psub protocol NAME -slurm DIR [-submit] (flags: psub protocol NAME -slurm DIR -h).")
 	}
@@ -58,6 +59,9 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 			return fs.usageErr("want -list or a protocol NAME first")
 		}
 		return listProtocols(stdout)
+	}
+	if args[0] == "all" {
+		return runProtocolAll(args[1:], stdout, stderr) // protocolall.go
 	}
 	p, err := protocol.ByName(args[0])
 	if err != nil {
