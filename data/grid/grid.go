@@ -114,6 +114,10 @@ type Options struct {
 	// change the grid's time), ready jobs start in the order given, as they
 	// do for a Cost that is 0 everywhere. Replay shows what an order costs.
 	Cost func(Job) float64
+	// Slots, when set, is a pool shared with other grids running at
+	// once: each job holds one of its slots while it runs (Workers still
+	// bounds this grid's jobs). nil means none.
+	Slots *Slots
 }
 
 // Jobs lists every (dataset, set, loss, C, fold) combination, folds
@@ -226,10 +230,22 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 		go func() {
 			defer wg.Done()
 			for i := range todo {
+				if opt.Slots != nil {
+					if opt.Slots.acquire(ctx) != nil {
+						// Stopped while waiting for a slot: the job has
+						// not run, and gets no row (feed stops starting
+						// jobs).
+						fin <- i
+						continue
+					}
+				}
 				start := time.Now()
 				jctx, detail := withDetailSlot(ctx)
 				m, err := fn(jctx, jobs[i])
 				r := Result{Job: jobs[i], Metrics: m, Detail: detail.raw, Seconds: time.Since(start).Seconds(), Params: params, Code: code}
+				if opt.Slots != nil {
+					opt.Slots.release()
+				}
 				if err != nil {
 					r.Error = err.Error()
 				}

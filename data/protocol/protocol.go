@@ -43,6 +43,10 @@ type Options struct {
 	// Workers is how many fits run at once (0 means GOMAXPROCS); each fit
 	// keeps to one core.
 	Workers int
+	// Slots, when set, is a pool of fit slots shared with other runs in
+	// this process (grid.Options.Slots): protocols run at once then never
+	// run more fits together than it has slots.
+	Slots *grid.Slots
 	// Reuse says which stored rows are reused (zero: $PSUB_REUSE).
 	Reuse grid.ReusePolicy
 	// Models is where segmentation protocols save their final models, and
@@ -240,6 +244,7 @@ func runStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, pa
 			},
 			Progress: opt.Progress,
 			After:    after,
+			Slots:    opt.Slots,
 		})
 		if err != nil {
 			return rows, err

@@ -29,7 +29,7 @@ type protocolResult struct {
 // runProtocol runs one of the paper's protocols (or a shard of it), merges
 // shard files, or lists the protocols.
 func runProtocol(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("protocol", "psub protocol -list | psub protocol NAME [-profile quick] [-results FILE] [-shard i/n] [-workers N] | psub protocol NAME -profile P -replay N [-results FILE] | psub protocol NAME [-profile P] -merge -results OUT SHARD_FILE... | psub protocol all -profile P -replay N", stdout)
+	fs := newFlags("protocol", "psub protocol -list | psub protocol NAME [-profile quick] [-results FILE] [-shard i/n] [-workers N] | psub protocol NAME -profile P -replay N [-results FILE] | psub protocol NAME [-profile P] -merge -results OUT SHARD_FILE... | psub protocol all [-profile P] [-workers N] [-replay N]", stdout)
 	list := fs.Bool("list", false, "list the protocols as JSON")
 	f := protocolFlags{
 		profile:     fs.String("profile", string(protocol.Quick), "profile: tiny (tests), quick (minutes), full (the paper's protocol)"),
@@ -47,7 +47,8 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(w, "  %-18s %s\n", p.Name(), p.Title())
 		}
 		fmt.Fprintln(w, "\nA run resumes from its results file: fits with a row of the running code are not run again.")
-		fmt.Fprintln(w, "psub protocol all -profile P -replay N replays every protocol's grid at once on one pool of workers.")
+		fmt.Fprintln(w, "psub protocol all [-profile P] [-workers N] runs every protocol at once, their fits sharing N slots;")
+		fmt.Fprintln(w, "with -replay N it replays their grids' union instead (psub protocol all -h).")
 		fmt.Fprintln(w, "Shards split the grid into whole groups of dependent fits; merge joins their files.")
 		fmt.Fprintln(w, "On a Slurm cluster: psub protocol NAME -slurm DIR [-submit] (flags: psub protocol NAME -slurm DIR -h).")
 	}

@@ -1,19 +1,42 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
 
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/data/protocol"
 )
 
-// runProtocolAll is "psub protocol all": every protocol at once. With
-// -replay it replays their grids' union (replayall.go).
+// runProtocolAll is "psub protocol all": every protocol at once, their
+// fits sharing one pool of workers; with -replay, their grids' union
+// replayed instead (replayall.go).
 func runProtocolAll(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("protocol", "psub protocol all -profile P -replay N", stdout)
+	fs := newFlags("protocol", "psub protocol all [-profile quick] [-workers N] [-dir DIR] | psub protocol all -profile P -replay N", stdout)
 	profileName := fs.String("profile", string(protocol.Quick), "profile: tiny (tests), quick (minutes), full (the paper's protocol)")
-	replay := fs.Int("replay", 0, "schedule the union of every protocol's grid on one pool of 1, 2, 4, ... `N` workers with the fit times recorded in each protocol's default results file, beside the protocols one after another; prints a table on stderr, JSON on stdout")
+	workers := fs.Int("workers", 0, "fits at once over all the protocols (0: one per core)")
+	dir := fs.String("dir", "", "write each protocol's rows to DIR/NAME-PROFILE.jsonl (models beside them) instead of its default results file")
+	replay := fs.Int("replay", 0, "instead of running, schedule the union of every protocol's grid on one pool of 1, 2, 4, ... `N` workers with the fit times recorded in each protocol's default results file, beside the protocols one after another; prints a table on stderr, JSON on stdout")
 	fs.after = func(w io.Writer) {
-		io.WriteString(w, "\nThe results files are the protocols' defaults (notebooks/results/NAME-full.jsonl for the full profile,\nout/NAME-PROFILE.jsonl for the others), each of a complete run.\n")
+		io.WriteString(w, `
+Runs every protocol in one process: the protocols' grids share one pool of -workers fit slots, so
+that a protocol's long chain of fits runs beside the others' instead of after them; each protocol
+writes its own results file (default: notebooks/results/NAME-full.jsonl for the full profile,
+out/NAME-PROFILE.jsonl for the others) and resumes from it as a single run does. efficiency runs
+last and alone: its fits run one at a time, each on every core, and their times are its table.
+Building each protocol's problems (on every core) is not bounded by the pool. -replay reads the
+default results files, each of a complete run.
+`)
 	}
 	if err := fs.parse(args); err != nil {
 		return err
@@ -25,8 +48,141 @@ func runProtocolAll(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fs.usageErr("-profile: %v", err)
 	}
-	if *replay <= 0 {
-		return fs.usageErr("-replay %d: want the most workers, 1 or more (psub protocol all only replays)", *replay)
+	if *workers < 0 {
+		return fs.usageErr("-workers %d: want 0 (one per core) or more", *workers)
 	}
-	return runReplayAll(prof, *replay, stdout, stderr)
+	switch {
+	case *replay < 0:
+		return fs.usageErr("-replay %d: want the most workers, 1 or more", *replay)
+	case *replay > 0 && (*dir != "" || *workers != 0):
+		return fs.usageErr("-replay reads the default results files and simulates its workers: no -dir or -workers")
+	case *replay > 0:
+		return runReplayAll(prof, *replay, stdout, stderr)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runAll(ctx, protocol.All(), prof, *workers, *dir, stdout, stderr)
+}
+
+// allResult is the JSON object "psub protocol all" prints after a run.
+type allResult struct {
+	Profile   string            `json:"profile"`
+	Workers   int               `json:"workers"`
+	Seconds   float64           `json:"seconds"`
+	Protocols []protocolOutcome `json:"protocols"`
+}
+
+// protocolOutcome is one protocol's run within "psub protocol all".
+type protocolOutcome struct {
+	protocolResult
+	Error string `json:"error,omitempty"`
+}
+
+// exclusive says whether p's fits must run alone (each on every core):
+// those run after the others, outside the pool.
+func exclusive(p protocol.Protocol) bool { return p.Name() == "efficiency" }
+
+// runAll runs ps at once on one pool of workers fit slots (0: one per
+// core), each into its default results file or dir/NAME-PROFILE.jsonl,
+// then the exclusive ones one after another; it reports every protocol's
+// outcome and fails when any failed.
+func runAll(ctx context.Context, ps []protocol.Protocol, prof protocol.Profile, workers int, dir string, stdout, stderr io.Writer) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	slots := grid.NewSlots(workers)
+	var mu sync.Mutex // guards stderr
+	start := time.Now()
+	out := allResult{Profile: string(prof), Workers: workers, Protocols: make([]protocolOutcome, len(ps))}
+	runOne := func(i int, shared *grid.Slots) {
+		p := ps[i]
+		log := &prefixWriter{mu: &mu, w: stderr, prefix: p.Name() + ": "}
+		ran := 0
+		opt := protocol.Options{Profile: prof, Workers: workers, Slots: shared, Log: log,
+			Progress: func(g grid.Progress) {
+				ran++ // Progress is called from one goroutine at a time
+				fmt.Fprintf(log, "%d %s\n", g.Done+g.Skipped, protocol.ProgressLine(g))
+			},
+			Building: func(done, total int) { fmt.Fprintf(log, "building problems: %d of %d\n", done, total) },
+		}
+		if dir != "" {
+			opt.Results = filepath.Join(dir, fmt.Sprintf("%s-%s.jsonl", p.Name(), prof))
+		} else {
+			opt.Results = protocol.DefaultResults(p.Name(), prof)
+		}
+		t := time.Now()
+		rows, err := p.Run(ctx, opt)
+		res := protocolOutcome{protocolResult: protocolResult{Protocol: p.Name(), Profile: string(prof), Shard: protocol.Shard{}.String(),
+			Results: opt.Results, Rows: len(rows), Ran: ran, Seconds: time.Since(t).Seconds()}}
+		for _, r := range rows {
+			if r.Error != "" {
+				res.Failed++
+			}
+		}
+		if err != nil {
+			res.Error = err.Error()
+		}
+		out.Protocols[i] = res
+	}
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		if !exclusive(p) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runOne(i, slots)
+			}()
+		}
+	}
+	wg.Wait()
+	for i, p := range ps {
+		if exclusive(p) {
+			runOne(i, nil)
+		}
+	}
+	out.Seconds = time.Since(start).Seconds()
+	if err := writeJSON(stdout, out); err != nil {
+		return err
+	}
+	var failed []string
+	for _, r := range out.Protocols {
+		if r.Error != "" {
+			failed = append(failed, r.Protocol+": "+r.Error)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d protocols failed (rerun to retry: each resumes from its results file):\n  %s", len(failed), len(ps), strings.Join(failed, "\n  "))
+	}
+	return nil
+}
+
+// prefixWriter writes whole lines to w, each after prefix, one writer at
+// a time (mu is shared by the protocols writing to w).
+type prefixWriter struct {
+	mu      *sync.Mutex
+	w       io.Writer
+	prefix  string
+	partial []byte // a line not yet ended
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.partial = append(p.partial, b...)
+	var buf bytes.Buffer
+	for {
+		k := bytes.IndexByte(p.partial, '\n')
+		if k < 0 {
+			break
+		}
+		buf.WriteString(p.prefix)
+		buf.Write(p.partial[:k+1])
+		p.partial = p.partial[k+1:]
+	}
+	if buf.Len() > 0 {
+		if _, err := p.w.Write(buf.Bytes()); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
 }

@@ -128,7 +128,7 @@ func loadUnionGrid(p protocol.Protocol, prof protocol.Profile, results string) (
 // ..., maxWorkers workers.
 func runReplayAll(prof protocol.Profile, maxWorkers int, stdout, stderr io.Writer) error {
 	rep := unionReport{Profile: string(prof),
-		Note: "makespans in seconds of the recorded fit times, scheduled by grid.ReplayUnion; building the problems (per protocol, before its grid) is not included"}
+		Note: "makespans in seconds of the recorded fit times, scheduled by grid.ReplayUnion; building the problems (per protocol, before its grid) is not included; efficiency's fits, which a run takes one at a time on every core, count as one-core fits"}
 	var grids []unionGrid
 	for _, p := range protocol.All() {
 		g, info, err := loadUnionGrid(p, prof, protocol.DefaultResults(p.Name(), prof))
@@ -224,6 +224,7 @@ the makespans summed. together: the union of their grids on one pool of workers,
 running its stages in order. fresh: the same with costs learned as in a run without earlier rows.
 pipelined together: together with final fits waiting only for their own group. bound: the larger of
 all the work per worker and any one protocol's stages' bounds summed. Building the problems is not
-included.
+included. efficiency's fits run one at a time, each on every core (psub protocol all runs it last,
+alone); here, as in -replay, they count as one-core fits of their recorded times.
 `)
 }
