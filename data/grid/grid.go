@@ -219,7 +219,7 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 	if err != nil {
 		return nil, err
 	}
-	todo := make(chan int)
+	todo := make(chan task)
 	fin := make(chan int)
 	var mu sync.Mutex // guards out, the progress count and the callback
 	var writeErr error
@@ -229,9 +229,10 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range todo {
+			for t := range todo {
+				i := t.i
 				if opt.Slots != nil {
-					if opt.Slots.acquire(ctx) != nil {
+					if opt.Slots.acquire(ctx, t.rank) != nil {
 						// Stopped while waiting for a slot: the job has
 						// not run, and gets no row (feed stops starting
 						// jobs).
@@ -389,7 +390,14 @@ func dependencies(jobs []Job, index map[string]int, done []bool, after func(Job)
 // feed hands the jobs not done to the workers in the order of q until
 // all have finished or ctx is cancelled (then it waits for the running
 // ones and returns ctx's error).
-func feed(ctx context.Context, q *queue, todo chan<- int, fin <-chan int) error {
+// task is a job handed to a worker, with its rank among the ready jobs
+// (the cost of the chain of waits it heads), which Slots serve by.
+type task struct {
+	i    int
+	rank float64
+}
+
+func feed(ctx context.Context, q *queue, todo chan<- task, fin <-chan int) error {
 	running := 0
 	var ctxErr error
 	for q.left > 0 {
@@ -401,13 +409,13 @@ func feed(ctx context.Context, q *queue, todo chan<- int, fin <-chan int) error 
 			running--
 			continue
 		}
-		var send chan<- int
+		var send chan<- task
 		next, ok := q.peek()
 		if ok {
 			send = todo
 		}
 		select {
-		case send <- next:
+		case send <- task{i: next, rank: q.rank(next)}:
 			q.take()
 			running++
 		case i := <-fin:

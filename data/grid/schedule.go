@@ -43,6 +43,15 @@ func (q *queue) peek() (i int, ok bool) {
 	return q.ready.jobs[0], true
 }
 
+// rank is job i's priority: the cost of the chain of waits it heads (0
+// when no cost is known, or i < 0: no job).
+func (q *queue) rank(i int) float64 {
+	if i >= 0 && i < len(q.ready.prio) {
+		return q.ready.prio[i]
+	}
+	return 0
+}
+
 // take removes the job peek gave: it has started.
 func (q *queue) take() { heap.Pop(&q.ready) }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -66,8 +67,8 @@ func TestSlotsBoundGrids(t *testing.T) {
 	if m := most.Load(); m > 2 || m < 1 {
 		t.Errorf("%d jobs ran at once on 2 slots", m)
 	}
-	if slots.Len() != 2 || len(slots.c) != 0 {
-		t.Errorf("pool of %d slots, %d still held", slots.Len(), len(slots.c))
+	if slots.Len() != 2 || slots.used != 0 || len(slots.waiting) != 0 {
+		t.Errorf("pool of %d slots, %d still held, %d waiting", slots.Len(), slots.used, len(slots.waiting))
 	}
 }
 
@@ -103,5 +104,66 @@ func TestSlotsStop(t *testing.T) {
 	}
 	if rows, err := ReadResults(results); err == nil && len(rows) > 0 {
 		t.Errorf("stopped grid wrote %d rows", len(rows))
+	}
+}
+
+// TestSlotsServeHighestRank: with the one slot held, jobs of ranks 1, 5, 3
+// and 5 queue; each release hands the slot to the highest rank, equal
+// ranks in the order they came; a waiter whose context ends leaves the
+// queue without taking a slot.
+func TestSlotsServeHighestRank(t *testing.T) {
+	slots := NewSlots(1)
+	if err := slots.acquire(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 4)
+	var wg sync.WaitGroup
+	wait := func(name string, rank float64, ctx context.Context) {
+		defer wg.Done()
+		if err := slots.acquire(ctx, rank); err != nil {
+			got <- name + " stopped"
+			return
+		}
+		got <- name
+		slots.release()
+	}
+	queued := func(n int) { // wait until n jobs are queued
+		for {
+			slots.mu.Lock()
+			k := len(slots.waiting)
+			slots.mu.Unlock()
+			if k == n {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	stop, cancel := context.WithCancel(context.Background())
+	for k, w := range []struct {
+		name string
+		rank float64
+		ctx  context.Context
+	}{{"a1", 1, context.Background()}, {"b5", 5, context.Background()}, {"c3", 3, stop}, {"d5", 5, context.Background()}} {
+		wg.Add(1)
+		go wait(w.name, w.rank, w.ctx)
+		queued(k + 1)
+	}
+	cancel() // c3 leaves the queue
+	if g := <-got; g != "c3 stopped" {
+		t.Fatalf("first event %q, want c3 stopped", g)
+	}
+	queued(3)
+	slots.release() // the first holder's slot: b5, then d5, then a1
+	wg.Wait()
+	close(got)
+	var order []string
+	for g := range got {
+		order = append(order, g)
+	}
+	if want := []string{"b5", "d5", "a1"}; !slices.Equal(order, want) {
+		t.Errorf("served %v, want %v", order, want)
+	}
+	if slots.used != 0 || len(slots.waiting) != 0 {
+		t.Errorf("%d slots held, %d waiting after all released", slots.used, len(slots.waiting))
 	}
 }
