@@ -17,8 +17,11 @@ const maxTime uint32 = 1 << 30
 // correct; ResetCapacities starts from zero flow.
 func (g *Graph) MaxFlow() float64 {
 	// Without terminal capacity nothing can flow, and the arcs need not
-	// be laid out: every node is free.
-	if !g.laidOut() && g.hasTerminals() {
+	// be laid out: every node is free. g.terms false means no node has
+	// any (every path to a node's rCap sets it), so a graph built with
+	// zero terminals skips the pass over the nodes that looks, and
+	// initTrees makes the only one, as Kolmogorov's maxflow_init does.
+	if !g.laidOut() && g.terms && g.hasTerminals() {
 		g.layoutArcs()
 	}
 	g.initTrees()

@@ -144,8 +144,9 @@ type Graph struct {
 	edgeHint int
 	// terms: terminal capacities were given since the graph was made,
 	// cleared or reset, so that AddEdges looks for terminal capacity (see
-	// addEdgesLaidOut) only then, not through all nodes of a graph that
-	// has none.
+	// addEdgesLaidOut) and MaxFlow for it only then, not through all
+	// nodes of a graph that has none. Every change to a node's rCap
+	// (shiftTerminal's callers) sets it.
 	terms bool
 }
 
@@ -601,6 +602,7 @@ func (g *Graph) setEdge(e int, cap, revCap float64, update bool) {
 // sum is cap+revCap: ra+rb without the rounding of ra and rb.
 func (g *Graph) reparameterise(ed *edgeRec, a, b *arc, ra, rb, sum float64) {
 	ni, nj := &g.nodes[ed.i], &g.nodes[ed.j]
+	g.terms = true // the nodes get terminal capacity (see MaxFlow)
 	if ra < 0 {
 		a.rCap, b.rCap = 0, sum
 		g.shiftTerminal(ni, 0, ra)  // adds ra·[i in S] (a deficit)
