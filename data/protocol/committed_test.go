@@ -25,9 +25,8 @@ func TestCommittedFullResults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			newest := map[string]grid.Result{}
 			var latest []grid.Result // the newest row of each job, in file order
-			at := map[string]int{}
+			at := map[string]int{}   // job key → its row in latest
 			for _, r := range rows {
 				if i, seen := at[r.Key()]; seen {
 					latest[i] = r
@@ -35,7 +34,6 @@ func TestCommittedFullResults(t *testing.T) {
 					at[r.Key()] = len(latest)
 					latest = append(latest, r)
 				}
-				newest[r.Key()] = r
 			}
 			jobs, err := p.Jobs(Full, latest)
 			if err != nil {
@@ -46,7 +44,11 @@ func TestCommittedFullResults(t *testing.T) {
 			}
 			capped := 0
 			for _, j := range jobs {
-				r, ok := newest[j.Key()]
+				i, ok := at[j.Key()]
+				r := grid.Result{}
+				if ok {
+					r = latest[i]
+				}
 				switch {
 				case !ok:
 					t.Errorf("%s: no row for job %s", file, j.Key())
