@@ -1,6 +1,9 @@
 package maxflow
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // The functions here do what AddTerminal, AddEdge, UpdateTerminal and
 // UpdateEdge do, for many nodes or edges in one call: Go does not inline
@@ -32,6 +35,56 @@ func (g *Graph) AddTerminals(first int, source, sink []float64) {
 	}
 	g.treesDirty = true
 	g.terms = g.terms || nz != 0
+}
+
+// AddTerminalNodes adds len(source) nodes, giving node first+k the
+// capacity source[k] on s->(first+k) and sink[k] on (first+k)->t, and
+// returns first: AddNodes followed by AddTerminals, in one pass over the
+// new nodes instead of one that clears them and one that reads them back.
+func (g *Graph) AddTerminalNodes(source, sink []float64) int {
+	first, n := len(g.nodes), len(source)
+	if len(sink) != n || n > maxNodes-first {
+		panic(fmt.Sprintf("maxflow: AddTerminalNodes(%d sources, %d sinks) with %d nodes: lengths or count wrong", n, len(sink), first))
+	}
+	if first+n > cap(g.nodes) || first+n > cap(g.term) {
+		g.growNodes(n)
+	}
+	// The new nodes are written past the graph's and become its own only
+	// when all are written, so that a bad capacity leaves the graph as it
+	// was; the flow is summed in the order AddTerminals adds to it.
+	nodes, term := g.nodes[first:first+n], g.term[first:first+n]
+	sink = sink[:n]
+	flow, nz := g.flow, uint64(0)
+	for k := range nodes {
+		s, t := source[k], sink[k]
+		if s-s+(t-t) != 0 {
+			panic(fmt.Sprintf("maxflow: AddTerminalNodes: node %d: capacities (%g, %g) must be finite", first+k, s, t))
+		}
+		nz |= bits(s) | bits(t)
+		// What AddTerminal gives a new node (rCap 0: shiftTerminal adds
+		// min(s, t) to the flow and keeps s-t); 0+s as term's 0 += s.
+		nd := &nodes[k]
+		*nd = node{}
+		nd.rCap = s - t
+		if m := min(s, t); m != 0 {
+			flow += m
+		}
+		tm := &term[k]
+		tm.a, tm.b = 0+s, 0+t
+	}
+	g.nodes, g.term = g.nodes[:first+n], g.term[:first+n]
+	g.flow = flow
+	g.treesDirty = true
+	g.terms = g.terms || nz != 0
+	return first
+}
+
+// growNodes makes room for n more nodes.
+//
+//go:noinline
+func (g *Graph) growNodes(n int) {
+	g.nodes = slices.Grow(g.nodes, n)
+	g.term = slices.Grow(g.term, n)
 }
 
 // AddEdges adds an edge ends[k][0]->ends[k][1] with capacities caps[k] and
@@ -82,14 +135,14 @@ func (g *Graph) AddEdges(ends [][2]int, caps, revCaps []float64) int {
 		c, r := caps[k], revCaps[k]
 		if uint(i) >= n || uint(j) >= n || i == j || !edgeCapacity(c) || !edgeCapacity(r) {
 			for _, ed := range recs[:k] {
-				nodes[ed.i].deg--
-				nodes[ed.j].deg--
+				nodes[ed.x].deg--
+				nodes[ed.y].deg--
 			}
 			panic(addEdgesError(k, i, j, int(n), c, r))
 		}
 		ni, nj := &nodes[i], &nodes[j]
 		ed := &recs[k]
-		ed.i, ed.j, ed.ai, ed.aj, ed.cap, ed.rev = uint32(i), uint32(j), ni.deg, nj.deg, c, r
+		ed.x, ed.y, ed.cap, ed.rev = uint32(i), uint32(j), c, r
 		ni.deg++
 		nj.deg++
 	}
@@ -122,7 +175,7 @@ func (g *Graph) addEdgesInPlace(recs []edgeRec, ends [][2]int, caps, revCaps []f
 	// over the batch, the last among them, are compared first, so that
 	// such a graph goes to addEdgesLaidOut without a pass here.
 	for s := 1; s <= 8; s++ {
-		if k := len(recs)*s/8 - 1; k >= 0 && (ends[k][0] != int(recs[k].i) || ends[k][1] != int(recs[k].j)) {
+		if k := len(recs)*s/8 - 1; k >= 0 && (ends[k][0] != int(arcs[recs[k].y].head) || ends[k][1] != int(arcs[recs[k].x].head)) {
 			return 0
 		}
 	}
@@ -130,15 +183,16 @@ func (g *Graph) addEdgesInPlace(recs []edgeRec, ends [][2]int, caps, revCaps []f
 		ed := &recs[k]
 		i, j := ends[k][0], ends[k][1]
 		c, r := caps[k], revCaps[k]
-		// The old record's ends are distinct nodes (of as many): so are
-		// i and j when they are the same.
-		if i != int(ed.i) || j != int(ed.j) ||
+		// The old record holds the old arcs, whose heads are its ends:
+		// distinct nodes (of as many), so i and j are when they are those.
+		x, y := &arcs[ed.x], &arcs[ed.y]
+		if i != int(y.head) || j != int(x.head) ||
 			max(bits(c), bits(r)) > maxCapBits && (!edgeCapacity(c) || !edgeCapacity(r)) {
 			return k
 		}
 		ed.cap, ed.rev = c, r
-		arcs[ed.ai].rCap = c
-		arcs[ed.aj].rCap = r
+		x.rCap = c
+		y.rCap = r
 	}
 	return len(recs)
 }
@@ -215,7 +269,7 @@ func placeEdges(recs []edgeRec, arcs []arc, pos []uint32, ends [][2]int, caps, r
 		pos[j] = b
 		// Field by field, for the reasons of placeArcs.
 		ed := &recs[k]
-		ed.i, ed.j, ed.ai, ed.aj, ed.cap, ed.rev = i, j, a, b, c, r
+		ed.x, ed.y, ed.cap, ed.rev = a, b, c, r
 		x, y := &arcs[a], &arcs[b]
 		x.head, x.sister, x.rCap = j, b, c
 		y.head, y.sister, y.rCap = i, a, r
@@ -289,18 +343,20 @@ func (g *Graph) UpdateEdges(cap, revCap []float64) {
 		if c == ed.cap && r == ed.rev {
 			continue
 		}
+		i, j := ed.x, ed.y
 		if e < laid {
-			a, b := &arcs[ed.ai], &arcs[ed.aj]
+			a, b := &arcs[ed.x], &arcs[ed.y]
+			i, j = b.head, a.head
 			ra := a.rCap + (c - ed.cap)
 			rb := b.rCap + (r - ed.rev)
 			if ra >= 0 && rb >= 0 {
 				a.rCap, b.rCap = ra, rb
 			} else {
-				g.reparameterise(ed, a, b, ra, rb, c+r)
+				g.reparameterise(i, j, a, b, ra, rb, c+r)
 			}
 		}
 		ed.cap, ed.rev = c, r
-		g.mark(&nodes[ed.i], ed.i)
-		g.mark(&nodes[ed.j], ed.j)
+		g.mark(&nodes[i], i)
+		g.mark(&nodes[j], j)
 	}
 }

@@ -2,6 +2,7 @@ package maxflow
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -128,3 +129,110 @@ func TestBulkRejectsBadInput(t *testing.T) {
 }
 
 func zero() float64 { return 0 }
+
+// TestAddTerminalNodes: AddTerminalNodes gives what AddNodes followed by
+// AddTerminals gives, bit for bit (terminal capacities, flow constant,
+// residual capacities, hence the flow), after nodes the graph has already,
+// in new storage, in a released solved graph's storage (whose nodes are
+// not zero) and in a cleared one's; capacities of every sign, -0 and 0
+// included. A bad capacity panics and leaves the graph as it was.
+func TestAddTerminalNodes(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 0))
+	vals := []float64{0, negZero(), 1.5, -2.25, 3, 0.1}
+	for rep := range 300 {
+		in := randomInstance(r, 2+r.IntN(30), r.IntN(60), fracCaps)
+		for i := range in.n { // some of the special values, some negative
+			if r.IntN(4) == 0 {
+				in.src[i], in.sink[i] = vals[r.IntN(len(vals))], vals[r.IntN(len(vals))]
+			}
+		}
+		pre := r.IntN(3) // nodes added before, with capacities
+		build := func(g *Graph, fused bool) {
+			g.AddNodes(pre)
+			for i := range pre {
+				g.AddTerminal(i, 0.5, 0.25)
+			}
+			if fused {
+				if first := g.AddTerminalNodes(in.src, in.sink); first != pre {
+					t.Fatalf("rep %d: first node %d, want %d", rep, first, pre)
+				}
+			} else {
+				g.AddNodes(in.n)
+				g.AddTerminals(pre, in.src, in.sink)
+			}
+			ends := edgesOf(in)
+			for e := range ends {
+				ends[e][0] += pre
+				ends[e][1] += pre
+			}
+			g.AddEdges(ends, in.cap, in.rev)
+		}
+		want := New(0, 0)
+		build(want, false)
+		var g *Graph
+		switch rep % 3 {
+		case 0:
+			g = New(0, 0)
+		case 1: // a released graph's storage, its nodes left as its solve left them
+			old := New(in.n+pre, len(in.from))
+			build(old, true)
+			old.MaxFlow()
+			for released.Get() != nil {
+			}
+			old.Release()
+			g = New(in.n+pre, len(in.from))
+		case 2:
+			g = New(0, 0)
+			build(g, false)
+			g.MaxFlow()
+			g.Clear()
+		}
+		build(g, true)
+		if d := sameGraph(want, g); d != "" {
+			t.Fatalf("rep %d: %s", rep, d)
+		}
+		for i := range g.Nodes() {
+			if a, b := g.nodes[i], want.nodes[i]; a.rCap != b.rCap || bits(a.rCap) != bits(b.rCap) || a.parent != noParent || a.marked || a.active {
+				t.Fatalf("rep %d: node %d: %+v, want %+v", rep, i, a, b)
+			}
+		}
+		if g.terms != want.terms {
+			t.Fatalf("rep %d: terms %v, want %v", rep, g.terms, want.terms)
+		}
+		if f, w := g.MaxFlow(), want.MaxFlow(); f != w {
+			t.Fatalf("rep %d: flow %v, want %v", rep, f, w)
+		}
+		if msg := g.checkInvariants(); msg != "" {
+			t.Fatalf("rep %d: %s", rep, msg)
+		}
+	}
+	// A bad capacity: a panic naming the node, and the graph as it was.
+	for _, bad := range []float64{nan(), math.Inf(1), math.Inf(-1)} {
+		g := New(0, 0)
+		g.AddNodes(2)
+		g.AddTerminal(1, 1, 0)
+		src, snk := []float64{1, 2, 3}, []float64{0, 0, 0}
+		snk[2] = bad
+		msg := func() (msg string) {
+			defer func() { msg = fmt.Sprint(recover()) }()
+			g.AddTerminalNodes(src, snk)
+			return ""
+		}()
+		if !strings.Contains(msg, "node 4") || g.Nodes() != 2 || g.Flow() != 0 {
+			t.Fatalf("bad %v: %q, %d nodes, flow %v", bad, msg, g.Nodes(), g.Flow())
+		}
+		if f := g.MaxFlow(); f != 0 {
+			t.Fatalf("bad %v: flow %v after the rejected nodes", bad, f)
+		}
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("AddTerminalNodes with 2 sources and 1 sink did not panic")
+			}
+		}()
+		New(0, 0).AddTerminalNodes([]float64{1, 2}, []float64{1})
+	}()
+}
+
+func negZero() float64 { return math.Copysign(0, -1) }

@@ -476,8 +476,8 @@ func (g *Graph) Problem() (*Problem, error) {
 			p.Arcs = append(p.Arcs, Arc{i, n + 1, c.b})
 		}
 	}
-	for _, ed := range g.edge {
-		i, j := int(ed.i), int(ed.j)
+	for e, ed := range g.edge {
+		i, j := g.EdgeNodes(e)
 		p.Arcs = append(p.Arcs, Arc{i, j, ed.cap}, Arc{j, i, ed.rev})
 	}
 	return p, nil

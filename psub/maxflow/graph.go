@@ -61,18 +61,17 @@ type arc struct {
 	rCap   float64
 }
 
-// edgeRec is an edge as added: its ends, where its arcs are, and its
+// edgeRec is an edge as added: where its arcs are, or its ends, and its
 // user-given capacities, kept so that capacities can be overwritten while
-// a flow is kept valid. 32 bytes.
+// a flow is kept valid. 24 bytes.
 //
-// ai and aj are the arcs i->j and j->i once the edge is laid out (its
-// index below Graph.laid, or every edge while Graph.spec holds). Before,
-// they are how many edges i and j had before it, which fixes where
-// layoutArcs puts the arcs: node i's arcs are stored last-added first, so
-// the edge's arc is ai arcs from the end of i's block.
+// x and y are the arcs i->j and j->i once the edge is laid out (its index
+// below Graph.laid, or every edge while Graph.spec holds; see laidRec);
+// the ends are then the arcs' heads (i = arcs[y].head, j = arcs[x].head),
+// so that the record need not hold them: building writes a quarter less.
+// Before, x and y are the ends i and j.
 type edgeRec struct {
-	i, j     uint32
-	ai, aj   uint32
+	x, y     uint32
 	cap, rev float64
 }
 
@@ -374,7 +373,7 @@ func (g *Graph) addEdge(i, j int, c, revCap float64) int {
 	// Field by field: a composite literal would be built on the stack and
 	// copied.
 	ed := &g.edge[e]
-	ed.i, ed.j, ed.ai, ed.aj, ed.cap, ed.rev = uint32(i), uint32(j), ni.deg, nj.deg, c, revCap
+	ed.x, ed.y, ed.cap, ed.rev = uint32(i), uint32(j), c, revCap
 	ni.deg++
 	nj.deg++
 	g.treesDirty = true
@@ -415,15 +414,16 @@ func (g *Graph) layoutArcs() {
 	}
 	g.prev, g.spec = nil, false
 	// The flow on the edges laid out before, in edge order; their records
-	// go back to ranks (see edgeRec) for placeArcs.
+	// go back to ends (see edgeRec) for placeArcs.
 	var kept []pair
 	if g.laid > 0 {
 		kept = make([]pair, g.laid)
 		for e := range kept {
 			ed := &g.edge[e]
-			kept[e] = pair{g.arcs[ed.ai].rCap, g.arcs[ed.aj].rCap}
+			kept[e] = pair{g.arcs[ed.x].rCap, g.arcs[ed.y].rCap}
 		}
-		toRanks(g.edge[:g.laid], g.start)
+		toEnds(g.edge[:g.laid], g.arcs)
+		g.laid = 0 // the records hold ends now (laidRec)
 	}
 	b, room := g.solverBlock(n)
 	g.queue, b = b[:n:n], b[n:]
@@ -436,7 +436,6 @@ func (g *Graph) layoutArcs() {
 	} else {
 		g.arcs = make([]arc, 2*m+1)
 	}
-	g.laid = m
 	g.treesDirty = true
 	if spec {
 		// prev was carved from the same block for as many nodes, so it is
@@ -444,6 +443,7 @@ func (g *Graph) layoutArcs() {
 		if &prev[0] != &g.start[0] {
 			copy(g.start, prev)
 		}
+		g.laid = m
 		return
 	}
 	if g.degStale {
@@ -457,6 +457,7 @@ func (g *Graph) layoutArcs() {
 	}
 	start[n] = sum
 	g.placeArcs(kept)
+	g.laid = m
 }
 
 // solverBlock returns the block for the node arrays of the solver for n
@@ -480,65 +481,89 @@ func (g *Graph) countDegrees(m int) {
 	for k := range nodes {
 		nodes[k].deg = 0
 	}
-	for _, ed := range g.edge[:m] {
-		nodes[ed.i].deg++
-		nodes[ed.j].deg++
+	for e := range m {
+		i, j := g.edgeEnds(e)
+		nodes[i].deg++
+		nodes[j].deg++
 	}
 	g.degStale = false
 }
 
-// toRanks turns the records of laid-out edges, whose layout has start as
-// its start array, back into those of edges not laid out (see edgeRec).
-func toRanks(recs []edgeRec, start []uint32) {
+// laidRec reports whether the record of edge e holds its arcs (see
+// edgeRec): it is laid out, or written into the kept layout (Graph.spec;
+// then g.laid is 0 and every record written holds arcs of prev's layout).
+func (g *Graph) laidRec(e int) bool { return e < g.laid || g.spec }
+
+// edgeEnds returns the ends of edge e, which AddEdges may be adding (e
+// beyond the graph's edges) while its record is one of the graph's forms.
+func (g *Graph) edgeEnds(e int) (i, j uint32) {
+	ed := &g.edge[:cap(g.edge)][e]
+	if g.laidRec(e) {
+		arcs := g.arcs[:cap(g.arcs)]
+		return arcs[ed.y].head, arcs[ed.x].head
+	}
+	return ed.x, ed.y
+}
+
+// toEnds turns the records of laid-out edges, whose arcs are in arcs, back
+// into those of edges not laid out (see edgeRec).
+func toEnds(recs []edgeRec, arcs []arc) {
+	arcs = arcs[:cap(arcs)]
 	for k := range recs {
 		ed := &recs[k]
-		ed.ai = start[ed.i+1] - 1 - ed.ai
-		ed.aj = start[ed.j+1] - 1 - ed.aj
+		ed.x, ed.y = arcs[ed.y].head, arcs[ed.x].head
 	}
 }
 
 // endSpec ends the building in place after Clear (see Graph.prev): the
 // records of the first m edges, which AddEdges wrote in place, go back to
-// ranks.
+// ends.
 func (g *Graph) endSpec(m int) {
 	if g.spec {
-		toRanks(g.edge[:m], g.prev)
+		toEnds(g.edge[:m], g.arcs)
 		g.spec = false
 	}
 }
 
 // arcOf returns the arc i->j of laid-out edge e.
-func (g *Graph) arcOf(e int) uint32 { return g.edge[e].ai }
+func (g *Graph) arcOf(e int) uint32 { return g.edge[e].x }
 
-// placeArcs writes the arcs of every edge where its ranks put them (see
-// edgeRec), and the arcs into its record, with the residual capacities
-// kept for the first edges and the user's for the others. No iteration
-// depends on another, so the loop runs at the speed of its stores.
+// placeArcs writes the arcs of every edge, and the arcs into its record,
+// with the residual capacities kept for the first edges and the user's for
+// the others: a counting sort, node i's arcs put one below the other from
+// the end of its block down, so that the block lists them last-added
+// first. The queue, free until the solve, holds the blocks' moving ends.
 func (g *Graph) placeArcs(kept []pair) {
 	start, arcs := g.start, g.arcs
+	pos := g.queue[:len(start)-1]
+	copy(pos, start[1:])
 	edges := g.edge
 	for k := range edges {
 		// Fields into locals: a range copy of the record, or a composite
 		// literal stored into arcs, would go through the stack.
 		ed := &edges[k]
-		i, j, c, r := ed.i, ed.j, ed.cap, ed.rev
-		a := start[i+1] - 1 - ed.ai
-		b := start[j+1] - 1 - ed.aj
-		ed.ai, ed.aj = a, b
+		i, j, c, r := ed.x, ed.y, ed.cap, ed.rev
+		a := pos[i] - 1
+		pos[i] = a
+		b := pos[j] - 1
+		pos[j] = b
+		ed.x, ed.y = a, b
 		x, y := &arcs[a], &arcs[b]
 		x.head, x.sister, x.rCap = j, b, c
 		y.head, y.sister, y.rCap = i, a, r
 	}
 	for e, r := range kept {
 		ed := &edges[e]
-		arcs[ed.ai].rCap = r.a
-		arcs[ed.aj].rCap = r.b
+		arcs[ed.x].rCap = r.a
+		arcs[ed.y].rCap = r.b
 	}
 }
 
 // EdgeNodes returns the endpoints (i, j) of edge e as given to AddEdge.
 func (g *Graph) EdgeNodes(e int) (i, j int) {
-	return int(g.edge[e].i), int(g.edge[e].j)
+	_ = g.edge[e] // the index check
+	a, b := g.edgeEnds(e)
+	return int(a), int(b)
 }
 
 // SetEdge overwrites the capacities of edge e (i->j gets cap, j->i gets
@@ -571,17 +596,20 @@ func (g *Graph) UpdateEdge(e int, cap, revCap float64) {
 // unusable for it. One function for both, so that a call costs one call.
 func (g *Graph) setEdge(e int, cap, revCap float64, update bool) {
 	ed := &g.edge[e]
+	var i, j uint32
 	if e < g.laid { // else no arcs yet, so no flow: the capacities are all
-		a, b := &g.arcs[ed.ai], &g.arcs[ed.aj]
+		a, b := &g.arcs[ed.x], &g.arcs[ed.y]
+		i, j = b.head, a.head
 		ra := a.rCap + (cap - ed.cap)
 		rb := b.rCap + (revCap - ed.rev)
 		if ra >= 0 && rb >= 0 {
 			a.rCap, b.rCap = ra, rb
 		} else {
-			g.reparameterise(ed, a, b, ra, rb, cap+revCap)
+			g.reparameterise(i, j, a, b, ra, rb, cap+revCap)
 		}
 	} else {
 		g.endSpec(len(g.edge)) // AddEdges may have written its arcs
+		i, j = ed.x, ed.y
 	}
 	ed.cap, ed.rev = cap, revCap
 	if !update {
@@ -589,19 +617,20 @@ func (g *Graph) setEdge(e int, cap, revCap float64, update bool) {
 		return
 	}
 	nodes := g.nodes
-	g.mark(&nodes[ed.i], ed.i)
-	g.mark(&nodes[ed.j], ed.j)
+	g.mark(&nodes[i], i)
+	g.mark(&nodes[j], j)
 }
 
-// reparameterise handles a new capacity below the flow the edge carries.
+// reparameterise handles a new capacity below the flow the edge i->j
+// carries (a is the arc i->j, b the arc j->i).
 // ra+rb = cap+revCap >= 0, so only one of ra, rb is negative. A negative
 // residual x on i->j is rewritten with
 // x[i∈S][j∈T] = x[i∈S] - x[j∈S] + x[i∈T][j∈S]: the arc pair becomes
 // (0, x+rb) and the unary terms go to the terminals.
 //
 // sum is cap+revCap: ra+rb without the rounding of ra and rb.
-func (g *Graph) reparameterise(ed *edgeRec, a, b *arc, ra, rb, sum float64) {
-	ni, nj := &g.nodes[ed.i], &g.nodes[ed.j]
+func (g *Graph) reparameterise(i, j uint32, a, b *arc, ra, rb, sum float64) {
+	ni, nj := &g.nodes[i], &g.nodes[j]
 	g.terms = true // the nodes get terminal capacity (see MaxFlow)
 	if ra < 0 {
 		a.rCap, b.rCap = 0, sum

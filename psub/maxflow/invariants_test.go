@@ -94,9 +94,10 @@ func (g *Graph) checkLayout() string {
 		ed := &g.edge[e]
 		a := g.arcOf(e)
 		b := g.arcs[a].sister
-		if g.arcs[b].sister != a || ed.aj != b || g.arcs[a].head != ed.j || g.arcs[b].head != ed.i ||
-			a < g.start[ed.i] || a >= g.start[ed.i+1] || b < g.start[ed.j] || b >= g.start[ed.j+1] {
-			return fmt.Sprintf("edge %d (%d->%d): arcs %d, %d misplaced", e, ed.i, ed.j, a, b)
+		i, j := g.arcs[b].head, g.arcs[a].head
+		if g.arcs[b].sister != a || ed.y != b ||
+			a < g.start[i] || a >= g.start[i+1] || b < g.start[j] || b >= g.start[j+1] {
+			return fmt.Sprintf("edge %d (%d->%d): arcs %d, %d misplaced", e, i, j, a, b)
 		}
 		owner[a], owner[b] = e+1, e+1
 	}

@@ -110,3 +110,91 @@ func TestAddEdgesLaysOut(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgeNodesInEveryForm: an edge's record holds its ends until it is
+// laid out and its arcs after (edgeRec), and EdgeNodes, Capacities and
+// Graph.Problem give the ends and capacities as added in every state a
+// graph passes through: edges added one at a time, laid out by the solve,
+// by AddEdges itself, written into the layout kept by Clear or Release
+// (the same edges, then the first ones only, then one more), edges added
+// after a solve and SetEdge/UpdateEdge on both kinds.
+func TestEdgeNodesInEveryForm(t *testing.T) {
+	r := rand.New(rand.NewPCG(36, 0))
+	for rep := range 200 {
+		in := randomInstance(r, 3+r.IntN(20), 2+r.IntN(60), fracCaps)
+		ends := edgesOf(in)
+		m := len(ends)
+		check := func(g *Graph, what string, ends [][2]int, caps, revs []float64) {
+			t.Helper()
+			if g.Edges() != len(ends) {
+				t.Fatalf("rep %d, %s: %d edges, want %d", rep, what, g.Edges(), len(ends))
+			}
+			p, err := g.Problem()
+			if err != nil {
+				t.Fatalf("rep %d, %s: Problem: %v", rep, what, err)
+			}
+			tail := p.Arcs[len(p.Arcs)-2*len(ends):]
+			for e, ij := range ends {
+				i, j := g.EdgeNodes(e)
+				c, rv := g.Capacities(e)
+				if i != ij[0] || j != ij[1] || c != caps[e] || rv != revs[e] {
+					t.Fatalf("rep %d, %s: edge %d: %d->%d (%g, %g), want %d->%d (%g, %g)", rep, what, e, i, j, c, rv, ij[0], ij[1], caps[e], revs[e])
+				}
+				if a, b := tail[2*e], tail[2*e+1]; a.From != ij[0] || a.To != ij[1] || a.Cap != caps[e] || b.From != ij[1] || b.To != ij[0] || b.Cap != revs[e] {
+					t.Fatalf("rep %d, %s: Problem's edge %d: %v %v", rep, what, e, a, b)
+				}
+			}
+		}
+		g := in.build() // one at a time: ends in the records
+		check(g, "added", ends, in.cap, in.rev)
+		g.MaxFlow() // laid out by the solve: arcs
+		check(g, "solved", ends, in.cap, in.rev)
+		caps, revs := slices.Clone(in.cap), slices.Clone(in.rev)
+		e := r.IntN(m)
+		caps[e], revs[e] = 0.5, 0
+		g.UpdateEdge(e, caps[e], revs[e])
+		check(g, "updated", ends, caps, revs)
+		g.MaxFlow()
+		// Edges added after the solve: arcs below laid, ends above.
+		more := append(slices.Clone(ends), [2]int{in.n - 1, 0}, [2]int{1, 2})
+		mcaps, mrevs := append(slices.Clone(caps), 1, 0), append(slices.Clone(revs), 0, 2)
+		g.AddEdges(more[m:], mcaps[m:], mrevs[m:])
+		check(g, "added after the solve", more, mcaps, mrevs)
+		g.SetEdge(m, 1.5, 0.25)
+		mcaps[m], mrevs[m] = 1.5, 0.25
+		check(g, "set before its layout", more, mcaps, mrevs)
+		g.MaxFlow()
+		check(g, "solved again", more, mcaps, mrevs)
+		// Built again in the kept layout: written in place (Clear), or
+		// laid out by AddEdges (Release, then other edges).
+		g.Clear()
+		bulkFill(g, in.n, in, more, mcaps, mrevs)
+		if !g.spec {
+			t.Fatalf("rep %d: not written in place after Clear", rep)
+		}
+		check(g, "in place", more, mcaps, mrevs)
+		g.MaxFlow()
+		check(g, "in place, solved", more, mcaps, mrevs)
+		g.Clear()
+		bulkFill(g, in.n, in, more[:m], mcaps[:m], mrevs[:m])
+		check(g, "in place, fewer", more[:m], mcaps[:m], mrevs[:m])
+		g.AddEdge(0, in.n-1, 2, 3)
+		check(g, "in place, then one more", append(slices.Clone(more[:m]), [2]int{0, in.n - 1}), append(slices.Clone(mcaps[:m]), 2), append(slices.Clone(mrevs[:m]), 3))
+		g.Release()
+		other := slices.Clone(more)
+		slices.Reverse(other)
+		ocaps, orevs := slices.Clone(mcaps), slices.Clone(mrevs)
+		slices.Reverse(ocaps)
+		slices.Reverse(orevs)
+		h := New(in.n, len(other))
+		h.AddTerminalNodes(in.src, in.sink)
+		h.AddEdges(other, ocaps, orevs)
+		check(h, "laid out by AddEdges", other, ocaps, orevs)
+		h.UpdateEdges(ocaps, orevs) // nothing changes
+		h.MaxFlow()
+		check(h, "laid out by AddEdges, solved", other, ocaps, orevs)
+		if msg := h.checkInvariants(); msg != "" {
+			t.Fatalf("rep %d: %s", rep, msg)
+		}
+	}
+}

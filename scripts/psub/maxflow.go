@@ -192,8 +192,7 @@ func (in *benchInstance) build(src, snk, cap, rev []float64) *maxflow.Graph {
 // buildEdges is build with these edges (in.ends or another order of them).
 func (in *benchInstance) buildEdges(ends [][2]int, src, snk, cap, rev []float64) *maxflow.Graph {
 	g := maxflow.New(in.n, len(ends))
-	g.AddNodes(in.n)
-	g.AddTerminals(0, src, snk)
+	g.AddTerminalNodes(src, snk)
 	g.AddEdges(ends, cap, rev)
 	return g
 }
@@ -201,8 +200,7 @@ func (in *benchInstance) buildEdges(ends [][2]int, src, snk, cap, rev []float64)
 // fill adds the nodes, their terminal capacities and the edges to an
 // empty graph, with the calls that take arrays (AddTerminals, AddEdges).
 func (in *benchInstance) fill(g *maxflow.Graph, src, snk, cap, rev []float64) {
-	g.AddNodes(in.n)
-	g.AddTerminals(0, src, snk)
+	g.AddTerminalNodes(src, snk)
 	g.AddEdges(in.ends, cap, rev)
 }
 

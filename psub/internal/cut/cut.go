@@ -81,8 +81,7 @@ func (b *Binary) loadCaps(n int, edges [][2]int) {
 	b.g = maxflow.New(n, len(edges))
 	b.n = n
 	b.edges = append(b.edges[:0], edges...)
-	b.g.AddNodes(n)
-	b.g.AddTerminals(0, b.src, b.snk)
+	b.g.AddTerminalNodes(b.src, b.snk)
 	first := b.g.AddEdges(edges, w, zero)
 	b.eid = b.eid[:0]
 	for j := range edges {
