@@ -206,6 +206,87 @@ func TestAddTerminalNodes(t *testing.T) {
 			t.Fatalf("rep %d: %s", rep, msg)
 		}
 	}
+	// Between AddTerminalNodes and the solve, whatever else touches the
+	// nodes: the graph reads as unsolved (every node in S) until the
+	// solve, and the solve gives what the same calls after AddNodes and
+	// AddTerminals give, which is Edmonds–Karp's flow.
+	for rep := range 400 {
+		in := randomInstance(r, 2+r.IntN(30), 1+r.IntN(60), fracCaps)
+		op := rep % 10
+		e, i := r.IntN(len(in.from)), r.IntN(in.n)
+		calls := func(g *Graph, fused bool) {
+			if fused {
+				g.AddTerminalNodes(in.src, in.sink)
+			} else {
+				g.AddNodes(in.n)
+				g.AddTerminals(0, in.src, in.sink)
+			}
+			for k := range g.Nodes() {
+				if !g.InSourceSide(k) || g.ReachesSink(k) || g.ReachableFromSource(k) {
+					t.Fatalf("rep %d: node %d reads as solved before the solve", rep, k)
+				}
+			}
+			switch op {
+			case 1:
+				g.AddTerminal(i, 0.5, 2)
+			case 2:
+				g.UpdateTerminal(i, 0, 0)
+			case 3:
+				g.SetTerminal(i, 3, 0)
+			case 4:
+				g.AddNodes(1)
+				g.AddEdge(g.Nodes()-1, 0, 1, 1)
+			}
+			if op == 5 { // one at a time: laid out by the solve
+				for k := range in.from {
+					g.AddEdge(in.from[k], in.to[k], in.cap[k], in.rev[k])
+				}
+			} else {
+				g.AddEdges(edgesOf(in), in.cap, in.rev)
+			}
+			switch op {
+			case 6:
+				g.UpdateEdge(e, 0, in.rev[e]+1)
+			case 7:
+				g.SetEdge(e, in.cap[e]+1, 0)
+			case 8:
+				g.Prepare()
+			case 9: // laid out: the update marks its ends, nothing else
+				g.Prepare()
+				g.UpdateEdge(e, in.cap[e]+1, in.rev[e]+1)
+			}
+		}
+		g, want := New(0, 0), New(0, 0)
+		calls(g, true)
+		calls(want, false)
+		f, w := g.MaxFlow(), want.MaxFlow()
+		if f != w {
+			t.Fatalf("rep %d op %d: flow %v, want %v", rep, op, f, w)
+		}
+		for k := range g.Nodes() {
+			if g.InSourceSide(k) != want.InSourceSide(k) || g.ReachesSink(k) != want.ReachesSink(k) {
+				t.Fatalf("rep %d op %d: node %d on another side", rep, op, k)
+			}
+			if g.nodes[k].marked != want.nodes[k].marked {
+				t.Fatalf("rep %d op %d: node %d marked %v after the solve", rep, op, k, g.nodes[k].marked)
+			}
+		}
+		if op == 0 {
+			checkSolved(t, fmt.Sprintf("rep %d", rep), in, g, f)
+		}
+		// Nodes marked before the solve are unmarked by it: a dynamic
+		// update after it repairs the trees around the nodes it marks.
+		for _, h := range []*Graph{g, want} {
+			h.UpdateTerminal(i, 1, 0.5)
+			h.UpdateEdge(e, 0.25, 0.25)
+		}
+		if f, w := g.MaxFlowReuse(), want.MaxFlowReuse(); f != w {
+			t.Fatalf("rep %d op %d: flow after the update %v, want %v", rep, op, f, w)
+		}
+		if msg := g.checkInvariants(); msg != "" {
+			t.Fatalf("rep %d: %s", rep, msg)
+		}
+	}
 	// A bad capacity: a panic naming the node, and the graph as it was.
 	for _, bad := range []float64{nan(), math.Inf(1), math.Inf(-1)} {
 		g := New(0, 0)

@@ -41,9 +41,12 @@
 // same flow as his library, to the last bit, and the same cut.
 //
 // The data are laid out for the search: a node's arcs are stored together
-// (laid out by the first solve after edges are added, or by Prepare), a
-// node keeps its parent node beside its parent arc, and indices are
-// uint32.
+// (laid out by AddEdges when it is given a graph's edges at once after its
+// terminal capacities, otherwise by the first solve after edges are added,
+// or by Prepare), a node keeps its parent node beside its parent arc, and
+// indices are uint32. To build a graph from arrays, AddTerminalNodes adds
+// the nodes with their terminal capacities in one pass, and AddEdges the
+// edges.
 //
 // # Reuse
 //
@@ -78,10 +81,10 @@
 // Per node: 32 bytes of search state, 16 bytes of user capacities and 8
 // bytes of solver arrays (where its arcs start, its slot in the active
 // queue): 56 bytes, plus room for orphans (8 bytes per node, at most 512
-// KiB in all at first). Per edge: the edge as added (its ends, where its
-// arcs go and its user capacities, 32 bytes) and its two arcs (16 bytes
-// each): 64 bytes. Indices are uint32, so a graph holds at most 2^31-1
-// nodes and 2^31-3 edges.
+// KiB in all at first). Per edge: the edge as added (where its arcs are,
+// or its ends until they are laid out, and its user capacities, 24 bytes)
+// and its two arcs (16 bytes each): 56 bytes. Indices are uint32, so a
+// graph holds at most 2^31-1 nodes and 2^31-3 edges.
 //
 // # DIMACS
 //

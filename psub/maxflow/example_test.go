@@ -22,6 +22,29 @@ func Example() {
 	// pixel 0 in S: true pixel 1 in S: false
 }
 
+// Build from arrays, as a segmentation does for each image: the nodes
+// with their terminal capacities in one call, the edges in another, then
+// Release when done, so that the next New takes the storage.
+func ExampleGraph_AddTerminalNodes() {
+	source := []float64{5, 2, 0, 2} // cost of each pixel in T
+	sink := []float64{1, 6, 3, 0}   // cost in S
+	ends := [][2]int{{0, 1}, {1, 2}, {2, 3}}
+	caps := []float64{1, 1, 1}
+	g := maxflow.New(len(source), len(ends))
+	g.AddTerminalNodes(source, sink)
+	g.AddEdges(ends, caps, caps)
+	fmt.Println("min cut:", g.MaxFlow())
+	inS := make([]bool, len(source))
+	for i := range inS {
+		inS[i] = g.InSourceSide(i)
+	}
+	fmt.Println("in S:", inS)
+	g.Release()
+	// Output:
+	// min cut: 5
+	// in S: [true false false true]
+}
+
 // Dynamic graph cuts: change a capacity and re-solve reusing the search
 // trees; the answer is that of a fresh solve.
 func ExampleGraph_MaxFlowReuse() {
