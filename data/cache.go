@@ -23,7 +23,7 @@ import (
 // segmentCacheVersion is part of every key and every file header: bump it
 // whenever the file format changes, so old entries are never read back.
 // Changes of what the builders compute (SLIC, descriptors, loaders) need no
-// bump: the hash of their source is part of the key (BuilderSource).
+// bump: the hash of their code is part of the key (BuilderSource).
 const segmentCacheVersion = 1
 
 const segmentCacheMagic = "PSUBSEG\x00"
@@ -32,10 +32,11 @@ const segmentCacheMagic = "PSUBSEG\x00"
 // notebook does not recompute superpixels.
 //
 // Key. An entry's key is the sha256 of: the format version, the hash of the
-// builders' source (BuilderSource: psub/imageio, psub/slic, psub/feature and
-// the loaders and builders of data/, so that an entry built by other code
-// is never read back; other changes of psub or data leave the cache
-// valid), the source's Name and Transform, every SLIC option (except
+// builders' code (BuilderSource: the code the data sets' builders reach —
+// loaders, SLIC, descriptors, the cache's own reading and writing —
+// comments and layout aside, so that an entry built by other code is
+// never read back; other changes of psub or data leave the cache valid),
+// the source's Name and Transform, every SLIC option (except
 // Workers, which does not change the result), the descriptor's Name, the
 // class count, and the sha256 of the bytes of every input file. Hashing the
 // bytes (not the size and modification time) costs a read of the inputs on
@@ -70,21 +71,34 @@ func DefaultSegmentCache() *SegmentCache {
 	return &SegmentCache{Dir: filepath.Join(OutDir(), "cache", "segment")}
 }
 
-// builderSource lists what the segment cache's entries depend on: the
-// packages that decode, segment and describe images, and the files of data/
-// that load and build them. A new file of data/ that builds segmentation
-// sources belongs here (a test checks).
-var builderSource = []string{"psub/imageio", "psub/slic", "psub/feature",
-	"data/segment.go", "data/segment_folder.go", "data/cows.go", "data/horses.go", "data/mito.go", "data/cache.go"}
+// builderRoots are the entry points of the code the segment cache's
+// entries depend on: the data sets' builders (their loaders, SLIC and
+// descriptors), BuildSegmented (which reads and writes entries) and the
+// descriptors. A new function of data/ that builds segmentation sources
+// must be reached from them (a test checks).
+func builderRoots() []string {
+	return []string{grid.FuncDecl(BuildCows), grid.FuncDecl(BuildHorses), grid.FuncDecl(BuildMito),
+		grid.FuncDecl(BuildSegmented), grid.FuncDecl(CowDescriptor), grid.FuncDecl(RetinaDescriptor), grid.FuncDecl(EMDescriptor)}
+}
 
-// BuilderSource is the hash of the source the segment cache's entries
-// depend on (grid.HashSource of builderSource, a narrower part than
-// grid.CurrentCode's, so that a change of the learner keeps the built
-// graphs), computed once per process; "" with an error when the module's
-// source is not found.
+// BuilderSource is the version of the code the segment cache's entries
+// depend on: the Source of grid.CodeOf(builderRoots()), what the builders
+// reach, so that a change of the learner, of a protocol or of a comment
+// keeps the built graphs. It is computed once per process; "" with an
+// error when the module's source is not found.
 func BuilderSource() (string, error) { return builderHash() }
 
-var builderHash = sync.OnceValues(func() (string, error) { return grid.HashSource(builderSource) })
+var builderHash func() (string, error)
+
+// The builders reach BuilderSource (through the cache's keys), so
+// builderHash is set here rather than by an initialiser, which would be an
+// initialisation cycle.
+func init() {
+	builderHash = sync.OnceValues(func() (string, error) {
+		v, err := grid.CodeOf(builderRoots(), nil)
+		return v.Source, err
+	})
+}
 
 // Key returns the cache key of src built with b (see SegmentCache). It reads
 // every file of src.Files. The key is "" when the builders' source is not

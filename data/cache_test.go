@@ -3,6 +3,9 @@ package data
 import (
 	"bufio"
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -14,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/internal/modroot"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub/imageio"
@@ -361,33 +365,74 @@ func TestSegmentCacheBuilderSource(t *testing.T) {
 	}
 }
 
-// TestBuilderSourceListed: the files of data/ that build segmentation
-// sources are part of the segment cache's key (builderSource), and every
-// listed path exists.
+// TestBuilderSourceListed: every function of data/ that builds
+// segmentation sources (makes a SegmentSource, SegmentBuilder, Descriptor
+// or imageSet, or calls BuildSegmented or buildImageSet) is part of the
+// segment cache's key (reached from builderRoots), and what only the
+// learner, a protocol or the multi-label problems use is not.
 func TestBuilderSourceListed(t *testing.T) {
 	root, err := modroot.Find("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range builderSource {
-		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
-			t.Errorf("builderSource lists %s: %v", p, err)
-		}
+	decls, err := grid.CodeDecls(builderRoots(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached := map[string]bool{}
+	for _, d := range decls {
+		reached[d] = true
 	}
 	files, _ := filepath.Glob(filepath.Join(root, "data", "*.go"))
+	fset := token.NewFileSet()
+	builders := 0
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
 		}
-		b, err := os.ReadFile(f)
+		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := string(b)
-		if strings.Contains(s, "SegmentSource{") || strings.Contains(s, "SegmentBuilder{") || strings.Contains(s, "BuildSegmented(") {
-			if rel := "data/" + filepath.Base(f); !slices.Contains(builderSource, rel) {
-				t.Errorf("%s builds segmentation sources but is not in builderSource: the segment cache would not see its changes", rel)
+		for _, d := range file.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
 			}
+			builds := false
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.CompositeLit:
+					if id, ok := n.Type.(*ast.Ident); ok && slices.Contains([]string{"SegmentSource", "SegmentBuilder", "Descriptor", "imageSet"}, id.Name) {
+						builds = true
+					}
+				case *ast.CallExpr:
+					if id, ok := n.Fun.(*ast.Ident); ok && (id.Name == "BuildSegmented" || id.Name == "buildImageSet") {
+						builds = true
+					}
+				}
+				return !builds
+			})
+			if !builds {
+				continue
+			}
+			builders++
+			name := fd.Name.Name
+			if fd.Recv != nil {
+				t.Errorf("%s: method %s builds segmentation sources; list its type's builder in builderRoots", filepath.Base(f), name)
+				continue
+			}
+			if !reached["data."+name] {
+				t.Errorf("%s: %s builds segmentation sources but is not reached from builderRoots: the segment cache would not see its changes", filepath.Base(f), name)
+			}
+		}
+	}
+	if builders < 5 {
+		t.Errorf("found %d functions that build segmentation sources; the scan is broken", builders)
+	}
+	for _, d := range []string{"psub.Train", "data.BuildMultiLabel", "data/protocol.Cows.Run", "data.SyntheticSegmentation"} {
+		if reached[d] {
+			t.Errorf("the segment cache's key depends on %s, which builds no segmentation source", d)
 		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -26,10 +28,12 @@ const modulePath = modroot.Path
 // whether the result is stale; Commit is for people.
 type CodeVersion struct {
 	// Commit is the git commit of the checkout ("unknown" outside one),
-	// with "+dirty" when the source below differs from it.
+	// with "+dirty" when the code hashed in Source differs from that
+	// commit's.
 	Commit string `json:"commit"`
-	// Source is the first 16 hex digits of the sha256 of the module's
-	// library source (see CurrentCode); "" when it could not be read.
+	// Source is a 16-hex-digit hash of the code: of the code a fit
+	// executes (CodeOf), or of the whole library source (CurrentCode); ""
+	// when it could not be read.
 	Source string `json:"source"`
 }
 
@@ -227,4 +231,233 @@ func hashedFile(p string) bool {
 	}
 	return strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") &&
 		!strings.HasPrefix(p, "testdata/") && !strings.Contains(p, "/testdata/")
+}
+
+// CodeOf returns the version of the code reached from roots: the
+// declarations they name and, transitively, those these refer to in the
+// module's non-test Go source (see doc.go, "Stale results"), not
+// following stops. A root or stop is written "dir.Name" or
+// "dir.Type.Method", dir the package's slash directory in the module
+// ("data/protocol.Cows.Run"); FuncDecl gives it for a function value.
+// The functions of this file (CodeOf, FuncDecl, CurrentCode, …) are always
+// stops: the hashing is not part of what it hashes.
+//
+// Source hashes the reached declarations without their comments and
+// layout, keyed by package name and declaration name (not by file or
+// directory), with go.mod's go directive and the versions of the external
+// modules they refer to. Commit is the checkout's commit, "+dirty" only
+// when the same hash computed from that commit's files differs. A result
+// is stale exactly when its version's Source differs.
+//
+// It is computed once per process for each set of roots and stops; an
+// error (the module's source not found, a root not declared) comes with an
+// empty Source, which matches nothing.
+func CodeOf(roots, stops []string) (CodeVersion, error) {
+	key := strings.Join(roots, ",") + "|" + strings.Join(stops, ",")
+	v, _ := codeOf.LoadOrStore(key, sync.OnceValues(func() (CodeVersion, error) {
+		root, err := sourceRoot()
+		if err != nil {
+			return CodeVersion{Commit: "unknown"}, err
+		}
+		return codeAt(root, roots, stops)
+	}))
+	return v.(func() (CodeVersion, error))()
+}
+
+var codeOf sync.Map // roots|stops → func() (CodeVersion, error)
+
+// codeAt is CodeOf of the module whose source is at root.
+func codeAt(root string, roots, stops []string) (CodeVersion, error) {
+	stops = append(slices.Clip(stops), selfStops()...)
+	r, h, err := workTree.hash(root, roots, stops)
+	if err != nil {
+		return CodeVersion{Commit: "unknown"}, err
+	}
+	return CodeVersion{Commit: reachedCommit(root, r, h, roots, stops), Source: h}, nil
+}
+
+// workTree holds the working tree's packages parsed so far, by module
+// root, so that the versions of several protocols in one process parse
+// each package once.
+var workTree = &parsedTrees{m: map[string]*modSource{}}
+
+type parsedTrees struct {
+	mu sync.Mutex
+	m  map[string]*modSource
+}
+
+func (t *parsedTrees) hash(root string, roots, stops []string) (*reach, string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := t.m[root]
+	if m == nil {
+		var err error
+		if m, err = newModSource(os.DirFS(root).(source)); err != nil {
+			return nil, "", err
+		}
+		t.m[root] = m
+	}
+	r, err := m.reached(roots, stops)
+	if err != nil {
+		return nil, "", err
+	}
+	h, err := r.hash()
+	return r, h, err
+}
+
+// selfStops are the declarations of the code versions themselves.
+func selfStops() []string {
+	dir := strings.TrimPrefix(strings.TrimPrefix(reflect.TypeFor[CodeVersion]().PkgPath(), modulePath), "/")
+	return []string{dir + ".CodeOf", dir + ".CodeDecls", dir + ".CurrentCode", dir + ".HashSource", dir + ".FuncDecl", dir + ".MethodDecl"}
+}
+
+// FuncDecl names the declaration of function fn for CodeOf: "dir.Name" or
+// "dir.Type.Method" (a method value's method; a closure's enclosing
+// function), dir its package's directory in the module; "" for a function
+// outside the module or when fn is not a function.
+func FuncDecl(fn any) string {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return ""
+	}
+	f := runtime.FuncForPC(v.Pointer())
+	if f == nil {
+		return ""
+	}
+	name, ok := strings.CutPrefix(f.Name(), modulePath+"/")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimSuffix(name, "-fm")
+	// Drop type arguments, and the closures' and wrappers' suffixes
+	// (".func1", ".func1.2", ".gowrap1").
+	for {
+		i := strings.IndexByte(name, '[')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(name[i:], ']')
+		if j < 0 {
+			break
+		}
+		name = name[:i] + name[i+j+1:]
+	}
+	slash := strings.LastIndex(name, "/") + 1
+	parts := strings.Split(name[slash:], ".")
+	for len(parts) > 2 {
+		last := parts[len(parts)-1]
+		if strings.Trim(last, "0123456789") != "" && !strings.HasPrefix(last, "func") && !strings.HasPrefix(last, "gowrap") {
+			break
+		}
+		parts = parts[:len(parts)-1]
+	}
+	for i, p := range parts {
+		parts[i] = strings.TrimSuffix(strings.TrimPrefix(p, "(*"), ")")
+	}
+	return name[:slash] + strings.Join(parts, ".")
+}
+
+// reachedCommit is the commit of the checkout at root, "+dirty" when the
+// hash h of the reached code r differs from the hash of the same roots
+// computed from the commit's files. Uncommitted changes elsewhere, or
+// only in comments and layout, leave it clean; only when git reports
+// changes in the reached packages is the commit's hash computed.
+func reachedCommit(root string, r *reach, h string, roots, stops []string) string {
+	paths := []string{"go.mod"}
+	for _, d := range r.dirs() {
+		if d == "" {
+			d = "."
+		}
+		paths = append(paths, d)
+	}
+	// git status lists the folders' subfolders too: a change there costs
+	// the commit's hash, and does not make the version dirty.
+	commit := gitCommit(root, paths)
+	base, dirty := strings.CutSuffix(commit, "+dirty")
+	if !dirty {
+		return commit
+	}
+	m, err := headTrees.load(root)
+	if err != nil {
+		return commit
+	}
+	headTrees.mu.Lock()
+	defer headTrees.mu.Unlock()
+	rh, err := m.reached(roots, stops)
+	if err != nil {
+		return commit
+	}
+	if hh, err := rh.hash(); err == nil && hh == h {
+		return base
+	}
+	return commit
+}
+
+// headTrees holds the HEAD commit's packages parsed so far, by module root
+// (read once per process: a commit made while it runs is not seen).
+var headTrees = &parsedTrees{m: map[string]*modSource{}}
+
+func (t *parsedTrees) load(root string) (*modSource, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if m := t.m[root]; m != nil {
+		return m, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := git(ctx, root, nil, "rev-parse", "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	tree, err := newGitTree(root, strings.TrimSpace(string(out)))
+	if err != nil {
+		return nil, err
+	}
+	m, err := newModSource(tree)
+	if err != nil {
+		return nil, err
+	}
+	t.m[root] = m
+	return m, nil
+}
+
+// MethodDecl names, for CodeOf, the declaration of the method of v's
+// dynamic type (or of the type it points to): "dir.Type.Method". It is ""
+// when the type is not declared in the module or has no such method. (A
+// method value taken through an interface is a wrapper that FuncDecl
+// cannot see through.)
+func MethodDecl(v any, method string) string {
+	t := reflect.TypeOf(v)
+	if t == nil {
+		return ""
+	}
+	if _, ok := t.MethodByName(method); !ok {
+		if _, ok := reflect.PointerTo(t).MethodByName(method); !ok {
+			return ""
+		}
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	dir, ok := strings.CutPrefix(t.PkgPath(), modulePath+"/")
+	if !ok || t.Name() == "" {
+		return ""
+	}
+	return dir + "." + t.Name() + "." + method
+}
+
+// CodeDecls lists the declarations CodeOf(roots, stops) hashes, sorted, as
+// "dir.Name", "dir.Type.Method", "dir.var a,b", "dir.const X" or
+// "dir.const(A,B)" (dir the package's directory in the module): what a
+// change must touch to change the version.
+func CodeDecls(roots, stops []string) ([]string, error) {
+	root, err := sourceRoot()
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := workTree.hash(root, roots, append(slices.Clip(stops), selfStops()...))
+	if err != nil {
+		return nil, err
+	}
+	return r.decls(), nil
 }

@@ -203,6 +203,15 @@ func ByName(name string) (Protocol, error) {
 	return nil, fmt.Errorf("unknown protocol %q (protocols: %s)", name, strings.Join(names, ", "))
 }
 
+// Code is the version of the code p's fits execute (grid.CodeOf): what
+// p's Run method reaches, the runner (runStaged and grid.Run) excluded. A
+// row of p is stale when its code's Source differs from this one's. An
+// error (the module's source not found) comes with an empty Source, which
+// matches no row.
+func Code(p Protocol) (grid.CodeVersion, error) {
+	return grid.CodeOf([]string{grid.MethodDecl(p, "Run")}, []string{grid.FuncDecl(runStaged)})
+}
+
 // runStaged runs the jobs of p listed for opt.Shard through fn, stage after
 // stage: it runs the jobs listed so far, lists again from their rows (which
 // adds the jobs that waited for them), and stops when nothing new is
@@ -216,6 +225,10 @@ func runStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, pa
 		return nil, err
 	}
 	order := groupOrder(first, p.Group)
+	code, err := Code(p)
+	if err != nil {
+		opt.logf("%s: no code version, so no row is reused: %v", p.Name(), err)
+	}
 	var rows []grid.Result
 	seen := map[string]bool{}
 	for stage := 1; ; stage++ {
@@ -236,7 +249,7 @@ func runStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, pa
 		}
 		opt.logf("%s %s, shard %s, stage %d: %d jobs", p.Name(), opt.Profile, opt.Shard, stage, len(mine))
 		rows, err = grid.Run(ctx, mine, fn, grid.Options{
-			Workers: opt.Workers, Results: opt.Results, Params: params, Reuse: opt.Reuse,
+			Workers: opt.Workers, Results: opt.Results, Params: params, Reuse: opt.Reuse, Code: &code,
 			Report: func(r grid.Report) {
 				for _, line := range strings.Split(strings.TrimRight(r.String(), "\n"), "\n") {
 					opt.logf("%s", line)
