@@ -184,7 +184,7 @@ func (m *modSource) load(dir string) (*pkg, error) {
 		}
 		// Build constraints are not read: every file counts (a
 		// platform's variant of a function is hashed with the others).
-		f, err := parser.ParseFile(m.fset, file, b, parser.ParseComments|parser.SkipObjectResolution)
+		f, err := parser.ParseFile(m.fset, file, b, parser.ParseComments)
 		if err != nil {
 			return nil, fmt.Errorf("code version: %w", err)
 		}
@@ -385,6 +385,7 @@ func recvName(e ast.Expr) string {
 type refs struct {
 	local    []string
 	imported [][2]string
+	methods  []*unit // methods selected on a variable of known type
 	selected []string
 	external []string
 }
@@ -395,7 +396,18 @@ func (m *modSource) refsOf(u *unit) refs {
 	walk = func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
-			if x, ok := n.X.(*ast.Ident); ok {
+			if t, ok := m.exprType(u, n.X, 0); ok {
+				// A value of a known named type: its method, or its
+				// field (no method); else any method so named.
+				if mu, f, _ := m.member(t, n.Sel.Name); mu != nil || f != nil {
+					if mu != nil {
+						r.methods = append(r.methods, mu)
+					}
+					ast.Inspect(n.X, walk)
+					return false
+				}
+			}
+			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil {
 				if is := u.file.imports[x.Name]; is != nil {
 					if d, ok := m.dirOf(is.path); ok {
 						r.imported = append(r.imported, [2]string{d, n.Sel.Name})
@@ -449,11 +461,217 @@ func (m *modSource) refsOf(u *unit) refs {
 	return r
 }
 
+// typeRef names a named type: its package's directory and its name.
+type typeRef struct{ dir, name string }
+
+// exprType is the named module type of expression e in unit u, when the
+// syntax tells it: a local variable or parameter declared with a type, or
+// defined (:=, var x =) by a composite literal (T{…}, &T{…}), a
+// conversion T(x), a call of a module function or of a method on a value
+// of known type (its result at that position), or another such
+// expression; a field of a value of known type. The parser's resolution
+// of local names says which declaration a name refers to.
+func (m *modSource) exprType(u *unit, e ast.Expr, depth int) (typeRef, bool) {
+	if depth > 20 {
+		return typeRef{}, false
+	}
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return m.exprType(u, e.X, depth+1)
+	case *ast.StarExpr:
+		return m.exprType(u, e.X, depth+1)
+	case *ast.UnaryExpr:
+		if e.Op == token.AND {
+			return m.exprType(u, e.X, depth+1)
+		}
+	case *ast.CompositeLit:
+		if e.Type != nil {
+			return m.typeOf(u, e.Type)
+		}
+	case *ast.Ident:
+		return m.varType(u, e, depth+1)
+	case *ast.SelectorExpr:
+		if t, ok := m.exprType(u, e.X, depth+1); ok {
+			if _, f, fu := m.member(t, e.Sel.Name); f != nil {
+				return m.typeOf(fu, f)
+			}
+		}
+	case *ast.CallExpr:
+		return m.callType(u, e, 0, depth+1)
+	}
+	return typeRef{}, false
+}
+
+// callType is the type of the i-th result of call c.
+func (m *modSource) callType(u *unit, c *ast.CallExpr, i, depth int) (typeRef, bool) {
+	if t, ok := m.typeOf(u, c.Fun); ok && i == 0 {
+		if id, isID := c.Fun.(*ast.Ident); !isID || id.Obj == nil {
+			return t, true // a conversion
+		}
+	}
+	if f := m.callee(u, c.Fun, depth); f != nil {
+		return m.result(f, i)
+	}
+	return typeRef{}, false
+}
+
+// varType is the type of the local variable or parameter id refers to.
+func (m *modSource) varType(u *unit, id *ast.Ident, depth int) (typeRef, bool) {
+	if id.Obj == nil || id.Obj.Kind != ast.Var {
+		return typeRef{}, false
+	}
+	switch d := id.Obj.Decl.(type) {
+	case *ast.Field:
+		return m.typeOf(u, d.Type)
+	case *ast.ValueSpec:
+		if d.Type != nil {
+			return m.typeOf(u, d.Type)
+		}
+		for i, n := range d.Names {
+			if n.Name == id.Name && len(d.Values) == len(d.Names) {
+				return m.exprType(u, d.Values[i], depth+1)
+			}
+		}
+	case *ast.AssignStmt:
+		for i, l := range d.Lhs {
+			if n, ok := l.(*ast.Ident); !ok || n.Name != id.Name {
+				continue
+			}
+			if len(d.Rhs) == len(d.Lhs) {
+				if ta, ok := d.Rhs[i].(*ast.TypeAssertExpr); ok {
+					if ta.Type == nil {
+						return typeRef{}, false // a type switch
+					}
+					return m.typeOf(u, ta.Type)
+				}
+				return m.exprType(u, d.Rhs[i], depth+1)
+			}
+			if c, ok := d.Rhs[0].(*ast.CallExpr); ok && len(d.Rhs) == 1 {
+				return m.callType(u, c, i, depth+1)
+			}
+		}
+	}
+	return typeRef{}, false
+}
+
+// callee is the function or method unit a call's Fun names: f, pkg.F, or
+// x.M with x of known type; nil when it cannot tell.
+func (m *modSource) callee(u *unit, fun ast.Expr, depth int) *unit {
+	switch f := fun.(type) {
+	case *ast.Ident:
+		if f.Obj != nil && f.Obj.Kind != ast.Fun {
+			return nil
+		}
+		for _, v := range u.pkg.scope[f.Name] {
+			if _, ok := v.node.(*ast.FuncDecl); ok {
+				return v
+			}
+		}
+	case *ast.SelectorExpr:
+		if x, ok := f.X.(*ast.Ident); ok && x.Obj == nil {
+			if is := u.file.imports[x.Name]; is != nil {
+				if d, ok := m.dirOf(is.path); ok {
+					if p, err := m.load(d); err == nil && p != nil {
+						for _, v := range p.scope[f.Sel.Name] {
+							if _, ok := v.node.(*ast.FuncDecl); ok {
+								return v
+							}
+						}
+					}
+				}
+				return nil
+			}
+		}
+		if t, ok := m.exprType(u, f.X, depth+1); ok {
+			mu, _, _ := m.member(t, f.Sel.Name)
+			return mu
+		}
+	}
+	return nil
+}
+
+// result is the named module type of f's i-th result.
+func (m *modSource) result(f *unit, i int) (typeRef, bool) {
+	fd := f.node.(*ast.FuncDecl)
+	if fd.Type.Results == nil || fd.Type.TypeParams != nil {
+		return typeRef{}, false
+	}
+	k := 0
+	for _, fl := range fd.Type.Results.List {
+		n := max(len(fl.Names), 1)
+		if i < k+n {
+			return m.typeOf(f, fl.Type)
+		}
+		k += n
+	}
+	return typeRef{}, false
+}
+
+// typeOf resolves a parameter's type expression in u's file to a named
+// type of the module.
+func (m *modSource) typeOf(u *unit, e ast.Expr) (typeRef, bool) {
+	if s, ok := e.(*ast.StarExpr); ok {
+		e = s.X
+	}
+	switch e := e.(type) {
+	case *ast.Ident:
+		for _, v := range u.pkg.scope[e.Name] {
+			if _, ok := v.node.(*ast.TypeSpec); ok {
+				return typeRef{u.pkg.dir, e.Name}, true
+			}
+		}
+	case *ast.SelectorExpr:
+		if x, ok := e.X.(*ast.Ident); ok {
+			if is := u.file.imports[x.Name]; is != nil {
+				if d, ok := m.dirOf(is.path); ok {
+					return typeRef{d, e.Sel.Name}, true
+				}
+			}
+		}
+	}
+	return typeRef{}, false
+}
+
+// member resolves x.sel for x of type t: its method, or the type of its
+// field (with the unit declaring it, whose imports the type expression
+// uses); neither when it cannot tell (an interface, an alias, a type that
+// embeds others: a promoted method or field).
+func (m *modSource) member(t typeRef, sel string) (method *unit, field ast.Expr, in *unit) {
+	p, err := m.load(t.dir)
+	if err != nil || p == nil {
+		return nil, nil, nil
+	}
+	for _, mu := range p.methods[t.name] {
+		if mu.name == sel {
+			return mu, nil, nil
+		}
+	}
+	for _, v := range p.scope[t.name] {
+		ts, ok := v.node.(*ast.TypeSpec)
+		if !ok || ts.Assign.IsValid() {
+			continue
+		}
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			return nil, nil, nil
+		}
+		for _, f := range st.Fields.List {
+			for _, n := range f.Names {
+				if n.Name == sel {
+					return nil, f.Type, v
+				}
+			}
+		}
+	}
+	return nil, nil, nil
+}
+
 // reach is the set of units reached from a set of roots.
 type reach struct {
 	m        *modSource
 	stops    map[*unit]bool
 	units    map[*unit]bool
+	from     map[*unit]*unit // the unit through which a unit was reached (nil for roots, methods and inits)
 	queue    []*unit
 	selected map[string]bool
 	types    map[*pkg]map[string]bool // reached type names per package
@@ -466,7 +684,7 @@ type reach struct {
 // slash directory in the module ("data/protocol"; "" for the root
 // package, written ".Name").
 func (m *modSource) reached(roots, stops []string) (*reach, error) {
-	r := &reach{m: m, stops: map[*unit]bool{}, units: map[*unit]bool{}, selected: map[string]bool{},
+	r := &reach{m: m, stops: map[*unit]bool{}, units: map[*unit]bool{}, from: map[*unit]*unit{}, selected: map[string]bool{},
 		types: map[*pkg]map[string]bool{}, external: map[string]bool{}}
 	for _, n := range implicitMethods {
 		r.selected[n] = true
@@ -554,11 +772,29 @@ func (r *reach) add(u *unit) {
 	}
 }
 
+func (r *reach) addFrom(v, u *unit) {
+	if !r.units[v] && !r.stops[v] {
+		r.from[v] = u
+	}
+	r.add(v)
+}
+
+// path says how a unit was reached: the units from a root (or a method
+// reached by name) to it.
+func (r *reach) path(u *unit) []string {
+	var out []string
+	for ; u != nil; u = r.from[u] {
+		out = append(out, u.pkg.dir+"."+u.key)
+	}
+	slices.Reverse(out)
+	return out
+}
+
 func (r *reach) visit(u *unit) {
 	refs := r.m.refsOf(u)
 	for _, n := range refs.local {
 		for _, v := range u.pkg.scope[n] {
-			r.add(v)
+			r.addFrom(v, u)
 		}
 	}
 	for _, d := range refs.imported {
@@ -571,8 +807,11 @@ func (r *reach) visit(u *unit) {
 			continue
 		}
 		for _, v := range p.scope[d[1]] {
-			r.add(v)
+			r.addFrom(v, u)
 		}
+	}
+	for _, mu := range refs.methods {
+		r.addFrom(mu, u)
 	}
 	for _, e := range refs.external {
 		r.external[e] = true

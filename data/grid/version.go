@@ -461,3 +461,18 @@ func CodeDecls(roots, stops []string) ([]string, error) {
 	}
 	return r.decls(), nil
 }
+
+// SourceAt is the Source CodeOf(roots, stops) would give for the module
+// whose source is at dir, computed afresh each call (no cache, no git):
+// for tests and tools that compare copies of the module.
+func SourceAt(dir string, roots, stops []string) (string, error) {
+	m, err := newModSource(os.DirFS(dir).(source))
+	if err != nil {
+		return "", err
+	}
+	r, err := m.reached(roots, append(slices.Clip(stops), selfStops()...))
+	if err != nil {
+		return "", err
+	}
+	return r.hash()
+}

@@ -204,12 +204,21 @@ func ByName(name string) (Protocol, error) {
 }
 
 // Code is the version of the code p's fits execute (grid.CodeOf): what
-// p's Run method reaches, the runner (runStaged and grid.Run) excluded. A
+// p's Run method reaches, the runner excluded (codeRoots). A
 // row of p is stale when its code's Source differs from this one's. An
 // error (the module's source not found) comes with an empty Source, which
 // matches no row.
 func Code(p Protocol) (grid.CodeVersion, error) {
-	return grid.CodeOf([]string{grid.MethodDecl(p, "Run")}, []string{grid.FuncDecl(runStaged)})
+	roots, stops := codeRoots(p)
+	return grid.CodeOf(roots, stops)
+}
+
+// codeRoots are the roots and stops of Code(p): p's Run method; not the
+// runner (runStaged, which calls grid.Run), nor the segment cache's key
+// (data.BuilderSource: which built problems are reused, not what they
+// hold — their content is in the rows' params, InstancesDigest).
+func codeRoots(p Protocol) (roots, stops []string) {
+	return []string{grid.MethodDecl(p, "Run")}, []string{grid.FuncDecl(runStaged), grid.FuncDecl(data.BuilderSource)}
 }
 
 // runStaged runs the jobs of p listed for opt.Shard through fn, stage after
