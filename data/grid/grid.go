@@ -89,10 +89,10 @@ type Options struct {
 	// (ReuseEnv), which reuses only current rows unless it is "stale".
 	Reuse ReusePolicy
 	// Code, when set, is the running code's version, which rows are
-	// written with and compared to (package protocol passes CodeOf its
-	// protocol's Run; tests simulate a code change with it). nil means
-	// CodeOf the declaration of the JobFunc (FuncDecl), or CurrentCode
-	// when that is not in the module's non-test source.
+	// written with and compared to: CodeOf the fit's entry points, so that
+	// only a change of the code the fits execute makes the rows stale
+	// (package protocol passes its protocol's Code; tests simulate a code
+	// change with it). nil means CurrentCode(), the whole library source.
 	Code *CodeVersion
 	// Report, when set, is called once before the first job runs with what
 	// was reused from the results file and why (print it). When nil, a
@@ -165,7 +165,7 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 			return nil, fmt.Errorf("grid: %w", err)
 		}
 	}
-	code := runningCode(opt.Code, fn)
+	code := runningCode(opt.Code)
 	rep := Report{File: opt.Results, Jobs: len(jobs), Code: code, Policy: policy}
 	results := make([]Result, len(jobs))
 	done := make([]bool, len(jobs))

@@ -3,6 +3,7 @@ package grid
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -666,6 +667,10 @@ func (m *modSource) member(t typeRef, sel string) (method *unit, field ast.Expr,
 	return nil, nil, nil
 }
 
+// ErrUndeclared says that a root is not declared in the module's non-test
+// source (a function of a test, or of a notebook cell).
+var ErrUndeclared = errors.New("not declared in the module's non-test source")
+
 // reach is the set of units reached from a set of roots.
 type reach struct {
 	m        *modSource
@@ -735,7 +740,7 @@ func (m *modSource) lookupDecl(s string) ([]*unit, error) {
 		return nil, err
 	}
 	if p == nil {
-		return nil, fmt.Errorf("code version: %s: no package in %q", s, dir)
+		return nil, fmt.Errorf("code version: %s: no package in %q: %w", s, dir, ErrUndeclared)
 	}
 	var out []*unit
 	if t, meth, ok := strings.Cut(name, "."); ok {
@@ -744,11 +749,20 @@ func (m *modSource) lookupDecl(s string) ([]*unit, error) {
 				out = append(out, u)
 			}
 		}
+		if len(out) == 0 {
+			// "F.G": a closure of function F (FuncDecl names one inlined
+			// into F after both).
+			for _, u := range p.scope[t] {
+				if _, ok := u.node.(*ast.FuncDecl); ok {
+					out = append(out, u)
+				}
+			}
+		}
 	} else {
 		out = p.scope[name]
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("code version: %s is not declared in package %s (%s)", name, p.name, dir)
+		return nil, fmt.Errorf("code version: %s is not declared in package %s (%s): %w", name, p.name, dir, ErrUndeclared)
 	}
 	return out, nil
 }

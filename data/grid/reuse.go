@@ -192,18 +192,11 @@ func (p ReusePolicy) resolve() (ReusePolicy, error) {
 }
 
 // runningCode is the version to compare stored results with: override when
-// set, else the version of the code fn reaches (CodeOf of FuncDecl(fn)),
-// else, for a function declared outside the module's non-test source (a
-// test's, a notebook cell's), CurrentCode (whose error leaves Source
-// empty, so that nothing is reused).
-func runningCode(override *CodeVersion, fn JobFunc) CodeVersion {
+// set (tests), else CurrentCode (whose error leaves Source empty, so that
+// nothing is reused).
+func runningCode(override *CodeVersion) CodeVersion {
 	if override != nil {
 		return *override
-	}
-	if d := FuncDecl(fn); d != "" {
-		if v, err := CodeOf([]string{d}, nil); err == nil {
-			return v
-		}
 	}
 	v, _ := CurrentCode()
 	return v

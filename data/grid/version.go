@@ -69,10 +69,14 @@ var (
 	codeErr  error
 )
 
-// CurrentCode returns the version of the code running: the sha256 of every
-// non-test .go file under psub/ and data/ (testdata excluded) and of go.mod
-// and go.sum, read from the module's source, and the git commit of that
-// checkout. It is computed once per process.
+// CurrentCode returns the version of the whole library source: the sha256
+// of every non-test .go file under psub/ and data/ (testdata excluded) and
+// of go.mod and go.sum, bytes and comments included, read from the
+// module's source, and the git commit of that checkout ("+dirty" when one
+// of those files has uncommitted changes). It is computed once per
+// process. It versions the rows of a grid run without Options.Code (a
+// JobFunc whose code is unknown), and tells whether a checkout changed at
+// all (psub protocol -slurm); CodeOf versions a fit by what it executes.
 //
 // The source is found from this file's compile-time path (a go run, go test
 // or GoNB cell compiles the source it then runs, so the files on disk are
@@ -95,20 +99,6 @@ func CurrentCode() (CodeVersion, error) {
 		codeVal = CodeVersion{Commit: gitCommit(root, append(sourceDirs, "go.mod", "go.sum")), Source: h}
 	})
 	return codeVal, codeErr
-}
-
-// HashSource is the hash CurrentCode computes, of other parts of the
-// module's source: paths are slash paths from the module root, a folder
-// standing for its non-test .go files (recursively, testdata excluded), a
-// file for itself; go.mod and go.sum always count. Caches whose entries
-// depend on less than the whole library key on it (package data's segment
-// cache).
-func HashSource(paths []string) (string, error) {
-	root, err := sourceRoot()
-	if err != nil {
-		return "", err
-	}
-	return hashSource(root, paths)
 }
 
 // sourceRoot is the root of this module's source.
@@ -308,7 +298,7 @@ func (t *parsedTrees) hash(root string, roots, stops []string) (*reach, string, 
 // selfStops are the declarations of the code versions themselves.
 func selfStops() []string {
 	dir := strings.TrimPrefix(strings.TrimPrefix(reflect.TypeFor[CodeVersion]().PkgPath(), modulePath), "/")
-	return []string{dir + ".CodeOf", dir + ".CodeDecls", dir + ".CurrentCode", dir + ".HashSource", dir + ".FuncDecl", dir + ".MethodDecl"}
+	return []string{dir + ".CodeOf", dir + ".CodeDecls", dir + ".CurrentCode", dir + ".FuncDecl", dir + ".MethodDecl"}
 }
 
 // FuncDecl names the declaration of function fn for CodeOf: "dir.Name" or
@@ -344,13 +334,17 @@ func FuncDecl(fn any) string {
 	}
 	slash := strings.LastIndex(name, "/") + 1
 	parts := strings.Split(name[slash:], ".")
-	for len(parts) > 2 {
-		last := parts[len(parts)-1]
-		if strings.Trim(last, "0123456789") != "" && !strings.HasPrefix(last, "func") && !strings.HasPrefix(last, "gowrap") {
+	for i, p := range parts {
+		if i > 0 && (strings.Trim(p, "0123456789") == "" || strings.HasPrefix(p, "func") && strings.Trim(p[4:], "0123456789") == "" ||
+			strings.HasPrefix(p, "gowrap")) {
+			parts = parts[:i]
 			break
 		}
-		parts = parts[:len(parts)-1]
 	}
+	// A closure inlined into another function is named after both
+	// ("F.G.func1"): keep two names, which CodeOf reads as the method G of
+	// type F, or else as the function F.
+	parts = parts[:min(len(parts), 3)]
 	for i, p := range parts {
 		parts[i] = strings.TrimSuffix(strings.TrimPrefix(p, "(*"), ")")
 	}

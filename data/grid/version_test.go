@@ -117,18 +117,7 @@ func TestGitCommit(t *testing.T) {
 	if c := gitCommit(root, []string{"psub", "go.mod"}); c != "unknown" {
 		t.Fatalf("outside a checkout: %q", c)
 	}
-	git := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q")
-	git("add", ".")
-	git("commit", "-q", "-m", "x")
-	head := git("rev-parse", "--short=12", "HEAD")
+	git, head := gitCommitted(t, root)
 	if c := gitCommit(root, []string{"psub", "go.mod"}); c != head {
 		t.Fatalf("clean checkout: %q, want %q", c, head)
 	}
@@ -160,4 +149,23 @@ func writeFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// gitCommitted makes root a git checkout with everything committed, and
+// returns a runner of git commands in it and the short commit.
+func gitCommitted(t *testing.T, root string) (git func(args ...string) string, head string) {
+	t.Helper()
+	git = func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "x")
+	return git, git("rev-parse", "--short=12", "HEAD")
 }
