@@ -115,6 +115,20 @@ func (t *gitTree) Open(name string) (fs.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 }
 
+// Stat reports the files and folders of the tree (fs.Glob asks for a
+// pattern without wildcards).
+func (t *gitTree) Stat(name string) (fs.FileInfo, error) {
+	if name == "." {
+		return treeEntry{name: ".", dir: true}, nil
+	}
+	for _, e := range t.dirs[path.Dir(name)] {
+		if e.Name() == path.Base(name) {
+			return e.(treeEntry), nil
+		}
+	}
+	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+}
+
 func (t *gitTree) ReadDir(name string) ([]fs.DirEntry, error) {
 	es, ok := t.dirs[name]
 	if !ok {
@@ -154,4 +168,10 @@ func (e treeEntry) Type() fs.FileMode {
 	}
 	return 0
 }
-func (e treeEntry) Info() (fs.FileInfo, error) { return nil, fs.ErrInvalid }
+func (e treeEntry) Info() (fs.FileInfo, error) { return e, nil }
+
+// A treeEntry is its own fs.FileInfo, without size or time.
+func (e treeEntry) Size() int64        { return 0 }
+func (e treeEntry) Mode() fs.FileMode  { return e.Type() }
+func (e treeEntry) ModTime() time.Time { return time.Time{} }
+func (e treeEntry) Sys() any           { return nil }

@@ -37,6 +37,7 @@ var implicitMethods = []string{
 type source interface {
 	fs.ReadFileFS
 	fs.ReadDirFS
+	fs.StatFS
 }
 
 // modSource is a parsed module: go.mod's facts and the packages parsed so

@@ -225,11 +225,14 @@ func TestReachedCommit(t *testing.T) {
 	}
 	root := fakeModule(t, reachModule)
 	_, head := gitCommitted(t, root)
-	version := func() CodeVersion {
+	version := func(roots ...string) CodeVersion {
 		t.Helper()
+		if len(roots) == 0 {
+			roots = []string{"app.Fit"}
+		}
 		// Afresh: the process caches parsed trees by module root.
 		workTree, headTrees = &parsedTrees{m: map[string]*modSource{}}, &parsedTrees{m: map[string]*modSource{}}
-		v, err := codeAt(root, []string{"app.Fit"}, nil)
+		v, err := codeAt(root, roots, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,6 +256,13 @@ func TestReachedCommit(t *testing.T) {
 	edit("lib/a.go", "const factor = 2", "const factor = 3")
 	if v := version(); v.Commit != head+"+dirty" || v.Source == clean.Source {
 		t.Errorf("a reached constant edited: %+v, want commit %s+dirty and a new source", v, head)
+	}
+	if v := version("app.FitTable"); v.Commit != head {
+		t.Errorf("nothing FitTable reaches changed: %+v, want commit %s", v, head)
+	}
+	writeFile(t, filepath.Join(root, "lib", "table.txt"), "changed\n")
+	if v := version("app.FitTable"); v.Commit != head+"+dirty" {
+		t.Errorf("an embedded file edited: %+v, want commit %s+dirty", v, head)
 	}
 	workTree, headTrees = &parsedTrees{m: map[string]*modSource{}}, &parsedTrees{m: map[string]*modSource{}}
 }

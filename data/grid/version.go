@@ -182,7 +182,11 @@ func hashSource(root string, paths []string) (string, error) {
 // testdata, go.mod, go.sum) has uncommitted changes or is untracked, or
 // "unknown" when root is not a git checkout or git is missing. It takes no
 // lock on the index (other people commit in the same tree).
-func gitCommit(root string, paths []string) string {
+func gitCommit(root string, paths []string) string { return gitStatus(root, paths, hashedFile) }
+
+// gitStatus is gitCommit with "+dirty" when a file for which counts
+// reports true has changes.
+func gitStatus(root string, paths []string, counts func(string) bool) string {
 	run := func(args ...string) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
@@ -205,7 +209,7 @@ func gitCommit(root string, paths []string) string {
 		}
 		// "XY path", or "XY old -> new" for a rename: either side counts.
 		for _, p := range strings.Split(line[3:], " -> ") {
-			if hashedFile(strings.Trim(p, `"`)) {
+			if counts(strings.Trim(p, `"`)) {
 				return commit + "+dirty"
 			}
 		}
@@ -364,9 +368,12 @@ func reachedCommit(root string, r *reach, h string, roots, stops []string) strin
 		}
 		paths = append(paths, d)
 	}
-	// git status lists the folders' subfolders too: a change there costs
-	// the commit's hash, and does not make the version dirty.
-	commit := gitCommit(root, paths)
+	// git status lists the folders' subfolders too, and any file (an
+	// embedded one may count): a change there costs the commit's hash, and
+	// does not make the version dirty.
+	commit := gitStatus(root, paths, func(p string) bool {
+		return !strings.HasSuffix(p, "_test.go") && !strings.HasPrefix(p, "testdata/") && !strings.Contains(p, "/testdata/")
+	})
 	base, dirty := strings.CutSuffix(commit, "+dirty")
 	if !dirty {
 		return commit
