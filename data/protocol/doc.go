@@ -3,7 +3,9 @@
 // Each Protocol (cows, the retina substitute, mitochondria, multi-label,
 // efficiency, sample complexity, tradeoff) knows its settings per Profile,
 // lists its jobs, runs them into a results file of grid.Result rows (JSON
-// Lines, one row per fit, resumable and code-versioned by grid.Run), and
+// Lines, one row per fit, resumable and code-versioned by grid.Run with
+// Code: a hash of the code the protocol's Run reaches, so that comments,
+// tables, plots and other protocols leave its rows current), and
 // builds its tables from the rows. A notebook runs a protocol in a few lines;
 // the command line runs the same code:
 //
