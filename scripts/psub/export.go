@@ -159,6 +159,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if *limit < 0 || *downscale < 0 {
 		return fs.usageErr("-limit %d, -downscale %d: want >= 0", *limit, *downscale)
 	}
+	if err := fs.guard(paths(folderArg("-o", *out)), dataFolders(*dataPath)); err != nil {
+		return err
+	}
 	start := time.Now()
 	o := exportOptions{dataPath: *dataPath, seed: *seed, limit: *limit, downscale: *downscale, noBias: *noBias, quick: *quick}
 	if !*noCache {

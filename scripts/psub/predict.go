@@ -49,6 +49,14 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if *modelPath == "" || *dataPath == "" {
 		return fs.usageErr("-model and -data are required")
 	}
+	if err := fs.guard(paths(fileArg("-o", *out)), paths(fileArg("-model", *modelPath), fileArg("-data", *dataPath))); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := safefile.CheckWritable(*out); err != nil {
+			return fmt.Errorf("-o %w", err)
+		}
+	}
 	model, err := psub.LoadFile(*modelPath)
 	if err != nil {
 		return err // names the file

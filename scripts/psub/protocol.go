@@ -125,6 +125,13 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 		if *shardArg != "" {
 			return fs.usageErr("-merge and -shard exclude each other")
 		}
+		shards := dataFolders("")
+		for _, s := range fs.Args() {
+			shards = append(shards, fileArg("SHARD_FILE", s))
+		}
+		if err := fs.guard(paths(fileArg("-results", *results)), shards); err != nil {
+			return err
+		}
 		rep, err := protocol.Merge(p, prof, *results, fs.Args())
 		if err != nil {
 			writeJSON(stdout, rep)
@@ -133,13 +140,20 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
-		if !rep.Complete {
-			return fmt.Errorf("merged %d rows into %s, but %d fits are missing and %d failed: rerun the shards (they resume) and merge again", rep.Rows, rep.Out, len(rep.Missing), len(rep.Failed))
+		what := fmt.Sprintf("added %d rows from %d files to the %d of %s (now %d)", rep.Added, len(fs.Args()), rep.OutRows, rep.Out, rep.Rows)
+		if !rep.Written {
+			what = fmt.Sprintf("%s already holds every row of the %d files (%d rows); left as it was", rep.Out, len(fs.Args()), rep.Rows)
 		}
-		fmt.Fprintf(stderr, "merged %d rows from %d files into %s\n", rep.Rows, len(fs.Args()), rep.Out)
+		if !rep.Complete {
+			return fmt.Errorf("%s, but %d fits are missing and %d failed: rerun the shards (they resume) and merge again", what, len(rep.Missing), len(rep.Failed))
+		}
+		fmt.Fprintln(stderr, what)
 		return nil
 	}
 	if err := fs.noArgs(); err != nil {
+		return err
+	}
+	if err := fs.guard(paths(fileArg("-results", *results), folderArg("-models", *models), folderArg("-checkpoints", *checkpoints)), dataFolders("")); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

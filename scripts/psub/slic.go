@@ -73,6 +73,12 @@ func runSlic(args []string, stdout, stderr io.Writer) error {
 		return fs.usageErr("-radius %v: want a finite search radius > 0", *radius)
 	}
 	file := files[0]
+	if err := fs.guard(paths(fileArg("-o", *out)), paths(fileArg("IMAGE", file))); err != nil {
+		return err
+	}
+	if err := safefile.CheckWritable(*out); err != nil {
+		return fmt.Errorf("-o %w", err)
+	}
 	v, err := decodeImage(file)
 	if err != nil {
 		return err

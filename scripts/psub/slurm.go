@@ -178,6 +178,18 @@ again: every task reruns only the fits missing from its shard file.
 		return fs.usageErr("-account %q: want an account name (letters, digits, _ . , -)", *account)
 	}
 
+	// The merge job writes -results later, a superset of its rows (which
+	// -costs may read now); the scripts are written now.
+	outs := paths(folderArg("-slurm", *dir))
+	for _, f := range []string{"prepare.sbatch", "array.sbatch", "merge.sbatch", "HOWTO.txt"} {
+		outs = append(outs, fileArg("-slurm", filepath.Join(*dir, f)))
+	}
+	if err := fs.guard(outs, paths(fileArg("-costs", *costs), fileArg("-psub", *psubBin))); err != nil {
+		return err
+	}
+	if err := fs.guard(append(outs, fileArg("-results", *results)), dataFolders("")); err != nil {
+		return err
+	}
 	root, err := data.Locator{}.ModuleRoot()
 	if err != nil {
 		return fmt.Errorf("-slurm: the jobs run in the module's checkout: %w", err)

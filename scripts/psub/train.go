@@ -124,6 +124,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return fs.usageErr("-labels %d: want L >= 2, or 0 to take it from the training labels", *labels)
 	}
 	// Outputs are checked before the work, which can take hours.
+	if err := fs.guard(paths(fileArg("-o", *out), folderArg("-checkpoint", *ckpt)),
+		paths(fileArg("-train", *trainPath), fileArg("-test", *testPath))); err != nil {
+		return err
+	}
 	if *out != "" {
 		if err := safefile.CheckWritable(*out); err != nil {
 			return fmt.Errorf("-o %w", err)
