@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -156,8 +157,11 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return fs.usageErr("-dataset %q: unknown; known: %s", *dataset, strings.Join(names, ", "))
 	}
-	if *limit < 0 || *downscale < 0 {
-		return fs.usageErr("-limit %d, -downscale %d: want >= 0", *limit, *downscale)
+	if err := firstErr(
+		fs.intIn("limit", *limit, 0, math.MaxInt32, "images to build, 0 for all"),
+		fs.intIn("downscale", *downscale, 0, 1<<12, "the factor images are shrunk by, 0 for none"),
+	); err != nil {
+		return err
 	}
 	if err := fs.guard(paths(folderArg("-o", *out)), dataFolders(*dataPath)); err != nil {
 		return err

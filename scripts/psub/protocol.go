@@ -83,6 +83,10 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 	return runOneProtocol(p, fs, f, stdout, stderr)
 }
 
+// maxReplay bounds -replay: the replay simulates a pool of up to this many
+// workers (1, 2, 4, ... of them).
+const maxReplay = 1 << 16
+
 // protocolFlags are the flags of a run or merge.
 type protocolFlags struct {
 	profile, results, shard, models, checkpoints *string
@@ -100,13 +104,14 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 	if err != nil {
 		return fs.usageErr("-shard: %v", err)
 	}
-	if *workers < 0 {
-		return fs.usageErr("-workers %d: want 0 (one per core) or more", *workers)
+	if err := firstErr(
+		fs.intIn("workers", *workers, 0, maxWorkers, "fits at once, 0 for one per core"),
+		fs.intIn("replay", *f.replay, 0, maxReplay, "the most workers to replay on, 0 to run instead"),
+	); err != nil {
+		return err
 	}
 	if *f.replay != 0 {
 		switch {
-		case *f.replay < 0:
-			return fs.usageErr("-replay %d: want the most workers, 1 or more", *f.replay)
 		case *merge || *shardArg != "":
 			return fs.usageErr("-replay replays the whole grid: no -merge or -shard")
 		}

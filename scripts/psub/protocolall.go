@@ -49,12 +49,13 @@ default results files, each of a complete run.
 	if err != nil {
 		return fs.usageErr("-profile: %v", err)
 	}
-	if *workers < 0 {
-		return fs.usageErr("-workers %d: want 0 (one per core) or more", *workers)
+	if err := firstErr(
+		fs.intIn("workers", *workers, 0, maxWorkers, "fits at once over all the protocols, 0 for one per core"),
+		fs.intIn("replay", *replay, 0, maxReplay, "the most workers to replay on, 0 to run instead"),
+	); err != nil {
+		return err
 	}
 	switch {
-	case *replay < 0:
-		return fs.usageErr("-replay %d: want the most workers, 1 or more", *replay)
 	case *replay > 0 && (*dir != "" || *workers != 0):
 		return fs.usageErr("-replay reads the default results files and simulates its workers: no -dir or -workers")
 	case *replay > 0:

@@ -163,11 +163,13 @@ again: every task reruns only the fits missing from its shard file.
 	if *prepare {
 		return runPrepare(p, prof, stdout, stderr)
 	}
+	if err := firstErr(
+		fs.intIn("shards", *shards, 0, math.MaxInt32, "array tasks, 0 for the default"),
+		fs.intIn("cpus-per-task", *cpus, 1, maxWorkers, "CPUs of an array task"),
+	); err != nil {
+		return err
+	}
 	switch {
-	case *shards < 0:
-		return fs.usageErr("-shards %d: want at least 1 (or 0 for the default)", *shards)
-	case *cpus < 1:
-		return fs.usageErr("-cpus-per-task %d: want at least 1", *cpus)
 	case *mem != "" && !slurmMem.MatchString(*mem):
 		return fs.usageErr("-mem %q: want a size as sbatch takes it, e.g. 4096M or 4G", *mem)
 	case *limit != "" && !slurmTime.MatchString(*limit):
