@@ -83,6 +83,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if *out != "" {
 		// The -o lines are written at the end, atomically.
 		var lines bytes.Buffer
+		visibleNames(set, *out, stderr)
 		for i, p := range ev.Predictions {
 			b, err := json.Marshal(predictionLine{Name: set[i].Name, Labels: p.Labels, Truncated: p.Truncated})
 			if err != nil {
