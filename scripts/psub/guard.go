@@ -37,7 +37,7 @@ func dataFolders(explicit string) []outguard.Path {
 		ps = append(ps, outguard.Path{Flag: "$" + data.EnvVar, Path: env, Dir: true})
 	}
 	if root, err := (data.Locator{}).ModuleRoot(); err == nil {
-		ps = append(ps, outguard.Path{Flag: "the data folder", Path: filepath.Join(root, data.DefaultRelDir), Dir: true})
+		ps = append(ps, outguard.Path{Flag: data.DefaultRelDir, Path: filepath.Join(root, data.DefaultRelDir), Dir: true})
 	}
 	return ps
 }
