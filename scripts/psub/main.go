@@ -1,6 +1,12 @@
 // Command psub trains and applies probably submodular CRFs from the command
 // line. Every subcommand prints one JSON object on stdout for machines and
-// writes progress to stderr.
+// writes progress to stderr. Exit status: 0 on success, 1 when the work
+// fails, 2 for a bad command line, 3 for a bug (an unexpected panic).
+//
+// Outputs never overwrite inputs: an output flag aimed at an input (in any
+// spelling, or through a hard or symbolic link) or into a folder the
+// command reads is refused before any work (guard.go, internal/outguard),
+// and a symbolic link as output is written through (data/FORMATS.md).
 //
 //	go run ./scripts/psub help
 package main

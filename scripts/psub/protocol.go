@@ -38,7 +38,7 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 		workers:     fs.Int("workers", 0, "fits at once (0: one per core)"),
 		models:      fs.String("models", "", "directory of the final models, which the notebooks' figures load (default: models/NAME-PROFILE beside the results file: notebooks/results/models/NAME-full for the full profile, out/models/NAME-PROFILE for the others)"),
 		checkpoints: fs.String("checkpoints", "", "directory of training checkpoints: interrupted fits resume from their last iteration"),
-		merge:       fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running"),
+		merge:       fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running: adds their new rows, never removes one, under the lock a running grid takes"),
 		replay:      fs.Int("replay", 0, "instead of running, schedule the grid again on 1, 2, 4, ... `N` workers with the fit times recorded in -results; prints a table on stderr, JSON on stdout"),
 	}
 	fs.after = func(w io.Writer) {
