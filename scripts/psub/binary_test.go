@@ -251,3 +251,40 @@ func TestMergeKilledMidway(t *testing.T) {
 		t.Error("no kill came before the rename: the test does not test")
 	}
 }
+
+// TestMergeNeverShrinksResults replays the issue's merges on a complete
+// results file: a profile typo, the wrong protocol or profile, an
+// incomplete shard, an empty shard. Each leaves the file byte for byte.
+func TestMergeNeverShrinksResults(t *testing.T) {
+	dir := t.TempDir()
+	_, rows := fakeRows(t, "tradeoff", protocol.Tiny)
+	out, part, empty := filepath.Join(dir, "complete.jsonl"), filepath.Join(dir, "part.jsonl"), filepath.Join(dir, "empty.jsonl")
+	writeRows(t, out, rows)
+	writeRows(t, part, rows[:len(rows)/3])
+	writeRows(t, empty, nil)
+	before, _ := os.ReadFile(out)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"tradeoff", "-profile", "qiuck"}, 2, `unknown profile "qiuck"`},
+		{[]string{"cows", "-profile", "tiny"}, 1, "nothing to merge"},
+		{[]string{"tradeoff", "-profile", "tiny"}, 0, "already holds every row"},
+		{[]string{"tradeoff", "-profile", "tiny", "-results", out, empty}, 1, "nothing to merge"},
+	} {
+		args := append([]string{"protocol"}, c.args...)
+		if len(c.args) == 3 {
+			args = append(args, "-results", out, part)
+		}
+		args = append(args[:2], append([]string{"-merge"}, args[2:]...)...)
+		var stdout, stderr bytes.Buffer
+		code := run(args, &stdout, &stderr)
+		if code != c.code || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("psub %s: exit %d, stderr %q; want %d and %q", strings.Join(args, " "), code, stderr.String(), c.code, c.want)
+		}
+		if now, _ := os.ReadFile(out); !bytes.Equal(now, before) {
+			t.Fatalf("psub %s changed the complete results file", strings.Join(args, " "))
+		}
+	}
+}
