@@ -28,11 +28,14 @@ type MergeReport struct {
 	Rows int `json:"rows"`
 	// OutRows counts the fits out held before the merge, all kept.
 	OutRows int `json:"out_rows"`
-	// Added counts the rows appended to out: fits it lacked, and fits
-	// whose row in out had failed and that a shard file holds done
-	// (Replaced counts these).
-	Added    int `json:"added"`
-	Replaced int `json:"replaced"`
+	// Added counts the rows appended to out: fits it lacked, fits whose
+	// row in out had failed and that a shard file holds done (Replaced
+	// counts these), and fits whose row in out is of other code than the
+	// running one and that a shard file holds done by the running code
+	// (Superseded counts these).
+	Added      int `json:"added"`
+	Replaced   int `json:"replaced"`
+	Superseded int `json:"superseded"`
 	// Written says whether out was written: not when nothing was added.
 	Written bool `json:"written"`
 	// Duplicates counts fits found in more than one file (out included)
@@ -65,11 +68,13 @@ var ErrNothingToMerge = errors.New("nothing to merge")
 // in their order, and the new rows follow in the protocol's job order (a
 // new out holds them alone). A fit in two files must have the same result
 // (metrics, error, parameters and code, timings aside): else Merge fails
-// naming both files and writes nothing. The one exception is a failure: a
-// fit whose row in out failed takes a shard file's successful row (out
-// keeps the failed row above it, as a grid does when it reruns a fit),
-// and a shard file's failed row never replaces a row of out. To replace
-// rows of out by those of other code, merge into a new file.
+// naming both files and writes nothing. Two exceptions follow what a grid
+// does when it runs a fit again, appending its new row below the old one:
+// a fit whose row in out failed takes a shard file's successful row, and
+// a fit whose row in out is of other code than the running one (stale,
+// grid.CurrentCode) takes a shard file's successful row of the running
+// code. A shard file's failed row never replaces a row of out, and a row
+// of the running code in out is never replaced by another.
 //
 // Merge takes out's lock (safefile.LockPath), the one a grid running into
 // out holds, and refuses while another run holds it. It writes out
@@ -187,6 +192,7 @@ func mergeInto(p Protocol, profile Profile, out string, outRows, rows []grid.Res
 	for i, r := range effective {
 		at[r.Key()] = i
 	}
+	cur, _ := grid.CurrentCode() // unknown: no row of out is stale
 	candidate := map[string]bool{}
 	for _, r := range rows {
 		k := r.Key()
@@ -198,7 +204,8 @@ func mergeInto(p Protocol, profile Profile, out string, outRows, rows []grid.Res
 		case sameFit(o, r):
 			rep.Duplicates++
 			continue
-		case o.Error != "" && r.Error == "":
+		case o.Error != "" && r.Error == "",
+			r.Error == "" && r.Code.Same(cur) && !o.Code.Same(cur):
 			effective[at[k]] = r
 		case r.Error != "":
 			rep.KeptOver++
@@ -225,8 +232,10 @@ func mergeInto(p Protocol, profile Profile, out string, outRows, rows []grid.Res
 		}
 		if candidate[k] {
 			added = append(added, byKey[k])
-			if _, ok := have[k]; ok {
+			if o, ok := have[k]; ok && o.Error != "" {
 				rep.Replaced++
+			} else if ok {
+				rep.Superseded++
 			}
 		}
 		i, ok := at[k]
@@ -240,7 +249,7 @@ func mergeInto(p Protocol, profile Profile, out string, outRows, rows []grid.Res
 	// Shard rows of fits the protocol does not list are not written.
 	rep.Unknown = len(rows) - listed
 	rep.Added = len(added)
-	rep.Rows = len(outRows) + len(added) - rep.Replaced
+	rep.Rows = len(outRows) + len(added) - rep.Replaced - rep.Superseded
 	rep.Complete = len(rep.Missing) == 0 && len(rep.Failed) == 0
 	if listed == 0 {
 		return rep, nil, fmt.Errorf("merge %s: %w: the shard files hold no row of the %s profile's %d fits (%d rows of other fits: another profile or grid?); %s left as it was",

@@ -305,3 +305,63 @@ func TestMergeTakesTheResultsLock(t *testing.T) {
 		t.Errorf("the merge left its lock file: %v", err)
 	}
 }
+
+// TestMergeStaleRows checks the rule for rows of other code: out's rows
+// of other code than the running one give way to shard rows of the
+// running code (kept above them), while out's rows of the running code
+// are never replaced by rows of other code (a conflict: nothing written).
+func TestMergeStaleRows(t *testing.T) {
+	p, dir, whole, _ := mergeFixture(t)
+	cur, err := grid.CurrentCode()
+	if err != nil || !cur.Known() {
+		t.Skipf("no code version: %v", err)
+	}
+	rows, err := grid.ReadResults(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if !r.Code.Same(cur) {
+			t.Fatalf("row %s is not of the running code", r.Key())
+		}
+	}
+	old := make([]grid.Result, len(rows))
+	for i, r := range rows {
+		r.Code = grid.CodeVersion{Commit: "0ld", Source: "0123456789abcdef"}
+		r.Metrics = map[string]float64{MetricSelect: -1} // other code, other numbers
+		old[i] = r
+	}
+	stale := filepath.Join(dir, "stale.jsonl")
+	var b bytes.Buffer
+	if err := grid.WriteResultsJSONL(&b, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Running-code shards into a stale out: superseded, nothing lost.
+	out := filepath.Join(dir, "out-stale.jsonl")
+	copyTo(t, stale, out)
+	rep, err := Merge(p, Quick, out, []string{whole})
+	if err != nil || !rep.Written || rep.Superseded != len(rows) || rep.Rows != len(rows) || !rep.Complete {
+		t.Fatalf("running code into stale rows: %v %+v", err, rep)
+	}
+	if !bytes.HasPrefix(readFile(t, out), b.Bytes()) {
+		t.Fatal("the stale rows were dropped")
+	}
+	for k, r := range keysOf(t, out) {
+		if !r.Code.Same(cur) {
+			t.Errorf("fit %s: the merged file gives the stale row", k)
+		}
+	}
+	// Stale shards into a running-code out: refused.
+	out = filepath.Join(dir, "out-current.jsonl")
+	copyTo(t, whole, out)
+	before := readFile(t, out)
+	if _, err := Merge(p, Quick, out, []string{stale}); err == nil || !strings.Contains(err.Error(), "nothing written") {
+		t.Fatalf("stale rows into running-code rows: %v, want a refusal", err)
+	}
+	if !bytes.Equal(readFile(t, out), before) {
+		t.Fatal("a refused merge changed out")
+	}
+}
