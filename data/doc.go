@@ -11,7 +11,9 @@
 // sub-folder of a data folder. Locator.Find (or Find) looks for it, in order:
 //
 //  1. in an explicit path, which is authoritative when given;
-//  2. in $PSUB_DATA;
+//  2. in $PSUB_DATA, which must name a folder (else Find fails rather than
+//     silently use another copy); one without the data set falls through to
+//     the next place with a warning;
 //  3. in ../shared/data relative to the module root, the directory with
 //     go.mod found by walking up from the working directory (so notebooks/
 //     under GoNB and a package directory under go test both work).

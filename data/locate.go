@@ -3,6 +3,8 @@ package data
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +31,11 @@ var ErrNotFound = errors.New("data set not found")
 //  1. Path, when set, is authoritative: the data set must be in it, or Path
 //     must be the data set's own folder (a path given by the user is never
 //     silently replaced by another copy);
-//  2. the folder named by $PSUB_DATA;
+//  2. the folder named by $PSUB_DATA, which must exist: a $PSUB_DATA that
+//     names no folder (a typo, an unmounted disk) is an error, never
+//     silently replaced by the next place; when the folder exists but
+//     lacks the data set, the search goes on and a warning naming
+//     $PSUB_DATA and the folder used is written to Warn;
 //  3. ../shared/data relative to the module root, found by walking up from
 //     the working directory to go.mod (so it works from notebooks/ under
 //     GoNB and from a package directory under go test).
@@ -39,6 +45,7 @@ type Locator struct {
 	Path    string              // explicit data folder; "" to search
 	Getenv  func(string) string // nil means os.Getenv
 	WorkDir string              // "" means os.Getwd
+	Warn    io.Writer           // nil means os.Stderr
 }
 
 // Find returns the folder sub (e.g. "yeast") inside the first data folder of
@@ -75,7 +82,18 @@ func (l Locator) Find(sub string) (string, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if env := getenv(EnvVar); env != "" {
+	env := getenv(EnvVar)
+	if env != "" {
+		if st, err := os.Stat(env); err != nil || !st.IsDir() {
+			why := "does not exist"
+			if err == nil {
+				why = "is not a folder"
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				why = err.Error()
+			}
+			looked = append(looked, fmt.Sprintf("$%s=%s: %s (the other places are not searched: fix or unset $%s)", EnvVar, env, why, EnvVar))
+			return "", l.notFound(sub, looked)
+		}
 		if dir, ok := check(env, "$"+EnvVar); ok {
 			return dir, nil
 		}
@@ -86,6 +104,13 @@ func (l Locator) Find(sub string) (string, error) {
 	if err != nil {
 		looked = append(looked, fmt.Sprintf("%s relative to the module root: %v", DefaultRelDir, err))
 	} else if dir, ok := check(filepath.Join(root, DefaultRelDir), DefaultRelDir+" relative to the module root "+root); ok {
+		if env != "" {
+			w := l.Warn
+			if w == nil {
+				w = os.Stderr
+			}
+			fmt.Fprintf(w, "warning: data set %q is not in $%s=%s; using %s\n", sub, EnvVar, env, dir)
+		}
 		return dir, nil
 	}
 	return "", l.notFound(sub, looked)

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/probably-submodular/crf/internal/panics"
 )
 
 // pool holds the hard constraints of C2*, C3, C4 and C̄4, c_ij = b_j ⊗ p_i
@@ -460,13 +462,12 @@ func (q *pool) parallelRows(f func(lo, hi int)) {
 		f(0, n)
 		return
 	}
-	var wg sync.WaitGroup
+	var g panics.Group // raises a worker's panic here
 	for t := 0; t < workers; t++ {
 		lo, hi := t*n/workers, (t+1)*n/workers
-		wg.Add(1)
-		go func() { defer wg.Done(); f(lo, hi) }()
+		g.Go(func() { f(lo, hi) })
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // violated returns up to k indices of the most violated constraints, the

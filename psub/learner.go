@@ -7,9 +7,9 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"sync"
 	"time"
 
+	"github.com/probably-submodular/crf/internal/panics"
 	"github.com/probably-submodular/crf/psub/inference"
 	"github.com/probably-submodular/crf/psub/internal/cut"
 	"github.com/probably-submodular/crf/psub/qp"
@@ -1064,12 +1064,13 @@ func (t *trainer) addRow(q *pool, idx int) int {
 // b = mean Δ(y_i,ȳ_i), and the number of truncated edges.
 func (t *trainer) lossAugmented() ([]float64, float64, int, error) {
 	t.layout.reduce(t.w, &t.red)
-	var wg sync.WaitGroup
+	// A panic in a worker is raised here, where the command's recover
+	// can report it.
+	var g panics.Group
 	for _, wk := range t.works {
-		wg.Add(1)
-		go func() { defer wg.Done(); t.runWorker(wk) }()
+		g.Go(func() { t.runWorker(wk) })
 	}
-	wg.Wait()
+	g.Wait()
 	a := make([]float64, t.layout.Dim())
 	b, trunc := 0.0, 0
 	var errs []error

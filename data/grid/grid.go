@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/probably-submodular/crf/internal/panics"
 	"github.com/probably-submodular/crf/internal/safefile"
 )
 
@@ -245,7 +246,10 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 				}
 				start := time.Now()
 				jctx, detail := withDetailSlot(ctx)
-				m, err := fn(jctx, jobs[i])
+				// A panicking fit (a bug) fails its row, saying so,
+				// and the grid goes on.
+				var m map[string]float64
+				err := panics.Call(func() (err error) { m, err = fn(jctx, jobs[i]); return err })
 				r := Result{Job: jobs[i], Metrics: m, Detail: detail.raw, Seconds: time.Since(start).Seconds(), Params: params, Code: code}
 				if opt.Slots != nil {
 					opt.Slots.release()

@@ -298,3 +298,61 @@ func TestHelperLocker(t *testing.T) {
 	fmt.Println("LOCKED OK")
 	l.Unlock()
 }
+
+// TestWriteThroughSymlink checks that a symbolic link as target is written
+// through: the link stays a link and the file it leads to gets the new
+// content, for a relative link, an absolute one, a chain of two, and a link
+// to a file that does not exist yet (created). A link cycle is refused.
+func TestWriteThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		links  [][2]string // link name -> target as stored
+		target string      // the file the write must reach
+		exists bool
+	}{
+		{"relative", [][2]string{{"rel", "sub/a"}}, "sub/a", true},
+		{"absolute", [][2]string{{"abs", filepath.Join(sub, "b")}}, "sub/b", true},
+		{"chain", [][2]string{{"c1", "c2"}, {"c2", "sub/c"}}, "sub/c", true},
+		{"dangling", [][2]string{{"dang", "sub/new"}}, "sub/new", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			target := filepath.Join(dir, c.target)
+			if c.exists {
+				if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, l := range c.links {
+				if err := os.Symlink(l[1], filepath.Join(dir, l[0])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			link := filepath.Join(dir, c.links[0][0])
+			if err := CheckWritable(link); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteBytes(link, []byte("new")); err != nil {
+				t.Fatal(err)
+			}
+			if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("%s is no longer a symbolic link (%v)", link, err)
+			}
+			if b, err := os.ReadFile(target); err != nil || string(b) != "new" {
+				t.Fatalf("target %s holds %q (%v), want the new content", target, b, err)
+			}
+		})
+	}
+	loop := filepath.Join(dir, "loop")
+	if err := os.Symlink("loop", loop); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBytes(loop, []byte("x")); err == nil || !strings.Contains(err.Error(), "symbolic links") {
+		t.Fatalf("write through a link cycle: %v, want a refusal", err)
+	}
+}

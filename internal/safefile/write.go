@@ -26,8 +26,10 @@ func tempPattern(path string) string { return "." + filepath.Base(path) + ".*" +
 // path (mode 0644). When write or any step fails, path is left as it was
 // and the temporary file is removed. The folder must exist. path must not
 // name an existing file that is not a regular file (a device such as
-// /dev/full, a folder): renaming over it would replace it. Errors name
-// path.
+// /dev/full, a folder): renaming over it would replace it. A path that is
+// a symbolic link is written through: the file it leads to is replaced (or
+// created, for a link to a missing file) and the link is kept, as a
+// shell's > does. Errors name path.
 func Write(path string, write func(w io.Writer) error) error {
 	return writeFile(path, write, false)
 }
@@ -41,9 +43,13 @@ func writeFile(path string, write func(w io.Writer) error, sealed bool) (err err
 	if err := checkTarget(path); err != nil {
 		return err
 	}
-	CleanTemps(path)
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, tempPattern(path))
+	target, err := linkTarget(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	CleanTemps(target)
+	dir := filepath.Dir(target)
+	f, err := os.CreateTemp(dir, tempPattern(target))
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
@@ -85,7 +91,7 @@ func writeFile(path string, write func(w io.Writer) error, sealed bool) (err err
 	if err := f.Sync(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := os.Rename(tmp, target); err != nil {
 		return unwrapPath(err)
 	}
 	// Closing after the rename keeps the lock until the name is gone.
@@ -94,6 +100,31 @@ func writeFile(path string, write func(w io.Writer) error, sealed bool) (err err
 	}
 	syncDir(dir)
 	return nil
+}
+
+// maxLinks bounds the symbolic links linkTarget follows, as the kernel
+// does (ELOOP).
+const maxLinks = 40
+
+// linkTarget follows path while it is a symbolic link and returns the
+// file it leads to (which may not exist yet): renaming over a link would
+// replace the link and leave its target as it was.
+func linkTarget(path string) (string, error) {
+	for range maxLinks {
+		st, err := os.Lstat(path)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		t, err := os.Readlink(path)
+		if err != nil {
+			return "", unwrapPath(err)
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(path), t)
+		}
+		path = t
+	}
+	return "", errors.New("too many levels of symbolic links")
 }
 
 // checkTarget refuses a target that exists and is not a regular file.
@@ -127,7 +158,11 @@ func CheckWritable(path string) error {
 	if err := checkTarget(path); err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
+	target, err := linkTarget(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	dir := filepath.Dir(target)
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -137,7 +172,7 @@ func CheckWritable(path string) error {
 	case !st.IsDir():
 		return fmt.Errorf("%s: %s is not a folder", path, dir)
 	}
-	f, err := os.CreateTemp(dir, tempPattern(path))
+	f, err := os.CreateTemp(dir, tempPattern(target))
 	if err != nil {
 		return fmt.Errorf("%s: cannot create a file in %s: %w", path, dir, unwrapPath(err))
 	}

@@ -30,6 +30,8 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+
+	"github.com/probably-submodular/crf/internal/panics"
 )
 
 // DefaultHullTol is the default relative tolerance of the membership tests.
@@ -472,7 +474,9 @@ func Coverage(train, held [][]float64, opt CoverageOptions) ([]CoveragePoint, er
 				oh, oc := make([]int, ns), make([]int, ns)
 				for qi := range jobs {
 					q := held[qidx[qi]]
-					err := classify(hulls, q, oh, oc)
+					// A panic (a bug) becomes this point's error: a
+					// worker that died would leave the feeder waiting.
+					err := panics.Call(func() error { return classify(hulls, q, oh, oc) })
 					mu.Lock()
 					if err != nil && firstErr == nil {
 						firstErr = fmt.Errorf("coverage: repeat %d, held-out point %d: %w", rep, qidx[qi], err)

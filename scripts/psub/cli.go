@@ -96,3 +96,45 @@ func exitCode(name string, err error, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "psub %s: %v\n", name, err)
 	return 1
 }
+
+// maxWorkers bounds every -workers flag: more goroutines than this do not
+// speed anything up on any machine psub runs on, and each costs memory.
+const maxWorkers = 1024
+
+// intIn refuses an integer flag outside [lo, hi]; what says what the flag
+// means, for the message.
+func (f *flags) intIn(name string, v, lo, hi int, what string) error {
+	if v < lo || v > hi {
+		return f.usageErr("-%s %d: out of range; want an integer from %d to %d (%s)", name, v, lo, hi, what)
+	}
+	return nil
+}
+
+// floatIn refuses a number flag outside the interval from lo to hi, open at
+// the ends marked so, and NaN.
+func (f *flags) floatIn(name string, v, lo, hi float64, openLo, openHi bool, what string) error {
+	okLo := v > lo || (!openLo && v == lo)
+	okHi := v < hi || (!openHi && v == hi)
+	if okLo && okHi {
+		return nil
+	}
+	l, r := "[", "]"
+	if openLo {
+		l = "("
+	}
+	if openHi {
+		r = ")"
+	}
+	return f.usageErr("-%s %v: out of range; want a number in %s%g, %g%s (%s)", name, v, l, lo, hi, r, what)
+}
+
+// firstErr returns the first non-nil error: the checks of a command's
+// flags, in the order of its usage.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -120,6 +121,18 @@ func multiParts(train, test *data.MultiLabelSet, name string, o exportOptions) (
 		fmt.Sprintf("%s: unary 1(k) ⊗ %s, pairwise 1(e) ⊗ R(x), %d-dim PCA fitted on train", name, bias, k), nil
 }
 
+// visibleNames replaces, in set, the names that are not valid UTF-8 (a
+// file name from disk, say) by data.VisibleName's, saying so on stderr:
+// JSON would otherwise alter them without a word.
+func visibleNames(set []psub.Instance, path string, stderr io.Writer) {
+	for i := range set {
+		if v, ok := data.VisibleName(set[i].Name); !ok {
+			fmt.Fprintf(stderr, "warning: %s: instance %d: name %q is not valid UTF-8; written as %s\n", path, i, set[i].Name, v)
+			set[i].Name = v
+		}
+	}
+}
+
 func runExport(args []string, stdout, stderr io.Writer) error {
 	ex := exporters()
 	names := make([]string, 0, len(ex))
@@ -156,8 +169,14 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return fs.usageErr("-dataset %q: unknown; known: %s", *dataset, strings.Join(names, ", "))
 	}
-	if *limit < 0 || *downscale < 0 {
-		return fs.usageErr("-limit %d, -downscale %d: want >= 0", *limit, *downscale)
+	if err := firstErr(
+		fs.intIn("limit", *limit, 0, math.MaxInt32, "images to build, 0 for all"),
+		fs.intIn("downscale", *downscale, 0, 1<<12, "the factor images are shrunk by, 0 for none"),
+	); err != nil {
+		return err
+	}
+	if err := fs.guard(paths(folderArg("-o", *out)), dataFolders(*dataPath)); err != nil {
+		return err
 	}
 	start := time.Now()
 	o := exportOptions{dataPath: *dataPath, seed: *seed, limit: *limit, downscale: *downscale, noBias: *noBias, quick: *quick}
@@ -183,6 +202,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		path := filepath.Join(*out, k+".jsonl")
+		visibleNames(set, path, stderr)
 		if err := data.WriteJSONLFile(path, set); err != nil {
 			return err
 		}

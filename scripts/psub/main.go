@@ -1,6 +1,12 @@
 // Command psub trains and applies probably submodular CRFs from the command
 // line. Every subcommand prints one JSON object on stdout for machines and
-// writes progress to stderr.
+// writes progress to stderr. Exit status: 0 on success, 1 when the work
+// fails, 2 for a bad command line, 3 for a bug (an unexpected panic).
+//
+// Outputs never overwrite inputs: an output flag aimed at an input (in any
+// spelling, or through a hard or symbolic link) or into a folder the
+// command reads is refused before any work (guard.go, internal/outguard),
+// and a symbolic link as output is written through (data/FORMATS.md).
 //
 //	go run ./scripts/psub help
 package main
@@ -11,6 +17,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/probably-submodular/crf/internal/panics"
 )
 
 // version is the version of the psub command and library.
@@ -67,7 +75,44 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stderr, cmds)
 		return 2
 	}
-	return exitCode(args[0], c.run(args[1:], stdout, stderr), stderr)
+	return runCommand(args[0], c, args[1:], stdout, stderr)
+}
+
+// exitBug is the exit status of an unexpected panic: a bug of psub, not of
+// the command line (2) or the data (1).
+const exitBug = 3
+
+// testPanicEnv, when set to "main" or "worker", makes the command panic in
+// its own goroutine or in a worker goroutine before its work: the tests of
+// the built binary check the report and the exit status with it.
+const testPanicEnv = "PSUB_TEST_PANIC"
+
+// runCommand runs c and maps its outcome to the exit status. It is the one
+// place that recovers a panic (raised in a worker goroutine too: those run
+// under internal/panics, which raises it here): the command exits 3 with
+// the panic's value and where it happened, asking for a report. A fatal
+// error of the Go runtime (out of memory, a deadlock) cannot be recovered:
+// Go prints it and exits 2 itself; the readers check declared sizes before
+// allocating so that a file cannot ask for more memory than it holds.
+func runCommand(name string, c command, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			e := panics.Caught(r)
+			fmt.Fprintf(stderr, "psub %s: internal error (a bug in psub, not in your input): %v\n  at %s\n"+
+				"please report it with the command line and this message; exit status %d\n",
+				name, e.Value, panics.Where(e.Stack), exitBug)
+			code = exitBug
+		}
+	}()
+	switch os.Getenv(testPanicEnv) {
+	case "main":
+		panic("test panic (" + testPanicEnv + "=main)")
+	case "worker":
+		var g panics.Group
+		g.Go(func() { panic("test panic (" + testPanicEnv + "=worker)") })
+		g.Wait()
+	}
+	return exitCode(name, c.run(args, stdout, stderr), stderr)
 }
 
 func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
@@ -85,7 +130,13 @@ func usage(w io.Writer, cmds map[string]command) {
 	}
 	fmt.Fprintln(w, "  help       this message; 'psub help COMMAND' is 'psub COMMAND -h'")
 	fmt.Fprintln(w, "\nRun 'psub COMMAND -h' for the flags of a command. Exit status: 0 on success or")
-	fmt.Fprintln(w, "help, 1 when the work fails (missing file, invalid data), 2 for a bad command line.")
+	fmt.Fprintln(w, "help, 1 when the work fails (missing file, invalid data), 2 for a bad command line,")
+	fmt.Fprintln(w, "3 for a bug of psub (an unexpected panic: please report it).")
+	fmt.Fprintln(w, "\nOutputs never overwrite inputs: an output path that is an input (the same path in")
+	fmt.Fprintln(w, "any spelling, a hard or symbolic link to it) or lies inside a folder the command")
+	fmt.Fprintln(w, "reads is refused before any work (exit 2). An output that is a symbolic link is")
+	fmt.Fprintln(w, "written through: the file it points to is replaced and the link kept. Outputs are")
+	fmt.Fprintln(w, "written atomically: a reader or a kill sees the old file or the new one.")
 }
 
 // writeJSON prints v as one JSON object followed by a newline.

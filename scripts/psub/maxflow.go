@@ -53,6 +53,9 @@ type maxflowResult struct {
 	PeakRSSBytes         *int64   `json:"peak_rss_bytes,omitempty"`
 }
 
+// maxRuns bounds -repeat and -rounds (timing runs, each a whole solve).
+const maxRuns = 1 << 20
+
 // runMaxflow solves one DIMACS max-flow problem with Boykov–Kolmogorov.
 func runMaxflow(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("maxflow", "psub maxflow [-repeat R | -rounds K [-mode dynamic|reset|clear|rebuild|other|drop]] FILE.max", stdout)
@@ -84,11 +87,17 @@ previous one to the garbage collector.`)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["repeat"] {
+		if err := fs.intIn("repeat", *repeat, 1, maxRuns, "builds and solves"); err != nil {
+			return err
+		}
+	}
+	if set["rounds"] {
+		if err := fs.intIn("rounds", *rounds, 1, maxRuns, "rounds of redrawn capacities"); err != nil {
+			return err
+		}
+	}
 	switch {
-	case set["repeat"] && *repeat < 1:
-		return fs.usageErr("-repeat %d: want >= 1", *repeat)
-	case set["rounds"] && *rounds < 1:
-		return fs.usageErr("-rounds %d: want >= 1", *rounds)
 	case *repeat > 0 && *rounds > 0:
 		return fs.usageErr("-repeat and -rounds: give one of them")
 	case !slices.Contains([]string{"dynamic", "reset", "clear", "rebuild", "other", "drop"}, *mode):

@@ -49,6 +49,14 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if *modelPath == "" || *dataPath == "" {
 		return fs.usageErr("-model and -data are required")
 	}
+	if err := fs.guard(paths(fileArg("-o", *out)), paths(fileArg("-model", *modelPath), fileArg("-data", *dataPath))); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := safefile.CheckWritable(*out); err != nil {
+			return fmt.Errorf("-o %w", err)
+		}
+	}
 	model, err := psub.LoadFile(*modelPath)
 	if err != nil {
 		return err // names the file
@@ -75,6 +83,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if *out != "" {
 		// The -o lines are written at the end, atomically.
 		var lines bytes.Buffer
+		visibleNames(set, *out, stderr)
 		for i, p := range ev.Predictions {
 			b, err := json.Marshal(predictionLine{Name: set[i].Name, Labels: p.Labels, Truncated: p.Truncated})
 			if err != nil {

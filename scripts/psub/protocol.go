@@ -38,7 +38,7 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 		workers:     fs.Int("workers", 0, "fits at once (0: one per core)"),
 		models:      fs.String("models", "", "directory of the final models, which the notebooks' figures load (default: models/NAME-PROFILE beside the results file: notebooks/results/models/NAME-full for the full profile, out/models/NAME-PROFILE for the others)"),
 		checkpoints: fs.String("checkpoints", "", "directory of training checkpoints: interrupted fits resume from their last iteration"),
-		merge:       fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running"),
+		merge:       fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running: adds their new rows, never removes one, under the lock a running grid takes"),
 		replay:      fs.Int("replay", 0, "instead of running, schedule the grid again on 1, 2, 4, ... `N` workers with the fit times recorded in -results; prints a table on stderr, JSON on stdout"),
 	}
 	fs.after = func(w io.Writer) {
@@ -83,6 +83,10 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 	return runOneProtocol(p, fs, f, stdout, stderr)
 }
 
+// maxReplay bounds -replay: the replay simulates a pool of up to this many
+// workers (1, 2, 4, ... of them).
+const maxReplay = 1 << 16
+
 // protocolFlags are the flags of a run or merge.
 type protocolFlags struct {
 	profile, results, shard, models, checkpoints *string
@@ -100,13 +104,14 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 	if err != nil {
 		return fs.usageErr("-shard: %v", err)
 	}
-	if *workers < 0 {
-		return fs.usageErr("-workers %d: want 0 (one per core) or more", *workers)
+	if err := firstErr(
+		fs.intIn("workers", *workers, 0, maxWorkers, "fits at once, 0 for one per core"),
+		fs.intIn("replay", *f.replay, 0, maxReplay, "the most workers to replay on, 0 to run instead"),
+	); err != nil {
+		return err
 	}
 	if *f.replay != 0 {
 		switch {
-		case *f.replay < 0:
-			return fs.usageErr("-replay %d: want the most workers, 1 or more", *f.replay)
 		case *merge || *shardArg != "":
 			return fs.usageErr("-replay replays the whole grid: no -merge or -shard")
 		}
@@ -125,6 +130,13 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 		if *shardArg != "" {
 			return fs.usageErr("-merge and -shard exclude each other")
 		}
+		shards := dataFolders("")
+		for _, s := range fs.Args() {
+			shards = append(shards, fileArg("SHARD_FILE", s))
+		}
+		if err := fs.guard(paths(fileArg("-results", *results)), shards); err != nil {
+			return err
+		}
 		rep, err := protocol.Merge(p, prof, *results, fs.Args())
 		if err != nil {
 			writeJSON(stdout, rep)
@@ -133,13 +145,20 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
-		if !rep.Complete {
-			return fmt.Errorf("merged %d rows into %s, but %d fits are missing and %d failed: rerun the shards (they resume) and merge again", rep.Rows, rep.Out, len(rep.Missing), len(rep.Failed))
+		what := fmt.Sprintf("added %d rows from %d files to the %d of %s (now %d)", rep.Added, len(fs.Args()), rep.OutRows, rep.Out, rep.Rows)
+		if !rep.Written {
+			what = fmt.Sprintf("%s already holds every row of the %d files (%d rows); left as it was", rep.Out, len(fs.Args()), rep.Rows)
 		}
-		fmt.Fprintf(stderr, "merged %d rows from %d files into %s\n", rep.Rows, len(fs.Args()), rep.Out)
+		if !rep.Complete {
+			return fmt.Errorf("%s, but %d fits are missing and %d failed: rerun the shards (they resume) and merge again", what, len(rep.Missing), len(rep.Failed))
+		}
+		fmt.Fprintln(stderr, what)
 		return nil
 	}
 	if err := fs.noArgs(); err != nil {
+		return err
+	}
+	if err := fs.guard(paths(fileArg("-results", *results), folderArg("-models", *models), folderArg("-checkpoints", *checkpoints)), dataFolders("")); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/data/protocol"
+	"github.com/probably-submodular/crf/internal/panics"
 )
 
 // runProtocolAll is "psub protocol all": every protocol at once, their
@@ -48,16 +49,20 @@ default results files, each of a complete run.
 	if err != nil {
 		return fs.usageErr("-profile: %v", err)
 	}
-	if *workers < 0 {
-		return fs.usageErr("-workers %d: want 0 (one per core) or more", *workers)
+	if err := firstErr(
+		fs.intIn("workers", *workers, 0, maxWorkers, "fits at once over all the protocols, 0 for one per core"),
+		fs.intIn("replay", *replay, 0, maxReplay, "the most workers to replay on, 0 to run instead"),
+	); err != nil {
+		return err
 	}
 	switch {
-	case *replay < 0:
-		return fs.usageErr("-replay %d: want the most workers, 1 or more", *replay)
 	case *replay > 0 && (*dir != "" || *workers != 0):
 		return fs.usageErr("-replay reads the default results files and simulates its workers: no -dir or -workers")
 	case *replay > 0:
 		return runReplayAll(prof, *replay, stdout, stderr)
+	}
+	if err := fs.guard(paths(folderArg("-dir", *dir)), dataFolders("")); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -124,17 +129,13 @@ func runAll(ctx context.Context, ps []protocol.Protocol, prof protocol.Profile, 
 		}
 		out.Protocols[i] = res
 	}
-	var wg sync.WaitGroup
+	var g panics.Group // raises a protocol's panic here, for run's report
 	for i, p := range ps {
 		if !exclusive(p) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				runOne(i, slots)
-			}()
+			g.Go(func() { runOne(i, slots) })
 		}
 	}
-	wg.Wait()
+	g.Wait()
 	for i, p := range ps {
 		if exclusive(p) {
 			runOne(i, nil)

@@ -84,7 +84,7 @@ func TestProtocolReplayRefuses(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"-profile", "tiny", "-replay", "-1"}, 2, "want the most workers"},
+		{[]string{"-profile", "tiny", "-replay", "-1"}, 2, "-replay -1: out of range; want an integer from 0 to"},
 		{[]string{"-profile", "tiny", "-replay", "4", "-shard", "1/2"}, 2, "no -merge or -shard"},
 		{[]string{"-profile", "tiny", "-replay", "4", "-results", filepath.Join(dir, "none.jsonl")}, 1, "needs the rows of a complete run"},
 		{[]string{"-profile", "tiny", "-replay", "4", "-results", partial}, 1, "have no successful row"},

@@ -106,8 +106,8 @@ func TestProtocolAllRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-profile", "tiny", "-replay", "-2"}, "want the most workers"},
-		{[]string{"-profile", "tiny", "-workers", "-1"}, "want 0 (one per core) or more"},
+		{[]string{"-profile", "tiny", "-replay", "-2"}, "-replay -2: out of range"},
+		{[]string{"-profile", "tiny", "-workers", "-1"}, "-workers -1: out of range; want an integer from 0 to 1024"},
 		{[]string{"-profile", "tiny", "-replay", "2", "-dir", t.TempDir()}, "no -dir or -workers"},
 		{[]string{"-profile", "huge", "-replay", "2"}, "-profile"},
 		{[]string{"-profile", "tiny", "-replay", "2", "extra"}, "unexpected arguments"},

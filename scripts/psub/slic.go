@@ -8,7 +8,6 @@ import (
 	_ "image/jpeg" // registers JPEG for image.Decode
 	"image/png"
 	"io"
-	"math"
 	"os"
 	"time"
 
@@ -17,6 +16,15 @@ import (
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub/imageio"
 	"github.com/probably-submodular/crf/psub/slic"
+)
+
+// The ranges of slic's flags: scikit-image's useful values are far inside.
+const (
+	maxSegments    = 1 << 16 // a 16-bit label PNG
+	maxCompactness = 1e6
+	maxSigma       = 1000 // pixels; the kernel spans about 8σ
+	maxSlicIter    = 10000
+	maxRadius      = 1000 // grid steps
 )
 
 // slicResult is the JSON line printed by "psub slic".
@@ -59,20 +67,24 @@ func runSlic(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return fs.usageErr("missing -o LABELS.png")
 	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-	switch {
-	case *n < 1:
-		return fs.usageErr("-n %d: want at least 1 superpixel", *n)
-	case !(*m > 0) || !finite(*m):
-		return fs.usageErr("-m %v: want a finite compactness > 0", *m)
-	case !(*sigma >= 0) || !finite(*sigma):
-		return fs.usageErr("-sigma %v: want a finite σ >= 0", *sigma)
-	case *iters < 1:
-		return fs.usageErr("-iter %d: want at least 1 iteration", *iters)
-	case !(*radius > 0) || !finite(*radius):
-		return fs.usageErr("-radius %v: want a finite search radius > 0", *radius)
+	// Each bound keeps a flag from overflowing the integer it becomes (a
+	// kernel width, a window, a label) or from asking for unbounded work.
+	if err := firstErr(
+		fs.intIn("n", *n, 1, maxSegments, "superpixels; the labels are written as a 16-bit PNG"),
+		fs.floatIn("m", *m, 0, maxCompactness, true, false, "the compactness"),
+		fs.floatIn("sigma", *sigma, 0, maxSigma, false, false, "the Gaussian σ in pixels, 0 for none"),
+		fs.intIn("iter", *iters, 1, maxSlicIter, "k-means iterations"),
+		fs.floatIn("radius", *radius, 0, maxRadius, true, false, "the search window's half-width in grid steps"),
+	); err != nil {
+		return err
 	}
 	file := files[0]
+	if err := fs.guard(paths(fileArg("-o", *out)), paths(fileArg("IMAGE", file))); err != nil {
+		return err
+	}
+	if err := safefile.CheckWritable(*out); err != nil {
+		return fmt.Errorf("-o %w", err)
+	}
 	v, err := decodeImage(file)
 	if err != nil {
 		return err

@@ -122,7 +122,7 @@ func runSlurm(p protocol.Protocol, args []string, stdout, stderr io.Writer) erro
 	limit := fs.String("time", "", "time limit of an array task, sbatch's --time (e.g. 2:00:00); default from the protocol's costs")
 	partition := fs.String("partition", "", "sbatch's --partition for every job (default: the cluster's)")
 	account := fs.String("account", "", "sbatch's --account for every job (default: yours)")
-	results := fs.String("results", "", "the merged results `FILE`, which the merge replaces with the shards' rows (default: for the full profile the committed notebooks/results/NAME-full.jsonl, else out/NAME-PROFILE.jsonl, under the module root)")
+	results := fs.String("results", "", "the merged results `FILE`, to which the merge adds the shards' rows, keeping every row it holds (default: for the full profile the committed notebooks/results/NAME-full.jsonl, else out/NAME-PROFILE.jsonl, under the module root)")
 	costs := fs.String("costs", "", "a results `FILE` to measure the fits' seconds from (default: the merged results file and DIR's shard files, those that exist)")
 	psubBin := fs.String("psub", "", "the psub `BINARY` the jobs run (default: a copy of this one in DIR/bin)")
 	fs.after = func(w io.Writer) {
@@ -163,11 +163,13 @@ again: every task reruns only the fits missing from its shard file.
 	if *prepare {
 		return runPrepare(p, prof, stdout, stderr)
 	}
+	if err := firstErr(
+		fs.intIn("shards", *shards, 0, math.MaxInt32, "array tasks, 0 for the default"),
+		fs.intIn("cpus-per-task", *cpus, 1, maxWorkers, "CPUs of an array task"),
+	); err != nil {
+		return err
+	}
 	switch {
-	case *shards < 0:
-		return fs.usageErr("-shards %d: want at least 1 (or 0 for the default)", *shards)
-	case *cpus < 1:
-		return fs.usageErr("-cpus-per-task %d: want at least 1", *cpus)
 	case *mem != "" && !slurmMem.MatchString(*mem):
 		return fs.usageErr("-mem %q: want a size as sbatch takes it, e.g. 4096M or 4G", *mem)
 	case *limit != "" && !slurmTime.MatchString(*limit):
@@ -178,6 +180,18 @@ again: every task reruns only the fits missing from its shard file.
 		return fs.usageErr("-account %q: want an account name (letters, digits, _ . , -)", *account)
 	}
 
+	// The merge job writes -results later, a superset of its rows (which
+	// -costs may read now); the scripts are written now.
+	outs := paths(folderArg("-slurm", *dir))
+	for _, f := range []string{"prepare.sbatch", "array.sbatch", "merge.sbatch", "HOWTO.txt"} {
+		outs = append(outs, fileArg("-slurm", filepath.Join(*dir, f)))
+	}
+	if err := fs.guard(outs, paths(fileArg("-costs", *costs), fileArg("-psub", *psubBin))); err != nil {
+		return err
+	}
+	if err := fs.guard(append(outs, fileArg("-results", *results)), dataFolders("")); err != nil {
+		return err
+	}
 	root, err := data.Locator{}.ModuleRoot()
 	if err != nil {
 		return fmt.Errorf("-slurm: the jobs run in the module's checkout: %w", err)
@@ -417,7 +431,7 @@ func (p slurmPlan) howto() string {
 	fmt.Fprintf(&b, "  array=$(sbatch --parsable %s%s)\n", dep, filepath.Join(p.Dir, "array.sbatch"))
 	fmt.Fprintf(&b, "  sbatch --parsable --dependency=afterok:${array%%;*} --kill-on-invalid-dep=yes %s\n\n", filepath.Join(p.Dir, "merge.sbatch"))
 	fmt.Fprintf(&b, "Watch: squeue --me; logs in %s/logs/ (one line per fit).\n", p.Dir)
-	fmt.Fprintf(&b, "Results: %s (the merge replaces it with the shards' rows); each task's rows in %s/shard-I.jsonl.\n", p.Results, p.Dir)
+	fmt.Fprintf(&b, "Results: %s (the merge adds the shards' new rows to it, keeping every row it holds); each task's rows in %s/shard-I.jsonl.\n", p.Results, p.Dir)
 	b.WriteString("Submit only once at a time: a task whose shard file another task is writing fails.\n")
 	b.WriteString("After a failure (a task over its time or memory, a node lost): submit again, the same\n")
 	b.WriteString("way; every task reruns only the fits missing from its shard file, resuming interrupted\n")

@@ -63,6 +63,10 @@ type trainResult struct {
 	NonSubmodularTrain float64  `json:"nonsubmodular_train_edge_fraction"`
 }
 
+// maxLabels bounds -labels: a model holds L² pairwise weights per
+// pairwise feature, so more labels than this cannot be trained in memory.
+const maxLabels = 1 << 12
+
 // setByName maps the -set flag to a constraint set; C4bar gets the test
 // instances, whose edges it constrains.
 func setByName(name string, test []psub.Instance) (psub.ConstraintSet, error) {
@@ -117,13 +121,24 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if *trainPath == "" {
 		return fs.usageErr("-train is required")
 	}
-	if !(*c > 0) || !(*tol > 0) || *maxIter <= 0 || math.IsInf(*c, 1) || math.IsInf(*tol, 1) {
-		return fs.usageErr("-C %g, -tol %g, -max-iter %d: all must be positive and finite", *c, *tol, *maxIter)
+	if err := firstErr(
+		fs.floatIn("C", *c, 0, math.Inf(1), true, true, "the regularisation constant, positive and finite"),
+		fs.floatIn("tol", *tol, 0, 1, true, true, "the relative primal-dual gap at which training stops; at 1 or more it would stop at w = 0"),
+		fs.intIn("max-iter", *maxIter, 1, math.MaxInt32, "cutting-plane iterations"),
+		fs.intIn("workers", *workers, 0, maxWorkers, "goroutines of inference, 0 for one per core"),
+	); err != nil {
+		return err
 	}
-	if *labels < 0 {
-		return fs.usageErr("-labels %d: want L >= 2, or 0 to take it from the training labels", *labels)
+	if *labels != 0 {
+		if err := fs.intIn("labels", *labels, 2, maxLabels, "the number of labels L, or 0 to take it from the training labels"); err != nil {
+			return err
+		}
 	}
 	// Outputs are checked before the work, which can take hours.
+	if err := fs.guard(paths(fileArg("-o", *out), folderArg("-checkpoint", *ckpt)),
+		paths(fileArg("-train", *trainPath), fileArg("-test", *testPath))); err != nil {
+		return err
+	}
 	if *out != "" {
 		if err := safefile.CheckWritable(*out); err != nil {
 			return fmt.Errorf("-o %w", err)

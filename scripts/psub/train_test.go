@@ -106,7 +106,7 @@ func TestDataCommandErrors(t *testing.T) {
 	runFail(t, "-set \"C9\"", "train", "-train", good, "-set", "C9")
 	runFail(t, "-loss \"l2\"", "train", "-train", good, "-loss", "l2")
 	runFail(t, "needs -test", "train", "-train", good, "-set", "C4bar")
-	runFail(t, "must be positive", "train", "-train", good, "-C", "0")
+	runFail(t, "-C 0: out of range; want a number in (0, +Inf)", "train", "-train", good, "-C", "0")
 	runFail(t, "has no labels", "train", "-train", other)
 	runFail(t, "the model", "predict", "-model", model, "-data", other)
 	runFail(t, "-model and -data are required", "predict", "-data", good)
@@ -169,9 +169,9 @@ func TestTrainRefusesBeforeTraining(t *testing.T) {
 		{"-o " + filepath.Join(dir, "missing_dir", "m.json") + ": the folder " + filepath.Join(dir, "missing_dir") + " does not exist",
 			[]string{"-o", filepath.Join(dir, "missing_dir", "m.json")}},
 		{"-o /dev/full: not a regular file", []string{"-o", "/dev/full"}},
-		{"must be positive and finite", []string{"-tol", "Inf"}},
-		{"must be positive and finite", []string{"-tol", "NaN"}},
-		{"must be positive and finite", []string{"-C", "+Inf"}},
+		{"-tol +Inf: out of range; want a number in (0, 1)", []string{"-tol", "Inf"}},
+		{"-tol NaN: out of range", []string{"-tol", "NaN"}},
+		{"-C +Inf: out of range", []string{"-C", "+Inf"}},
 	} {
 		var out, errb bytes.Buffer
 		args := append([]string{"train", "-train", train}, tc.args...)

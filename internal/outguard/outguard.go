@@ -1,0 +1,138 @@
+package outguard
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A Path is a file or folder named on the command line.
+type Path struct {
+	// Flag names it for the user: "-o", "-train", or for a positional
+	// argument its role ("IMAGE").
+	Flag string
+	Path string
+	// Dir marks a folder: an input folder is read file by file (no output
+	// may be inside it); an output folder receives files.
+	Dir bool
+}
+
+func (p Path) String() string {
+	if strings.HasPrefix(p.Flag, "-") {
+		return p.Flag + " " + p.Path
+	}
+	return p.Flag + " (" + p.Path + ")"
+}
+
+// Error is Check's refusal: output Out would replace or write into input In.
+type Error struct {
+	Out, In Path
+	Why     string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s %s %s; outputs never overwrite inputs: give %s another path", e.Out, e.Why, e.In, e.Out.Flag)
+}
+
+// Check refuses, before any work, an output that is one of the inputs or
+// lies inside an input folder (see the package doc). Empty paths are
+// skipped, so optional flags can be passed as they are. The error is an
+// *Error.
+func Check(outputs, inputs []Path) error {
+	for _, o := range outputs {
+		if o.Path == "" {
+			continue
+		}
+		ro, err := resolve(o.Path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o, err)
+		}
+		ost, oerr := os.Stat(o.Path)
+		for _, in := range inputs {
+			if in.Path == "" {
+				continue
+			}
+			ri, err := resolve(in.Path)
+			if err != nil {
+				return fmt.Errorf("%s: %w", in, err)
+			}
+			if ist, err := os.Stat(in.Path); err == nil && oerr == nil && os.SameFile(ost, ist) {
+				why := "is the same file as"
+				if ro != ri {
+					why = "is the same file (a hard or symbolic link) as"
+				}
+				if in.Dir {
+					why = "is the folder"
+				}
+				return &Error{Out: o, In: in, Why: why}
+			}
+			switch {
+			case ro == ri && in.Dir:
+				return &Error{Out: o, In: in, Why: "is the folder"}
+			case ro == ri:
+				return &Error{Out: o, In: in, Why: "is the same file as"}
+			case in.Dir && within(ro, ri):
+				return &Error{Out: o, In: in, Why: "is inside the folder"}
+			}
+		}
+	}
+	return nil
+}
+
+// within reports whether path p lies strictly inside folder dir (both
+// resolved).
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// maxLinks bounds the symbolic links followed, as the kernel does (ELOOP).
+const maxLinks = 40
+
+// resolve returns the absolute path with every symbolic link replaced by
+// its target, including a final link whose target does not exist yet
+// (which a write would create) and folders that do not exist yet.
+func resolve(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return resolveAbs(abs, 0)
+}
+
+func resolveAbs(p string, hops int) (string, error) {
+	if hops > maxLinks {
+		return "", errors.New("too many levels of symbolic links")
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r, nil
+	}
+	st, err := os.Lstat(p)
+	if err == nil && st.Mode()&os.ModeSymlink != 0 {
+		// A link whose target is missing: follow it by hand.
+		t, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		return resolveAbs(filepath.Clean(t), hops+1)
+	}
+	dir, base := filepath.Split(p)
+	dir = filepath.Clean(dir)
+	if dir == p { // the root
+		return p, nil
+	}
+	rd, err := resolveAbs(dir, hops)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(rd, base), nil
+}
+
+// Resolve is the path a write to p reaches: absolute, with symbolic links
+// followed (even a final link to a file not yet there).
+func Resolve(p string) (string, error) { return resolve(p) }
