@@ -167,6 +167,12 @@ func PixelSum(img image.Image) string {
 	b := img.Bounds()
 	h := sha256.New()
 	fmt.Fprintf(h, "gray %d %d\n", b.Dx(), b.Dy())
+	if g, ok := img.(*image.Gray); ok {
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			h.Write(g.Pix[g.PixOffset(b.Min.X, y):][:b.Dx()])
+		}
+		return hex.EncodeToString(h.Sum(nil))
+	}
 	row := make([]byte, b.Dx())
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
@@ -218,7 +224,7 @@ func DeriveMitoMask(dir, label, mask string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return "", err
 	}
-	enc := png.Encoder{CompressionLevel: png.BestCompression}
+	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
 	if err := safefile.Write(out, func(w io.Writer) error { return enc.Encode(w, m) }); err != nil {
 		return "", err
 	}

@@ -161,3 +161,22 @@ func TestBuildMitoWithoutMasks(t *testing.T) {
 		t.Fatalf("error %v, want the fetch-data command", err)
 	}
 }
+
+// TestPixelSumGrayFastPath: a *image.Gray (fast path, here a sub-image) and
+// the same pixels in another type have the same sum.
+func TestPixelSumGrayFastPath(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 5, 4))
+	for i := range g.Pix {
+		g.Pix[i] = uint8(i * 13)
+	}
+	sub := g.SubImage(image.Rect(1, 1, 4, 3)).(*image.Gray)
+	rgba := image.NewRGBA(image.Rect(0, 0, 3, 2))
+	for y := range 2 {
+		for x := range 3 {
+			rgba.Set(x, y, sub.At(x+1, y+1))
+		}
+	}
+	if PixelSum(sub) != PixelSum(rgba) {
+		t.Fatal("a grey sub-image and its RGBA copy differ in pixel sum")
+	}
+}
