@@ -92,7 +92,7 @@ func TestSourceBytes(t *testing.T) {
 // noRange it answers every request with the whole file.
 type server struct {
 	*httptest.Server
-	mu              sync.Mutex
+	mu               sync.Mutex
 	requests, range_ int
 }
 
