@@ -392,9 +392,6 @@ func (f *fetcher) download(ctx context.Context, u, dest string) error {
 		f.logf("  %s: complete from an earlier run", dest)
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return err
-	}
 	part := dest + ".part"
 	var off int64
 	if fi, err := os.Stat(part); err == nil {
@@ -433,6 +430,9 @@ func (f *fetcher) download(ctx context.Context, u, dest string) error {
 		return fmt.Errorf("GET %s: %s for the rest of a partial download (removed; run again)", u, resp.Status)
 	default:
 		return fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return err
 	}
 	out, err := os.OpenFile(part, flags, 0o644)
 	if err != nil {
