@@ -23,7 +23,7 @@ type Row struct {
 	Profile  string
 	Data     string
 	Seconds  float64 // < 0: unknown
-	Status   string  // "ok", "failed" or "" (no record)
+	Status   string  // "ok", "failed", "needs-data" or "" (no record)
 	Errors   string  // what failed
 	Headline string
 	Earlier  string // when the row is from another run than the newest: its date and commit
@@ -43,6 +43,9 @@ func (s Site) Counts() string {
 		n[r.Status]++
 	}
 	c := fmt.Sprintf("%d ok, %d failed", n["ok"], n["failed"])
+	if n[NeedsDataStatus] > 0 {
+		c += fmt.Sprintf(", %d need data", n[NeedsDataStatus])
+	}
 	if n[""] > 0 {
 		c += fmt.Sprintf(", %d without a run record", n[""])
 	}
@@ -196,6 +199,7 @@ td.headline { min-width: 16em; max-width: 34em; }
 td .name { display: block; font-size: .82em; color: #6a747e; }
 .ok { color: #1a7f37; font-weight: 600; }
 .failed { color: #c62828; font-weight: 600; }
+.needs { color: #9a6700; font-weight: 600; }
 .note { display: block; font-size: .82em; color: #6a747e; font-weight: normal; overflow-wrap: anywhere; }
 code { font-size: .92em; background: #f3f5f7; padding: 0 .2em; border-radius: 3px; }
 a { color: #0b5cad; }
@@ -215,7 +219,7 @@ footer { margin-top: 1.5em; font-size: .85em; color: #6a747e; }
 <td class="profile">{{or .Profile}}</td>
 <td class="data">{{if .Data}}{{inline .Data}}{{else}}—{{end}}</td>
 <td class="num">{{duration .Seconds}}</td>
-<td class="status">{{if eq .Status "ok"}}<span class="ok">ok</span>{{else if eq .Status "failed"}}<span class="failed">failed</span>{{if .Errors}}<span class="note" title="{{.Errors}}">{{printf "%.80s" .Errors}}</span>{{end}}{{if .Log}}<a class="note" href="{{.Log}}">log</a>{{end}}{{else}}—<span class="note">no run record</span>{{end}}{{if .Earlier}}<span class="note">{{.Earlier}}</span>{{end}}</td>
+<td class="status">{{if eq .Status "ok"}}<span class="ok">ok</span>{{else if eq .Status "failed"}}<span class="failed">failed</span>{{if .Errors}}<span class="note" title="{{.Errors}}">{{printf "%.80s" .Errors}}</span>{{end}}{{if .Log}}<a class="note" href="{{.Log}}">log</a>{{end}}{{else if eq .Status "needs-data"}}<span class="needs">needs data</span>{{if .Errors}}<span class="note">{{inline .Errors}}</span>{{end}}{{else}}—<span class="note">no run record</span>{{end}}{{if .Earlier}}<span class="note">{{.Earlier}}</span>{{end}}</td>
 <td class="headline">{{or .Headline}}</td>
 </tr>
 {{- end}}
