@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/fetch"
@@ -38,42 +39,68 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 			return fs.usageErr("%v", err)
 		}
 	}
-	if *dir == "" {
-		*dir = defaultDataDir()
+	// Each set where the loaders find it (data.Locator), else in the
+	// default folder; -dir decides for all.
+	dirOf := func(set string) string {
+		if *dir != "" {
+			return *dir
+		}
+		if d, err := (data.Locator{}).Find(set); err == nil {
+			return filepath.Dir(d)
+		}
+		return defaultDataDir()
 	}
 	if *makeMirror != "" {
-		written, err := fetch.MakeMirror(*dir, *makeMirror, sets)
-		if err != nil {
-			return err
+		var written []string
+		for _, s := range sets {
+			w, err := fetch.MakeMirror(dirOf(s), *makeMirror, []string{s})
+			if err != nil {
+				return err
+			}
+			written = append(written, w...)
 		}
 		fmt.Fprintf(stderr, "fetch: %d archives written under %s\n", len(written), *makeMirror)
 		return writeJSON(stdout, map[string]any{"mirror": *makeMirror, "archives": written})
 	}
+	rep := fetch.Report{Dir: *dir}
+	if rep.Dir == "" {
+		rep.Dir = defaultDataDir()
+	}
 	if *check {
-		reps, err := fetch.Check(*dir, sets)
-		if err != nil {
+		for _, s := range sets {
+			r, err := fetch.Check(dirOf(s), []string{s})
+			if err != nil {
+				return err
+			}
+			rep.Sets = append(rep.Sets, r...)
+		}
+		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
-		if err := writeJSON(stdout, fetch.Report{Dir: *dir, Sets: reps}); err != nil {
-			return err
-		}
-		return incomplete(reps, *dir, stderr)
+		return incomplete(rep.Sets, stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opt := fetch.Options{Dir: *dir, Mirror: *mirror, NoFallback: *noFallback, Log: stderr, Live: isTerminal(stderr)}
-	rep, err := fetch.Fetch(ctx, opt, sets)
-	if err != nil {
-		return err
+	t0 := time.Now()
+	for _, s := range sets {
+		opt := fetch.Options{Dir: dirOf(s), Mirror: *mirror, NoFallback: *noFallback, Log: stderr, Live: isTerminal(stderr)}
+		r, err := fetch.Fetch(ctx, opt, []string{s})
+		if err != nil {
+			return err
+		}
+		rep.Sets = append(rep.Sets, r.Sets...)
+		rep.Requests += r.Requests
+		rep.Downloaded += r.Downloaded
 	}
+	rep.Seconds = time.Since(t0).Seconds()
 	if err := writeJSON(stdout, rep); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "fetch: %d request(s), %.1f MB downloaded in %.1f s\n", rep.Requests, float64(rep.Downloaded)/1e6, rep.Seconds)
-	if err := incomplete(rep.Sets, *dir, stderr); err != nil {
+	if err := incomplete(rep.Sets, stderr); err != nil {
 		return err
 	}
-	if abs, _ := filepath.Abs(*dir); abs != mustAbs(defaultDataDir()) && os.Getenv(data.EnvVar) == "" {
+	if abs := mustAbs(rep.Dir); abs != mustAbs(defaultDataDir()) && os.Getenv(data.EnvVar) == "" {
 		fmt.Fprintf(stderr, "fetch: the loaders find this folder when you export %s=%s\n", data.EnvVar, abs)
 	}
 	return nil
@@ -81,7 +108,7 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 
 // incomplete prints each incomplete set's first problems and returns an
 // error naming them.
-func incomplete(reps []fetch.SetReport, dir string, stderr io.Writer) error {
+func incomplete(reps []fetch.SetReport, stderr io.Writer) error {
 	var bad []string
 	for _, r := range reps {
 		if r.Complete() {
@@ -89,14 +116,14 @@ func incomplete(reps []fetch.SetReport, dir string, stderr io.Writer) error {
 			continue
 		}
 		bad = append(bad, r.Set)
-		fmt.Fprintf(stderr, "fetch: %s INCOMPLETE: %d of %d files missing or failing verification in %s\n", r.Set, r.Missing, r.Files, r.Dir)
+		fmt.Fprintf(stderr, "fetch: %s INCOMPLETE: %d of %d files missing or failing verification in %s (source files %.1f MB)\n", r.Set, r.Missing, r.Files, r.Dir, float64(r.Bytes)/1e6)
 		for _, p := range r.Problems {
 			fmt.Fprintf(stderr, "  %s\n", p)
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%d data set(s) incomplete in %s: %s; run scripts/fetch-data %s again (it keeps what verified; with a mirror: --mirror URL or $%s)",
-			len(bad), dir, strings.Join(bad, " "), strings.Join(bad, " "), fetch.MirrorEnv)
+		return fmt.Errorf("%d data set(s) incomplete: %s; run scripts/fetch-data %s again (it keeps what verified; with a mirror: --mirror URL or $%s)",
+			len(bad), strings.Join(bad, " "), strings.Join(bad, " "), fetch.MirrorEnv)
 	}
 	return nil
 }
