@@ -17,10 +17,11 @@ import (
 // runFetch gets the data sets (package data/fetch), checks them, or writes
 // a mirror of them.
 func runFetch(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("fetch", "psub fetch [-dir DIR] [-mirror URL|DIR] [-check] [-no-fallback] [-make-mirror OUT] [DATASET ...]", stdout)
+	fs := newFlags("fetch", "psub fetch [-dir DIR] [-mirror URL|DIR] [-raw URL] [-check] [-no-fallback] [-make-mirror OUT] [DATASET ...]", stdout)
 	dir := fs.String("dir", "", "the data folder (default $PSUB_DATA, else ../shared/data beside the repository, where the loaders look)")
 	mirror := fs.String("mirror", os.Getenv(fetch.MirrorEnv), "where the archives are: a base URL standing for https://github.com, or a folder laid out as OWNER/NAME/archive/COMMIT.tar.gz (default $"+fetch.MirrorEnv+", else GitHub)")
 	check := fs.Bool("check", false, "only verify what the data folder holds (no network); exit 1 when a data set is incomplete")
+	raw := fs.String("raw", os.Getenv("PSUB_DATA_RAW"), "the per-file fallback's host, standing for "+fetch.RawGitHub+" (default $PSUB_DATA_RAW, else GitHub)")
 	noFallback := fs.Bool("no-fallback", false, "never download files one by one when the archive route fails")
 	makeMirror := fs.String("make-mirror", "", "write into this folder the archives of the data sets, from the verified data folder, for -mirror")
 	fs.after = func(w io.Writer) {
@@ -83,7 +84,7 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	t0 := time.Now()
 	for _, s := range sets {
-		opt := fetch.Options{Dir: dirOf(s), Mirror: *mirror, NoFallback: *noFallback, Log: stderr, Live: isTerminal(stderr)}
+		opt := fetch.Options{Dir: dirOf(s), Mirror: *mirror, RawBase: *raw, NoFallback: *noFallback, Log: stderr, Live: isTerminal(stderr)}
 		r, err := fetch.Fetch(ctx, opt, []string{s})
 		if err != nil {
 			return err
