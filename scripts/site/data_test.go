@@ -114,3 +114,17 @@ func TestNeedsDataPage(t *testing.T) {
 		t.Errorf("check: %d pages, %v, %v", pages, problems, err)
 	}
 }
+
+// TestDataLine: one short line per notebook, from headers as the notebooks
+// write them.
+func TestDataLine(t *testing.T) {
+	for _, c := range []struct{ name, full, want string }{
+		{"01-cows", "TU Darmstadt cows (/work/shared/data/tud_cows): 20 of 111 images, half resolution; SLIC ~500 superpixels", "tud_cows · TU Darmstadt cows: 20 of 111 images, half resolution"},
+		{"00-quickstart", "embedded synthetic data (seed 1, `20` graphs) | no real data", "synthetic · embedded synthetic data (seed 1, `20` graphs)"},
+		{"04-mitochondria", "train on the two x-halves of the training volume (C chosen on one half trained with the other), test on the testing volume. EPFL mitochondria", "epfl_mito · train on the two x-halves of the training volume (C chosen on one half trained with the…"},
+	} {
+		if got := dataLine(c.name, c.full); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
