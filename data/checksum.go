@@ -18,12 +18,17 @@ import (
 // folder's SHA256SUMS), so a data folder is checked against what the project
 // expects and not against sums that travel with the data.
 //
-//go:embed checksums/*.sha256
+// Derived files (the epfl_mito masks, rasterised here from the polygon
+// labels) are checked by the sha256 of their pixels (PixelSum), listed in
+// checksums/NAME.pixelsums: PNG encoders differ in bytes, not in pixels.
+//
+//go:embed checksums/*.sha256 checksums/*.pixelsums
 var checksumFS embed.FS
 
 // Checksums returns the expected sha256 (hex) of every file of a data set
 // ("yeast", "scene", "tud_cows", "epfl_mito", "weizmann_horse"), keyed by the
-// path relative to the data set's folder.
+// path relative to the data set's folder: the files copied from the source
+// repositories (derived files: DerivedPixelSums).
 func Checksums(dataset string) (map[string]string, error) {
 	b, err := checksumFS.ReadFile("checksums/" + dataset + ".sha256")
 	if err != nil {
@@ -32,11 +37,27 @@ func Checksums(dataset string) (map[string]string, error) {
 	return parseSHA256SUMS(bytes.NewReader(b), dataset+".sha256")
 }
 
+// DerivedPixelSums returns the expected PixelSum of every derived file of a
+// data set, keyed by its path relative to the data set's folder; empty for a
+// data set without derived files.
+func DerivedPixelSums(dataset string) (map[string]string, error) {
+	b, err := checksumFS.ReadFile("checksums/" + dataset + ".pixelsums")
+	if err != nil {
+		if _, err := Checksums(dataset); err != nil {
+			return nil, err
+		}
+		return map[string]string{}, nil
+	}
+	return parseSHA256SUMS(bytes.NewReader(b), dataset+".pixelsums")
+}
+
 func knownChecksums() []string {
 	ents, _ := checksumFS.ReadDir("checksums")
 	var names []string
 	for _, e := range ents {
-		names = append(names, strings.TrimSuffix(e.Name(), ".sha256"))
+		if n, ok := strings.CutSuffix(e.Name(), ".sha256"); ok {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	return names

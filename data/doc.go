@@ -19,9 +19,12 @@
 //     under GoNB and a package directory under go test both work).
 //
 // When it is nowhere, the error (wrapping ErrNotFound) lists every place
-// looked at and says how to get the data: scripts/fetch-data downloads the
-// originals and verifies them. The sha256 of every original file ships with
-// the package (Checksums, VerifyFiles).
+// looked at and says how to get the data: scripts/fetch-data (package
+// data/fetch) downloads the originals and verifies them. The sha256 of every
+// original file ships with the package (Checksums, VerifyFiles). The
+// epfl_mito masks are not in their source: RasteriseMito makes them from the
+// polygon labels (DeriveMitoMask), checked by the sha256 of their pixels
+// (PixelSum, DerivedPixelSums), since PNG encoders differ in bytes.
 //
 // # Graph interchange
 //

@@ -76,7 +76,7 @@ func TestLocatorOrder(t *testing.T) {
 }
 
 func TestChecksumsEmbedded(t *testing.T) {
-	for ds, n := range map[string]int{"yeast": 2, "scene": 2, "tud_cows": 333, "weizmann_horse": 656, "epfl_mito": 991} {
+	for ds, n := range map[string]int{"yeast": 2, "scene": 2, "tud_cows": 333, "weizmann_horse": 656, "epfl_mito": 661} {
 		sums, err := Checksums(ds)
 		if err != nil || len(sums) != n {
 			t.Fatalf("%s: %d sums, %v; want %d", ds, len(sums), err, n)

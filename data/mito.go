@@ -1,8 +1,11 @@
 package data
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -108,6 +111,11 @@ func BuildMito(opt MitoOptions) (*SegmentedSet, error) {
 		return nil, err
 	}
 	vdir := filepath.Join(dir, vol)
+	if _, err := os.Stat(filepath.Join(vdir, "masks_derived")); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s/%s: no derived masks in %s: they are not in the source repository; "+
+			"run scripts/fetch-data %s, which rasterises them from %s/labels and checks their pixels",
+			MitoDir, vol, filepath.Join(vdir, "masks_derived"), MitoDir, vol)
+	}
 	images, masks, err := ImageMaskPairs(filepath.Join(vdir, "images"), filepath.Join(vdir, "masks_derived"), ".png")
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", MitoDir, vol, err)

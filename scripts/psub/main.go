@@ -39,6 +39,7 @@ func commands() map[string]command {
 		"export":   {"write a built data set as JSON Lines graphs", runExport},
 		"slic":     {"segment an image into SLIC superpixels, write a 16-bit label PNG", runSlic},
 		"maxflow":  {"max-flow/min-cut of a DIMACS file (Boykov–Kolmogorov), with timings", runMaxflow},
+		"fetch":    {"get the data sets (one archive per source repository, or a mirror), verify them, derive the mito masks", runFetch},
 		"protocol": {"run one of the paper's protocols (or a shard of it), merge shard files, list them", runProtocol},
 	}
 }

@@ -42,6 +42,7 @@ var badArgs = map[string][]string{
 	"slic":     {"-o", "labels.png"},
 	"maxflow":  {"-repeat", "0", "x.max"},
 	"protocol": {"cows", "-shard", "9/2"},
+	"fetch":    {"msrc"},
 }
 
 // TestCommandLineConventions checks every subcommand: -h and --help print

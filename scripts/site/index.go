@@ -23,7 +23,7 @@ type Row struct {
 	Profile  string
 	Data     string
 	Seconds  float64 // < 0: unknown
-	Status   string  // "ok", "failed" or "" (no record)
+	Status   string  // "ok", "failed", "needs-data" or "" (no record)
 	Errors   string  // what failed
 	Headline string
 	Earlier  string // when the row is from another run than the newest: its date and commit
@@ -43,6 +43,9 @@ func (s Site) Counts() string {
 		n[r.Status]++
 	}
 	c := fmt.Sprintf("%d ok, %d failed", n["ok"], n["failed"])
+	if n[NeedsDataStatus] > 0 {
+		c += fmt.Sprintf(", %d need data", n[NeedsDataStatus])
+	}
 	if n[""] > 0 {
 		c += fmt.Sprintf(", %d without a run record", n[""])
 	}
@@ -151,6 +154,33 @@ func inline(s string) template.HTML {
 	return template.HTML(codeSpan.ReplaceAllString(html.EscapeString(s), "<code>$1</code>"))
 }
 
+// dataLine is the index's one line about a notebook's data: the data sets
+// it reads (notebookData; none: synthetic) and the run's size, the first
+// clause of its header's data text (before "|" or ";", without the folder
+// in parentheses), cut to about 90 characters. The whole text stays on the
+// notebook's page and in the cell's title.
+func dataLine(name, full string) string {
+	first, _, _ := strings.Cut(full, " | ")
+	first, _, _ = strings.Cut(first, ";")
+	first = folderInParens.ReplaceAllString(first, "")
+	first = strings.TrimSpace(strings.Join(strings.Fields(first), " "))
+	if r := []rune(first); len(r) > 90 {
+		cut := string(r[:90])
+		if i := strings.LastIndexByte(cut, ' '); i > 40 {
+			cut = cut[:i]
+		}
+		first = strings.TrimRight(cut, " ,.:(") + "…"
+	}
+	sets := strings.Join(DataSets(name), ", ")
+	if sets == "" {
+		sets = "synthetic"
+	}
+	return sets + " · " + first
+}
+
+// folderInParens matches " (/abs/path)", a loader's folder.
+var folderInParens = regexp.MustCompile(` \(/[^)]*\)`)
+
 // duration prints a run time for people.
 func duration(sec float64) string {
 	switch {
@@ -167,6 +197,7 @@ func duration(sec float64) string {
 
 var indexTemplate = template.Must(template.New("index").Funcs(template.FuncMap{
 	"inline":   inline,
+	"dataLine": dataLine,
 	"duration": duration,
 	"or": func(s string) string {
 		if strings.TrimSpace(s) == "" {
@@ -191,11 +222,12 @@ th { background: #f3f5f7; font-weight: 600; white-space: nowrap; }
 td.num, td.profile { white-space: nowrap; }
 td.status { min-width: 5em; max-width: 16em; }
 td.num { text-align: right; }
-td.data { font-size: .88em; color: #4a5560; max-width: 22em; }
+td.data { font-size: .88em; color: #4a5560; max-width: 26em; }
 td.headline { min-width: 16em; max-width: 34em; }
 td .name { display: block; font-size: .82em; color: #6a747e; }
 .ok { color: #1a7f37; font-weight: 600; }
 .failed { color: #c62828; font-weight: 600; }
+.needs { color: #9a6700; font-weight: 600; }
 .note { display: block; font-size: .82em; color: #6a747e; font-weight: normal; overflow-wrap: anywhere; }
 code { font-size: .92em; background: #f3f5f7; padding: 0 .2em; border-radius: 3px; }
 a { color: #0b5cad; }
@@ -213,9 +245,9 @@ footer { margin-top: 1.5em; font-size: .85em; color: #6a747e; }
 <tr id="{{.Name}}">
 <td>{{if .Page}}<a href="{{.Page}}">{{.Title}}</a>{{else}}{{.Title}}{{end}}<span class="name">{{.Name}}</span></td>
 <td class="profile">{{or .Profile}}</td>
-<td class="data">{{if .Data}}{{inline .Data}}{{else}}—{{end}}</td>
+<td class="data"{{if .Data}} title="{{.Data}}"{{end}}>{{if .Data}}{{inline (dataLine .Name .Data)}}{{else}}—{{end}}</td>
 <td class="num">{{duration .Seconds}}</td>
-<td class="status">{{if eq .Status "ok"}}<span class="ok">ok</span>{{else if eq .Status "failed"}}<span class="failed">failed</span>{{if .Errors}}<span class="note" title="{{.Errors}}">{{printf "%.80s" .Errors}}</span>{{end}}{{if .Log}}<a class="note" href="{{.Log}}">log</a>{{end}}{{else}}—<span class="note">no run record</span>{{end}}{{if .Earlier}}<span class="note">{{.Earlier}}</span>{{end}}</td>
+<td class="status">{{if eq .Status "ok"}}<span class="ok">ok</span>{{else if eq .Status "failed"}}<span class="failed">failed</span>{{if .Errors}}<span class="note" title="{{.Errors}}">{{printf "%.80s" .Errors}}</span>{{end}}{{if .Log}}<a class="note" href="{{.Log}}">log</a>{{end}}{{else if eq .Status "needs-data"}}<span class="needs">needs data</span>{{if .Errors}}<span class="note">{{inline .Errors}}</span>{{end}}{{else}}—<span class="note">no run record</span>{{end}}{{if .Earlier}}<span class="note">{{.Earlier}}</span>{{end}}</td>
 <td class="headline">{{or .Headline}}</td>
 </tr>
 {{- end}}

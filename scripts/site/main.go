@@ -22,6 +22,9 @@ const usage = `usage: site COMMAND [flags]
   nbconvert-flags             print the nbconvert options that point pages at DIR/static
   record -out DIR -notebook NB -status ok|failed -seconds S -profile P [-run ID] [-errors TEXT]
                               record one notebook's run in DIR/notebooks/NAME.run.json
+  data-sets NB...             print, one line per notebook, the data sets it reads (none: an empty line)
+  needs-data -out DIR -notebook NB -sets "A B" [-why TEXT] -profile P [-run ID]
+                              write DIR/NAME.html saying what data NB needs and the command, and its record
   index -out DIR              write DIR/index.html from DIR/notebooks (executed notebooks, records)
   check -out DIR              fail when a page loads a script, style or image by file:// or network URL`
 
@@ -70,6 +73,38 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		r.Notebook = filepath.ToSlash(*nb)
 		r.Name = strings.TrimSuffix(filepath.Base(*nb), ".ipynb")
+		r.Finished = time.Now().UTC().Truncate(time.Second)
+		fillMachine(&r)
+		return WriteRecord(*out, r)
+	case "data-sets":
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		for _, nb := range fs.Args() {
+			fmt.Fprintln(stdout, strings.Join(DataSets(nb), " "))
+		}
+		return nil
+	case "needs-data":
+		var r Record
+		nb := fs.String("notebook", "", "the source notebook (notebooks/NN-name.ipynb)")
+		sets := fs.String("sets", "", "the missing data sets, space-separated")
+		why := fs.String("why", "", "why they were not fetched")
+		fs.StringVar(&r.Profile, "profile", "", "profile asked for (quick or full)")
+		fs.StringVar(&r.Run, "run", "", "id shared by the notebooks of one scripts/reproduce run")
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if *nb == "" || strings.TrimSpace(*sets) == "" {
+			return fmt.Errorf("needs-data: -notebook and -sets are required")
+		}
+		n, err := WriteNeedsData(*out, *nb, strings.Fields(*sets), *why)
+		if err != nil {
+			return err
+		}
+		r.Notebook = filepath.ToSlash(*nb)
+		r.Name = n.Name
+		r.Status = NeedsDataStatus
+		r.Errors = n.Summary()
 		r.Finished = time.Now().UTC().Truncate(time.Second)
 		fillMachine(&r)
 		return WriteRecord(*out, r)

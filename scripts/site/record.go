@@ -17,15 +17,18 @@ import (
 type Record struct {
 	Name     string    `json:"name"`     // NN-name
 	Notebook string    `json:"notebook"` // source notebook, notebooks/NN-name.ipynb
-	Status   string    `json:"status"`   // "ok" or "failed"
+	Status   string    `json:"status"`   // "ok", "failed" or "needs-data"
 	Seconds  float64   `json:"seconds"`  // wall time of the run
 	Profile  string    `json:"profile"`  // profile asked for
 	Run      string    `json:"run"`      // shared by the notebooks of one reproduce run
 	Finished time.Time `json:"finished"` // UTC
 	Commit   string    `json:"commit"`
 	Machine  string    `json:"machine"`
-	Errors   string    `json:"errors,omitempty"` // what failed
+	Errors   string    `json:"errors,omitempty"` // what failed, or the data it needs and the command
 }
+
+// NeedsDataStatus marks a notebook not run for want of data.
+const NeedsDataStatus = "needs-data"
 
 func fillMachine(r *Record) {
 	r.Commit = runenv.Commit()
@@ -38,8 +41,8 @@ func recordPath(outDir, name string) string {
 
 // WriteRecord checks r and writes it atomically.
 func WriteRecord(outDir string, r Record) error {
-	if r.Status != "ok" && r.Status != "failed" {
-		return fmt.Errorf("record %s: status %q, want ok or failed", r.Name, r.Status)
+	if r.Status != "ok" && r.Status != "failed" && r.Status != NeedsDataStatus {
+		return fmt.Errorf("record %s: status %q, want ok, failed or %s", r.Name, r.Status, NeedsDataStatus)
 	}
 	if r.Seconds < 0 {
 		return fmt.Errorf("record %s: negative run time %g s", r.Name, r.Seconds)

@@ -135,7 +135,8 @@ func TestIndexRows(t *testing.T) {
 	for _, w := range []string{
 		`<a href="00-demo.html">00 · Demo</a>`,
 		`<td class="headline">C4 94.0 % vs paper 93.9 % (Δ &#43;0.1); C4 &gt; C1 at p &lt; 1e-5</td>`,
-		"embedded synthetic data (seed 1, <code>20</code> graphs) | no real data",
+		// One line in the cell, the whole text in its title.
+		`title="embedded synthetic data (seed 1, ` + "`20`" + ` graphs) | no real data">synthetic · embedded synthetic data (seed 1, <code>20</code> graphs)</td>`,
 		`<td class="num">1 min 23 s</td>`,
 		`<span class="failed">failed</span>`,
 		`<a class="note" href="logs/nb-01-broken.log">log</a>`,

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/internal/safefile"
+)
+
+// notebookData lists the data sets each notebook reads (by its NN prefix);
+// a notebook not listed (00, 07) runs on embedded synthetic data.
+// TestNotebookDataMatchesCode checks it against the notebooks' code.
+var notebookData = map[string][]string{
+	"01": {"tud_cows"},
+	"02": {"tud_cows"},
+	"03": {"weizmann_horse"},
+	"04": {"epfl_mito"},
+	"05": {"yeast", "scene"},
+	"06": {"tud_cows"},
+	"08": {"tud_cows"},
+}
+
+// DataSets returns the data sets of a notebook (a path or NN-name).
+func DataSets(nb string) []string {
+	name := filepath.Base(nb)
+	if len(name) < 2 {
+		return nil
+	}
+	return notebookData[name[:2]]
+}
+
+// NeedsData is what a page says about a notebook that could not run for
+// want of data.
+type NeedsData struct {
+	Name, Title string
+	Sets        []SetPlace
+	Command     string
+	Why         string // why no fetch happened (refused, offline...)
+}
+
+// SetPlace is one missing data set and where it was looked for.
+type SetPlace struct {
+	Set    string
+	Looked []string
+}
+
+// FetchCommand is the one command that gets the sets.
+func FetchCommand(sets []string) string { return "scripts/fetch-data " + strings.Join(sets, " ") }
+
+// locator finds the data sets as the notebooks do (tests change it).
+var locator = data.Locator{}
+
+// lookFor says where the loaders looked for set: the Locator's list, or the
+// folder found, which then lacks files.
+func lookFor(set string) []string {
+	dir, err := locator.Find(set)
+	if err == nil {
+		return []string{dir + ": found, but files are missing or fail verification (scripts/fetch-data --check " + set + " lists them)"}
+	}
+	var looked []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if s, ok := strings.CutPrefix(l, "  - "); ok {
+			looked = append(looked, s)
+		}
+	}
+	if len(looked) == 0 && !errors.Is(err, data.ErrNotFound) {
+		looked = append(looked, err.Error())
+	}
+	return looked
+}
+
+// WriteNeedsData writes outDir/NAME.html, a short page in place of the
+// notebook's: which data sets, where they were looked for, the command.
+func WriteNeedsData(outDir, nb string, sets []string, why string) (NeedsData, error) {
+	name := strings.TrimSuffix(filepath.Base(nb), ".ipynb")
+	n := NeedsData{Name: name, Title: name, Command: FetchCommand(sets), Why: why}
+	if s, err := ReadSummary(nb); err == nil && s.Title != "" {
+		n.Title = s.Title
+	}
+	for _, s := range sets {
+		n.Sets = append(n.Sets, SetPlace{Set: s, Looked: lookFor(s)})
+	}
+	var b bytes.Buffer
+	if err := needsDataTemplate.Execute(&b, n); err != nil {
+		return n, err
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return n, err
+	}
+	return n, safefile.WriteBytes(filepath.Join(outDir, name+".html"), b.Bytes())
+}
+
+// Summary is the one line the index and the record keep.
+func (n NeedsData) Summary() string {
+	return fmt.Sprintf("needs data: %s; run `%s`", strings.Join(setNames(n.Sets), ", "), n.Command)
+}
+
+func setNames(s []SetPlace) []string {
+	var out []string
+	for _, p := range s {
+		out = append(out, p.Set)
+	}
+	return out
+}
+
+var needsDataTemplate = template.Must(template.New("needs").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}: needs data</title>
+<link rel="icon" href="data:,">
+<style>
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; color: #1d2329; margin: 2em auto; max-width: 860px; padding: 0 1em; }
+code, pre { background: #f3f5f7; border-radius: 3px; }
+pre { padding: .6em .8em; font-size: 1.05em; }
+li { margin: .2em 0; }
+.needs { color: #9a6700; font-weight: 600; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="needs">Not run: this notebook needs data that is not on this machine.</p>
+{{range .Sets}}<h2>Data set <code>{{.Set}}</code></h2>
+<p>Looked in:</p>
+<ul>{{range .Looked}}<li>{{.}}</li>{{end}}</ul>
+{{end}}
+{{- if .Why}}<p>It was not fetched: {{.Why}}</p>{{end}}
+<p>Get it with one command (it downloads one archive per source repository, or reads a mirror given by <code>--mirror</code> or <code>$PSUB_DATA_MIRROR</code>, and verifies every file), then run <code>scripts/reproduce</code> again:</p>
+<pre>{{.Command}}</pre>
+<p><a href="index.html">All notebooks</a></p>
+</body>
+</html>
+`))
