@@ -66,7 +66,13 @@ func TestNotebookDataMatchesCode(t *testing.T) {
 // the command; the record and the index say "needs data", not failed.
 func TestNeedsDataPage(t *testing.T) {
 	out := copyTree(t, "testdata/out")
-	t.Setenv("PSUB_DATA", filepath.Join(t.TempDir(), "nothing-here"))
+	// $PSUB_DATA names a folder without the data set (a missing folder is
+	// an error of its own, tested in package data).
+	empty := filepath.Join(t.TempDir(), "nothing-here")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PSUB_DATA", empty)
 	// A working directory outside the module: no ../shared/data either.
 	defer func(l data.Locator) { locator = l }(locator)
 	locator = data.Locator{WorkDir: t.TempDir()}
