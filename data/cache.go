@@ -75,7 +75,7 @@ func DefaultSegmentCache() *SegmentCache {
 // that load and build them. A new file of data/ that builds segmentation
 // sources belongs here (a test checks).
 var builderSource = []string{"psub/imageio", "psub/slic", "psub/feature",
-	"data/segment.go", "data/segment_folder.go", "data/cows.go", "data/horses.go", "data/mito.go", "data/cache.go"}
+	"data/segment.go", "data/segment_folder.go", "data/pipeline.go", "data/masks.go", "data/cows.go", "data/horses.go", "data/mito.go", "data/cache.go"}
 
 // BuilderSource is the hash of the source the segment cache's entries
 // depend on (grid.HashSource of builderSource, a narrower part than
