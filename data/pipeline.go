@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/probably-submodular/crf/psub/feature"
 	"github.com/probably-submodular/crf/psub/imageio"
@@ -267,27 +269,61 @@ func (p Pipeline) Build(images, masks []string, keepImage bool, opt BuildOptions
 		}
 		return BuildSegmented(sources, b, opt)
 	}
-	// Segments depend on each image's size: one builder per image.
+	// Segments depend on each image's size: one builder per image, the
+	// images built in parallel, SLIC on one core each.
 	out := make([]*SegmentedImage, len(images))
+	errs := make([]error, len(images))
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var (
+		mu   sync.Mutex
+		done int
+		wg   sync.WaitGroup
+	)
+	next := make(chan int)
+	for range min(workers, len(images)) {
+		wg.Go(func() {
+			for i := range next {
+				out[i], errs[i] = p.buildOne(images[i], masks[i], keepImage, len(images) > 1)
+				mu.Lock()
+				done++
+				if opt.Progress != nil && errs[i] == nil {
+					opt.Progress(done, len(images))
+				}
+				mu.Unlock()
+			}
+		})
+	}
 	for i := range images {
-		src := p.Source(images[i], masks[i])
-		img, mask, err := src.Load()
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
-		}
-		b, err := p.Builder(img.Voxels())
-		if err != nil {
-			return nil, err
-		}
-		b.KeepImage = keepImage
-		if out[i], err = b.Build(src.Name, img, mask); err != nil {
-			return nil, err
-		}
-		if opt.Progress != nil {
-			opt.Progress(i+1, len(images))
 		}
 	}
 	return out, nil
+}
+
+func (p Pipeline) buildOne(imagePath, maskPath string, keepImage, oneCore bool) (*SegmentedImage, error) {
+	src := p.Source(imagePath, maskPath)
+	img, mask, err := src.Load()
+	if err != nil {
+		return nil, err
+	}
+	b, err := p.Builder(img.Voxels())
+	if err != nil {
+		return nil, err
+	}
+	b.KeepImage = keepImage
+	if oneCore && b.SLIC.Workers == 0 {
+		b.SLIC.Workers = 1
+	}
+	return b.Build(src.Name, img, mask)
 }
 
 // Segment builds the unlabelled instance of a prepared image (see Prepare)

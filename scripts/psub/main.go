@@ -31,6 +31,7 @@ func commands() map[string]command {
 		"export":   {"write a built data set as JSON Lines graphs", runExport},
 		"slic":     {"segment an image into SLIC superpixels, write a 16-bit label PNG", runSlic},
 		"maxflow":  {"max-flow/min-cut of a DIMACS file (Boykov–Kolmogorov), with timings", runMaxflow},
+		"segment":  {"train a segmenter on a folder of images and masks (segment train), or apply one (segment predict)", runSegment},
 		"protocol": {"run one of the paper's protocols (or a shard of it), merge shard files, list them", runProtocol},
 	}
 }
