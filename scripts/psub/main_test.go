@@ -42,6 +42,7 @@ var badArgs = map[string][]string{
 	"slic":     {"-o", "labels.png"},
 	"maxflow":  {"-repeat", "0", "x.max"},
 	"protocol": {"cows", "-shard", "9/2"},
+	"segment":  {"train", "-images", "x"},
 }
 
 // TestCommandLineConventions checks every subcommand: -h and --help print

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/psub/imageio"
+)
+
+// runJSON runs psub with args and decodes its stdout into v; it fails the
+// test unless the exit status is 0.
+func runJSON(t *testing.T, v any, args ...string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("psub %s: exit %d, stderr %s", strings.Join(args, " "), code, errb.String())
+	}
+	if err := json.Unmarshal(out.Bytes(), v); err != nil {
+		t.Fatalf("psub %s: stdout is not one JSON object: %v: %q", strings.Join(args, " "), err, out.String())
+	}
+}
+
+// The issue's "Done when": a folder in another naming, format and polarity
+// than the shared sets (JPEG img_001.jpg beside img_001_mask.png, object 0
+// on 255) trains and predicts with the two commands alone, and C4's masks
+// beat C0's on held-out images.
+func TestSegmentOtherFolderC4BeatsC0(t *testing.T) {
+	dir := t.TempDir()
+	train, test := filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	if _, err := data.GenerateImageFolder(train, data.ImageFolderOptions{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := data.GenerateImageFolder(test, data.ImageFolderOptions{Seed: 2, Images: 8}); err != nil {
+		t.Fatal(err)
+	}
+	type predicted struct {
+		Predicted, Resumed int
+		Accuracy           float64   `json:"pixel_accuracy"`
+		IoU                []float64 `json:"iou"`
+		VOC                float64   `json:"voc"`
+	}
+	res := map[string]predicted{}
+	for _, set := range []string{"C0", "C4"} {
+		model, out := filepath.Join(dir, set+".json"), filepath.Join(dir, "out-"+set)
+		var tr struct {
+			Images     int
+			MaskSuffix string `json:"mask_suffix"`
+			Selection  []any  `json:"c_selection"`
+		}
+		runJSON(t, &tr, "segment", "train", "-images", train, "-o", model, "-invert", "-set", set, "-C-grid", "0.1,1", "-holdout", "0.25")
+		if tr.Images != 24 || tr.MaskSuffix != "_mask" || len(tr.Selection) != 2 {
+			t.Fatalf("train %s: %+v", set, tr)
+		}
+		var p predicted
+		runJSON(t, &p, "segment", "predict", "-model", model, "-images", test, "-o", out)
+		if p.Predicted != 8 || p.Resumed != 0 || len(p.IoU) != 2 {
+			t.Fatalf("predict %s: %+v", set, p)
+		}
+		res[set] = p
+		// The masks are written in the training masks' polarity.
+		m, err := imageio.ReadImage(filepath.Join(out, "img_001.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth, err := imageio.ReadImage(filepath.Join(test, "img_001_mask.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		agree := 0
+		for i := range m.Pix {
+			if m.Pix[i] != 0 && m.Pix[i] != 255 {
+				t.Fatalf("predicted mask value %g, want 0 or 255", m.Pix[i])
+			}
+			if (m.Pix[i] >= 128) == (truth.Pix[i] >= 128) {
+				agree++
+			}
+		}
+		if a := float64(agree) / float64(len(m.Pix)); a < 0.8 {
+			t.Errorf("%s: img_001's mask agrees with the inverted truth on %.2f of the pixels", set, a)
+		}
+		for _, f := range []string{"img_008_overlay.png", "img_008.json"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				t.Error(err)
+			}
+		}
+		// A second run keeps what the first wrote.
+		runJSON(t, &p, "segment", "predict", "-model", model, "-images", test, "-o", out)
+		if p.Resumed != 8 || p.Predicted != 0 {
+			t.Errorf("rerun %s: %+v, want every image kept", set, p)
+		}
+	}
+	t.Logf("held-out pixel accuracy C0 %.4f, C4 %.4f; VOC C0 %.4f, C4 %.4f", res["C0"].Accuracy, res["C4"].Accuracy, res["C0"].VOC, res["C4"].VOC)
+	if !(res["C4"].Accuracy > res["C0"].Accuracy+0.01 && res["C4"].VOC > res["C0"].VOC+0.01) {
+		t.Errorf("C4 (accuracy %.4f, VOC %.4f) does not beat C0 (%.4f, %.4f)", res["C4"].Accuracy, res["C4"].VOC, res["C0"].Accuracy, res["C0"].VOC)
+	}
+}
+
+func writeGrey(t *testing.T, path string, w, h int, val func(x, y int) uint8) {
+	t.Helper()
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.Pix[y*w+x] = val(x, y)
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Bad input fails with exit status 1 and an error naming the file.
+func TestSegmentBadInput(t *testing.T) {
+	grey := func(x, y int) uint8 { return uint8(40 + 100*(x/10)) }
+	half := func(x, y int) uint8 { return uint8(255 * (x / 10)) }
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, dir string) // writes dir/images
+		args  []string
+		want  string
+	}{
+		{"size mismatch", func(t *testing.T, d string) {
+			writeGrey(t, filepath.Join(d, "a.png"), 20, 20, grey)
+			writeGrey(t, filepath.Join(d, "a_mask.png"), 24, 20, half)
+		}, nil, "a_mask.png"},
+		{"mask values not declared", func(t *testing.T, d string) {
+			writeGrey(t, filepath.Join(d, "a.png"), 20, 20, grey)
+			writeGrey(t, filepath.Join(d, "a_mask.png"), 20, 20, func(x, y int) uint8 { return uint8(7 * (x / 10)) })
+		}, []string{"-mask-values", "0,255"}, "a_mask.png: pixel (10,0) has value 7"},
+		{"three values in a binary mask", func(t *testing.T, d string) {
+			writeGrey(t, filepath.Join(d, "a.png"), 20, 20, grey)
+			writeGrey(t, filepath.Join(d, "a_mask.png"), 20, 20, func(x, y int) uint8 { return uint8(100 * (x / 7)) })
+		}, nil, "a_mask.png: pixel"},
+		{"image without mask", func(t *testing.T, d string) {
+			writeGrey(t, filepath.Join(d, "a.png"), 20, 20, grey)
+			writeGrey(t, filepath.Join(d, "a_mask.png"), 20, 20, half)
+			writeGrey(t, filepath.Join(d, "b.png"), 20, 20, grey)
+		}, []string{"-mask-suffix", "_mask"}, "b.png: no mask b_mask.*"},
+		{"mask without image", func(t *testing.T, d string) {
+			writeGrey(t, filepath.Join(d, "a.png"), 20, 20, grey)
+			writeGrey(t, filepath.Join(d, "a_mask.png"), 20, 20, half)
+			writeGrey(t, filepath.Join(d, "c_mask.png"), 20, 20, half)
+		}, []string{"-mask-suffix", "_mask"}, "c_mask.png: no image c.*"},
+		{"empty folder", func(t *testing.T, d string) {}, nil, "no images"},
+		{"truncated file", func(t *testing.T, d string) {
+			writeGrey(t, filepath.Join(d, "a.png"), 20, 20, grey)
+			writeGrey(t, filepath.Join(d, "a_mask.png"), 20, 20, half)
+			b, _ := os.ReadFile(filepath.Join(d, "a.png"))
+			os.WriteFile(filepath.Join(d, "a.png"), b[:len(b)/2], 0o644)
+		}, nil, "a.png"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			images := filepath.Join(dir, "images")
+			os.Mkdir(images, 0o755)
+			c.setup(t, images)
+			model := filepath.Join(dir, "m.json")
+			args := append([]string{"segment", "train", "-images", images, "-o", model, "-segments", "4"}, c.args...)
+			var out, errb bytes.Buffer
+			code := run(args, &out, &errb)
+			if code != 1 || !strings.Contains(errb.String(), c.want) {
+				t.Errorf("exit %d, stderr %q: want 1 and %q", code, errb.String(), c.want)
+			}
+			if _, err := os.Stat(model); err == nil {
+				t.Errorf("a model was written")
+			}
+		})
+	}
+}
+
+// predict refuses to overwrite files it did not write, and fails on an
+// empty folder.
+func TestSegmentPredictOwnsItsFiles(t *testing.T) {
+	dir := t.TempDir()
+	images := filepath.Join(dir, "images")
+	os.Mkdir(images, 0o755)
+	writeGrey(t, filepath.Join(images, "a.png"), 20, 20, func(x, y int) uint8 { return uint8(40 + 100*(x/10)) })
+	writeGrey(t, filepath.Join(images, "a_mask.png"), 20, 20, func(x, y int) uint8 { return uint8(255 * (x / 10)) })
+	model := filepath.Join(dir, "m.json")
+	var tr map[string]any
+	runJSON(t, &tr, "segment", "train", "-images", images, "-o", model, "-segments", "4")
+	out := filepath.Join(dir, "out")
+	os.Mkdir(out, 0o755)
+	os.WriteFile(filepath.Join(out, "a.png"), []byte("someone's file"), 0o644)
+	var o, e bytes.Buffer
+	if code := run([]string{"segment", "predict", "-model", model, "-images", images, "-o", out}, &o, &e); code != 1 || !strings.Contains(e.String(), "refusing to overwrite") {
+		t.Errorf("exit %d, stderr %q", code, e.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "a.png")); string(b) != "someone's file" {
+		t.Errorf("the foreign file was overwritten")
+	}
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	e.Reset()
+	if code := run([]string{"segment", "predict", "-model", model, "-images", empty, "-o", out}, &o, &e); code != 1 || !strings.Contains(e.String(), "no images") {
+		t.Errorf("empty folder: exit %d, stderr %q", code, e.String())
+	}
+}
