@@ -206,3 +206,62 @@ func TestSegmentPredictOwnsItsFiles(t *testing.T) {
 		t.Errorf("empty folder: exit %d, stderr %q", code, e.String())
 	}
 }
+
+// A volume (multi-page TIFF) with a 3-class index mask trains on the
+// multi-label path and predicts a TIFF mask of the volume's size with the
+// class indices.
+func TestSegmentVolumeThreeClasses(t *testing.T) {
+	dir := t.TempDir()
+	images := filepath.Join(dir, "vols")
+	os.Mkdir(images, 0o755)
+	const w, h, d = 30, 24, 5
+	for n, shift := range []int{0, 3, 6} {
+		img, mask := imageio.NewVolume(w, h, d, 1), imageio.NewVolume(w, h, d, 1)
+		for z := range d {
+			for y := range h {
+				for x := range w {
+					c := ((x + shift) / 10) % 3
+					i := img.Index(x, y, z)
+					img.Pix[i] = float32(30 + 90*c + (x*7+y*13+z)%11)
+					mask.Pix[i] = float32(c)
+				}
+			}
+		}
+		stem := filepath.Join(images, "vol"+string(rune('a'+n)))
+		if err := imageio.WriteTIFF(stem+".tif", img, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := imageio.WriteTIFF(stem+"_labels.tif", mask, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model, out := filepath.Join(dir, "m.json"), filepath.Join(dir, "out")
+	var tr struct {
+		Recipe struct{ Name string }
+	}
+	runJSON(t, &tr, "segment", "train", "-images", images, "-o", model, "-classes", "3", "-region-size", "60", "-compactness", "1")
+	if tr.Recipe.Name != data.RecipeHistGLCMBias {
+		t.Errorf("recipe %q for volumes, want %s", tr.Recipe.Name, data.RecipeHistGLCMBias)
+	}
+	var p struct {
+		Predicted int
+		IoU       []float64 `json:"iou"`
+		Accuracy  float64   `json:"pixel_accuracy"`
+	}
+	runJSON(t, &p, "segment", "predict", "-model", model, "-images", images, "-o", out)
+	if p.Predicted != 3 || len(p.IoU) != 3 || p.Accuracy < 0.8 {
+		t.Errorf("predict: %+v", p)
+	}
+	m, err := imageio.ReadImage(filepath.Join(out, "vola.tif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Width != w || m.Height != h || m.Depth != d {
+		t.Fatalf("predicted mask %dx%dx%d, want %dx%dx%d", m.Width, m.Height, m.Depth, w, h, d)
+	}
+	for _, v := range m.Pix {
+		if v != 0 && v != 1 && v != 2 {
+			t.Fatalf("predicted mask value %g, want a class index", v)
+		}
+	}
+}
