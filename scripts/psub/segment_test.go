@@ -265,3 +265,53 @@ func TestSegmentVolumeThreeClasses(t *testing.T) {
 		}
 	}
 }
+
+// tiffPages encodes uncompressed 8-bit grey pages of the given sizes (all
+// samples 100) as one little-endian TIFF; EncodeTIFF cannot write pages of
+// different sizes.
+func tiffPages(sizes ...[2]int) []byte {
+	var b bytes.Buffer
+	u16 := func(v int) { b.WriteByte(byte(v)); b.WriteByte(byte(v >> 8)) }
+	u32 := func(v int) { u16(v & 0xffff); u16(v >> 16) }
+	b.WriteString("II*\x00")
+	u32(8)
+	for i, s := range sizes {
+		w, h := s[0], s[1]
+		data := b.Len() + 2 + 9*12 + 4 // the page's samples follow its IFD
+		u16(9)
+		for _, e := range [][3]int{{256, 3, w}, {257, 3, h}, {258, 3, 8}, {259, 3, 1}, {262, 3, 1}, {273, 4, data}, {277, 3, 1}, {278, 3, h}, {279, 4, w * h}} {
+			u16(e[0])
+			u16(e[1])
+			u32(1)
+			if e[1] == 3 {
+				u16(e[2])
+				u16(0)
+			} else {
+				u32(e[2])
+			}
+		}
+		next := 0
+		if i+1 < len(sizes) {
+			next = data + w*h
+		}
+		u32(next)
+		b.Write(bytes.Repeat([]byte{100}, w*h))
+	}
+	return b.Bytes()
+}
+
+// A volume whose pages differ in size is an error naming the file.
+func TestSegmentVolumePagesDiffer(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := tiffPages([2]int{12, 10}, [2]int{12, 10}), tiffPages([2]int{12, 10}, [2]int{14, 10})
+	if v, err := imageio.DecodeTIFF(bytes.NewReader(good), int64(len(good)), nil); err != nil || v.Depth != 2 {
+		t.Fatalf("the encoder's two equal pages: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "v.tif"), bad, 0o644)
+	os.WriteFile(filepath.Join(dir, "v_mask.tif"), good, 0o644)
+	var out, errb bytes.Buffer
+	code := run([]string{"segment", "train", "-images", dir, "-o", filepath.Join(dir, "m.json"), "-segments", "2"}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "v.tif") || !strings.Contains(errb.String(), "page 1") {
+		t.Errorf("exit %d, stderr %q: want 1, the file and its page", code, errb.String())
+	}
+}
