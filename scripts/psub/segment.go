@@ -152,6 +152,7 @@ func runSegmentTrain(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the hold-out draw")
 	tol := fs.Float64("tol", 1e-3, "stop at this relative primal-dual gap")
 	maxIter := fs.Int("max-iter", 1000, "maximum cutting-plane iterations")
+	ckpt := fs.String("checkpoint", "", "keep a checkpoint of every training (each C) in this folder and resume from it when run again with the same images and settings")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -219,7 +220,7 @@ func runSegmentTrain(args []string, stdout, stderr io.Writer) error {
 	buildSecs := time.Since(start).Seconds()
 	L := format.NumClasses()
 	settings := func(cv float64, what string) psub.Settings {
-		return psub.Settings{C: cv, Tol: *tol, MaxIter: *maxIter, Set: set,
+		return psub.Settings{C: cv, Tol: *tol, MaxIter: *maxIter, Set: set, CheckpointDir: *ckpt,
 			Description: fmt.Sprintf("psub segment train -images %s -set %s -C %g (%s)", *imageDir, set.Name(), cv, what),
 			Progress: func(it psub.Iteration) {
 				if it.Iter%10 == 0 {

@@ -315,3 +315,38 @@ func TestSegmentVolumePagesDiffer(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want 1, the file and its page", code, errb.String())
 	}
 }
+
+// Unlabelled pixels (-ignore) vote for no superpixel and count in no score;
+// without the flag their value is a third one and the mask is refused.
+func TestSegmentIgnore(t *testing.T) {
+	dir := t.TempDir()
+	images := filepath.Join(dir, "images")
+	os.Mkdir(images, 0o755)
+	writeGrey(t, filepath.Join(images, "a.png"), 20, 20, func(x, y int) uint8 { return uint8(40 + 100*(x/10)) })
+	writeGrey(t, filepath.Join(images, "a_mask.png"), 20, 20, func(x, y int) uint8 {
+		if y < 5 {
+			return 128 // not annotated
+		}
+		return uint8(255 * (x / 10))
+	})
+	model := filepath.Join(dir, "m.json")
+	var o, e bytes.Buffer
+	if code := run([]string{"segment", "train", "-images", images, "-o", model, "-segments", "4"}, &o, &e); code != 1 || !strings.Contains(e.String(), "a_mask.png: pixel") {
+		t.Errorf("without -ignore: exit %d, stderr %q", code, e.String())
+	}
+	var tr map[string]any
+	runJSON(t, &tr, "segment", "train", "-images", images, "-o", model, "-segments", "4", "-ignore", "128", "-checkpoint", filepath.Join(dir, "ckpt"))
+	var p map[string]any
+	runJSON(t, &p, "segment", "predict", "-model", model, "-images", images, "-o", filepath.Join(dir, "out"))
+	s, err := readSummary(filepath.Join(dir, "out", "a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, c := range s.Counts {
+		n += c
+	}
+	if n != 20*15 {
+		t.Errorf("the score counts %d pixels, want the %d annotated ones", n, 20*15)
+	}
+}
