@@ -1,6 +1,9 @@
 package data
 
-import "github.com/probably-submodular/crf/psub/imageio"
+import (
+	"github.com/probably-submodular/crf/psub/imageio"
+	"github.com/probably-submodular/crf/psub/slic"
+)
 
 // Paper settings and README facts for the TU Darmstadt cows
 // (notebooks/TARGETS.md §1).
@@ -21,13 +24,22 @@ const (
 // Options reduce the build (first k images, downscale) for the quick
 // profile; the set's Description then says so.
 func BuildCows(opt ImageSetOptions) (*SegmentedSet, error) {
-	return buildImageSet(imageSet{
-		name: CowsDir, title: "TU Darmstadt cows",
-		imageDir: "images", maskDir: "masks", exts: []string{".png"},
-		count: CowsImages, channels: 3,
-		threshold: imageio.ThresholdNonZero, thresholdText: "Y > 0",
-		segments: CowsSegments, compactness: CowsCompactness, sigma: CowsSigma,
-		descriptor:     CowDescriptor(),
-		descriptorText: "125-bin RGB histogram (5 bins per channel)",
-	}, opt)
+	return BuildPreset(CowsPreset(), opt)
+}
+
+// CowsPreset is the TU Darmstadt cows as a pipeline preset (BuildCows).
+func CowsPreset() Preset {
+	return Preset{
+		Name: CowsDir, Title: "TU Darmstadt cows",
+		ImageDir: "images", MaskDir: "masks", Exts: []string{".png"},
+		Count: CowsImages,
+		Pipeline: Pipeline{
+			Recipe:   Recipe{Name: RecipeRGBHist},
+			SLIC:     slic.Options{Segments: CowsSegments, Compactness: CowsCompactness, Sigma: CowsSigma},
+			Masks:    MaskFormat{Threshold: float64(imageio.ThresholdNonZero)},
+			Channels: 3,
+		},
+		MaskText:       "Y > 0",
+		DescriptorText: "125-bin RGB histogram (5 bins per channel)",
+	}
 }

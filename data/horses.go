@@ -1,6 +1,9 @@
 package data
 
-import "github.com/probably-submodular/crf/psub/imageio"
+import (
+	"github.com/probably-submodular/crf/psub/imageio"
+	"github.com/probably-submodular/crf/psub/slic"
+)
 
 // Settings for the Weizmann horses, the stand-in for the paper's UCSB
 // retina experiment (notebooks/TARGETS.md §2; data README, weizmann_horse).
@@ -24,14 +27,23 @@ const (
 // hold the README's 328 pairs; every image must be grey and the same size as
 // its mask.
 func BuildHorses(opt ImageSetOptions) (*SegmentedSet, error) {
-	return buildImageSet(imageSet{
-		name: HorsesDir, title: "Weizmann horses",
-		imageDir: "gray", maskDir: "figure_ground", exts: []string{".jpg"},
-		count: HorsesImages, channels: 1,
-		threshold: imageio.ThresholdHalf, thresholdText: "Y ≥ 128",
-		segments: HorsesSegments, compactness: HorsesCompactness, sigma: HorsesSigma,
-		descriptor:     RetinaDescriptor(255),
-		descriptorText: "10-bin intensity histogram + 8×8 GLCM (74 values)",
-		note:           "SUBSTITUTE for the paper's UCSB retina set (which the paper calls public, but which could not be obtained here); m and σ are our choice (the paper gives none for the retina)",
-	}, opt)
+	return BuildPreset(HorsesPreset(), opt)
+}
+
+// HorsesPreset is the Weizmann horses as a pipeline preset (BuildHorses).
+func HorsesPreset() Preset {
+	return Preset{
+		Name: HorsesDir, Title: "Weizmann horses",
+		ImageDir: "gray", MaskDir: "figure_ground", Exts: []string{".jpg"},
+		Count: HorsesImages,
+		Pipeline: Pipeline{
+			Recipe:   Recipe{Name: RecipeHistGLCM, MaxValue: 255},
+			SLIC:     slic.Options{Segments: HorsesSegments, Compactness: HorsesCompactness, Sigma: HorsesSigma},
+			Masks:    MaskFormat{Threshold: float64(imageio.ThresholdHalf)},
+			Channels: 1,
+		},
+		MaskText:       "Y ≥ 128",
+		DescriptorText: "10-bin intensity histogram + 8×8 GLCM (74 values)",
+		Note:           "SUBSTITUTE for the paper's UCSB retina set (which the paper calls public, but which could not be obtained here); m and σ are our choice (the paper gives none for the retina)",
+	}
 }

@@ -63,6 +63,23 @@ func MitoQuickCrop() MitoBox {
 	return MitoBox{X: 384, Y: 288, Z: 62, Width: 256, Height: 192, Depth: 40}
 }
 
+// MitoPreset is the EPFL mitochondria as a pipeline preset: the slices of
+// <volume>/images and masks_derived stacked into one volume (BuildMito).
+func MitoPreset() Preset {
+	return Preset{
+		Name: MitoDir, Title: "EPFL mitochondria",
+		ImageDir: "images", MaskDir: "masks_derived", Exts: []string{".png"},
+		Count: MitoSlices,
+		Pipeline: Pipeline{
+			Recipe: Recipe{Name: RecipeHistGLCMBias, MaxValue: 255},
+			SLIC:   slic.Options{Segments: MitoSegments, Compactness: MitoCompactness, Sigma: MitoSigma},
+			Masks:  MaskFormat{Threshold: float64(imageio.ThresholdNonZero)},
+		},
+		MaskText:       "derived mask Y > 0",
+		DescriptorText: "40-bin intensity histogram + 8×8 GLCM in 3-D + bias (105 values)",
+	}
+}
+
 // MitoOptions controls BuildMito. The zero value builds the whole training
 // volume with the paper's settings, without a cache.
 type MitoOptions struct {
@@ -116,7 +133,8 @@ func BuildMito(opt MitoOptions) (*SegmentedSet, error) {
 			"run scripts/fetch-data %s, which rasterises them from %s/labels and checks their pixels",
 			MitoDir, vol, filepath.Join(vdir, "masks_derived"), MitoDir, vol)
 	}
-	images, masks, err := ImageMaskPairs(filepath.Join(vdir, "images"), filepath.Join(vdir, "masks_derived"), ".png")
+	preset := MitoPreset()
+	images, masks, _, err := Pair(filepath.Join(vdir, preset.ImageDir), filepath.Join(vdir, preset.MaskDir), PairOptions{ImageExts: preset.Exts, MaskExts: preset.Exts})
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", MitoDir, vol, err)
 	}
@@ -126,15 +144,12 @@ func BuildMito(opt MitoOptions) (*SegmentedSet, error) {
 	images, masks = images[box.Z:box.Z+box.Depth], masks[box.Z:box.Z+box.Depth]
 
 	frac := float64(box.Width*box.Height*box.Depth) / float64(MitoWidth*MitoHeight*MitoSlices)
-	b := SegmentBuilder{
-		SLIC: slic.Options{
-			Segments:    max(1, int(math.Round(MitoSegments*frac))),
-			Compactness: MitoCompactness,
-			Sigma:       MitoSigma,
-		},
-		Descriptor: EMDescriptor(255),
-		KeepImage:  opt.KeepImage,
+	b, err := preset.Pipeline.Builder(0)
+	if err != nil {
+		return nil, err
 	}
+	b.SLIC.Segments = max(1, int(math.Round(MitoSegments*frac)))
+	b.KeepImage = opt.KeepImage
 	if opt.Segments > 0 {
 		b.SLIC.Segments = opt.Segments
 	}
@@ -151,8 +166,10 @@ func BuildMito(opt MitoOptions) (*SegmentedSet, error) {
 	src := SegmentSource{
 		Name:      name,
 		Files:     append(append([]string{}, images...), masks...),
-		Transform: fmt.Sprintf("crop %+v; mask threshold %g", box, imageio.ThresholdNonZero),
-		Load:      func() (*imageio.Volume, *imageio.LabelMap, error) { return readMitoCrop(images, masks, box) },
+		Transform: fmt.Sprintf("crop %+v; mask threshold %g", box, preset.Pipeline.Masks.Threshold),
+		Load: func() (*imageio.Volume, *imageio.LabelMap, error) {
+			return readMitoCrop(images, masks, box, preset.Pipeline.Masks)
+		},
 	}
 	items, err := BuildSegmented([]SegmentSource{src}, b, BuildOptions{Cache: opt.Cache, Progress: opt.Progress})
 	if err != nil {
@@ -181,7 +198,7 @@ func BuildMito(opt MitoOptions) (*SegmentedSet, error) {
 // readMitoCrop reads the crop box of the given slices (already restricted to
 // the box's z range), in parallel over slices. Every slice must be a
 // 1024×768 grey image and its mask the same size.
-func readMitoCrop(images, masks []string, box MitoBox) (*imageio.Volume, *imageio.LabelMap, error) {
+func readMitoCrop(images, masks []string, box MitoBox, format MaskFormat) (*imageio.Volume, *imageio.LabelMap, error) {
 	v := imageio.NewVolume(box.Width, box.Height, box.Depth, 1)
 	m := imageio.NewLabelMap(box.Width, box.Height, box.Depth)
 	errs := make([]error, len(images))
@@ -190,7 +207,7 @@ func readMitoCrop(images, masks []string, box MitoBox) (*imageio.Volume, *imagei
 	for range min(runtime.GOMAXPROCS(0), len(images)) {
 		wg.Go(func() {
 			for z := range next {
-				errs[z] = readMitoSlice(images[z], masks[z], box, z, v, m)
+				errs[z] = readMitoSlice(images[z], masks[z], box, z, v, m, format)
 			}
 		})
 	}
@@ -207,9 +224,16 @@ func readMitoCrop(images, masks []string, box MitoBox) (*imageio.Volume, *imagei
 	return v, m, nil
 }
 
-func readMitoSlice(imgPath, maskPath string, box MitoBox, z int, v *imageio.Volume, m *imageio.LabelMap) error {
-	img, mask, err := imageio.ReadImageMask(imgPath, maskPath, imageio.ThresholdNonZero)
+func readMitoSlice(imgPath, maskPath string, box MitoBox, z int, v *imageio.Volume, m *imageio.LabelMap, format MaskFormat) error {
+	img, err := imageio.ReadImage(imgPath)
 	if err != nil {
+		return err
+	}
+	mask, err := format.ReadMask(maskPath)
+	if err != nil {
+		return err
+	}
+	if err := imageio.CheckSameSize(imgPath, img, maskPath, mask); err != nil {
 		return err
 	}
 	if img.Width != MitoWidth || img.Height != MitoHeight || img.Depth != 1 || img.Channels != 1 {

@@ -1,7 +1,7 @@
 // # Segmentation problems (notebooks/TARGETS.md §1, §2, §4)
 //
-// (This part of the package comment covers segment*.go, cows.go, horses.go,
-// mito.go and cache.go.) A binary segmentation data set becomes CRF instances in five steps, the
+// (This part of the package comment covers segment*.go, pipeline.go,
+// masks.go, cows.go, horses.go, mito.go and cache.go.) A binary segmentation data set becomes CRF instances in five steps, the
 // same for 2-D images and 3-D volumes:
 //
 //	image (or volume) + class mask
@@ -19,10 +19,15 @@
 // these regions can score). SegmentedImage.Score gives the pixel confusion of
 // a prediction, from which IoU and VOC are read.
 //
-// The paper's three data sets have their own entry points with the settings
-// of notebooks/TARGETS.md and options for reduced builds: BuildCows (TU
-// Darmstadt cows), BuildHorses (Weizmann horses, the stand-in for the UCSB
-// retina set) and BuildMito (EPFL mitochondria). A reduced build (fewer
+// A Pipeline (pipeline.go) holds these steps' settings as data: a named
+// feature Recipe, the SLIC options, a MaskFormat (masks.go: binary in any
+// two values or polarity, index masks of K classes, ignored values) and a
+// downscale; Pair matches images with masks by name. A model file carries
+// it, so that "psub segment" applies to new images what it trained with.
+// The paper's three data sets are Presets of it (folder layout, pipeline,
+// README facts) with their own entry points and options for reduced
+// builds: BuildCows (TU Darmstadt cows), BuildHorses (Weizmann horses, the
+// stand-in for the UCSB retina set) and BuildMito (EPFL mitochondria). A reduced build (fewer
 // images, a downscale, a crop) says so in SegmentedSet.Description, which
 // notebooks print so that every result states which data it ran on.
 //
@@ -33,12 +38,8 @@
 package data
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
@@ -56,7 +57,9 @@ type SegmentedImage struct {
 	Instance psub.Instance
 	// Regions maps every pixel/voxel to its region (node) id 0..n−1.
 	Regions *imageio.LabelMap
-	// Truth is the pixel/voxel class mask (0 background, 1 foreground).
+	// Truth is the pixel/voxel class mask (0 background, 1 foreground;
+	// IgnoreClass for unlabelled pixels); nil for an image built without a
+	// mask (Pipeline.Segment), as are Oracle and Instance.Labels.
 	Truth *imageio.LabelMap
 	// Oracle is the pixel confusion of the majority labelling
 	// (Instance.Labels projected on pixels): the paper's "Oracle", the best
@@ -75,15 +78,85 @@ func (s *SegmentedImage) Score(regionLabels []int) (*feature.Confusion, error) {
 	if len(regionLabels) != s.Instance.Nodes() {
 		return nil, fmt.Errorf("%s: %d region labels for %d regions", s.Instance.Name, len(regionLabels), s.Instance.Nodes())
 	}
+	if s.Truth == nil {
+		return nil, fmt.Errorf("%s: no mask to score against", s.Instance.Name)
+	}
 	pred, err := feature.Project(s.Regions, regionLabels)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Instance.Name, err)
 	}
 	c := feature.NewConfusion(s.Oracle.K)
-	if err := c.AddMaps(s.Truth, pred); err != nil {
+	if err := addMaps(c, s.Truth, pred); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Instance.Name, err)
 	}
 	return c, nil
+}
+
+// addMaps counts truth against pred, skipping the pixels of IgnoreClass.
+func addMaps(c *feature.Confusion, truth, pred *imageio.LabelMap) error {
+	if !hasIgnored(truth) {
+		return c.AddMaps(truth, pred)
+	}
+	if len(truth.Labels) != len(pred.Labels) {
+		return fmt.Errorf("confusion: truth has %d voxels, prediction %d", len(truth.Labels), len(pred.Labels))
+	}
+	for i, t := range truth.Labels {
+		p := pred.Labels[i]
+		if t == IgnoreClass {
+			continue
+		}
+		if t < 0 || int(t) >= c.K || p < 0 || int(p) >= c.K {
+			return fmt.Errorf("confusion: voxel %d: truth %d, prediction %d, expected 0..%d", i, t, p, c.K-1)
+		}
+		c.Add(int(t), int(p))
+	}
+	return nil
+}
+
+func hasIgnored(m *imageio.LabelMap) bool {
+	for _, l := range m.Labels {
+		if l == IgnoreClass {
+			return true
+		}
+	}
+	return false
+}
+
+// newOracle is feature.NewOracle for class maps with unlabelled pixels
+// (IgnoreClass): those vote for no region and count in no score; a region
+// all of whose pixels are unlabelled takes class 0 (background).
+func newOracle(regions, truth *imageio.LabelMap, k int) (*feature.Oracle, error) {
+	if !hasIgnored(truth) {
+		return feature.NewOracle(regions, truth, k)
+	}
+	n, err := feature.Count(regions)
+	if err != nil {
+		return nil, err
+	}
+	votes := make([]int64, n*k)
+	for i, r := range regions.Labels {
+		if t := truth.Labels[i]; t != IgnoreClass {
+			votes[int(r)*k+int(t)]++
+		}
+	}
+	labels := make([]int, n)
+	for r := range labels {
+		v := votes[r*k : (r+1)*k]
+		for c := 1; c < k; c++ {
+			if v[c] > v[labels[r]] {
+				labels[r] = c
+			}
+		}
+	}
+	pred, err := feature.Project(regions, labels)
+	if err != nil {
+		return nil, err
+	}
+	c := feature.NewConfusion(k)
+	if err := addMaps(c, truth, pred); err != nil {
+		return nil, err
+	}
+	return &feature.Oracle{RegionLabels: labels, Voxels: c}, nil
 }
 
 // RegionScore returns the region (superpixel) confusion of a prediction
@@ -167,7 +240,7 @@ func (b SegmentBuilder) Build(name string, img *imageio.Volume, truth *imageio.L
 	}
 	k := b.classes()
 	for i, c := range truth.Labels {
-		if c < 0 || int(c) >= k {
+		if (c < 0 && c != IgnoreClass) || int(c) >= k {
 			x, y, z := i%truth.Width, (i/truth.Width)%truth.Height, i/(truth.Width*truth.Height)
 			return nil, fmt.Errorf("%s: mask voxel (%d,%d,%d): class %d outside [0,%d)", name, x, y, z, c, k)
 		}
@@ -199,12 +272,12 @@ func (b SegmentBuilder) assemble(name string, img *imageio.Volume, truth, region
 	if err != nil {
 		return nil, fmt.Errorf("%s: pairwise: %w", name, err)
 	}
-	oracle, err := feature.NewOracle(regions, truth, b.classes())
+	oracle, err := newOracle(regions, truth, b.classes())
 	if err != nil {
 		return nil, fmt.Errorf("%s: majority vote: %w", name, err)
 	}
 	s := &SegmentedImage{
-		Instance: psub.Instance{Name: name, Unary: unary, Edges: edges, Pairwise: pair, Labels: oracle.RegionLabels},
+		Instance: instanceOf(name, unary, edges, pair, oracle.RegionLabels),
 		Regions:  regions,
 		Truth:    truth,
 		Oracle:   oracle.Voxels,
@@ -216,6 +289,10 @@ func (b SegmentBuilder) assemble(name string, img *imageio.Volume, truth, region
 		s.Image = img
 	}
 	return s, nil
+}
+
+func instanceOf(name string, unary [][]float64, edges [][2]int, pair [][]float64, labels []int) psub.Instance {
+	return psub.Instance{Name: name, Unary: unary, Edges: edges, Pairwise: pair, Labels: labels}
 }
 
 // SegmentSource is one image to build: a name, a loader, and what the cache
@@ -355,59 +432,13 @@ func buildOne(src SegmentSource, b SegmentBuilder, cache *SegmentCache) (*Segmen
 }
 
 // ImageMaskPairs pairs the images of imageDir with the masks of maskDir by
-// file stem (name without extension), in name order. Files whose extension
-// is not in exts (e.g. ".png", ".jpg"; empty means any) are ignored. An
-// image without a mask, or a mask without an image, is an error naming it.
+// file stem (name without extension), in name order: Pair with the same
+// stem. Files whose extension is not in exts (e.g. ".png", ".jpg"; empty
+// means the image extensions) are ignored. An image without a mask, a mask
+// without an image, or a folder without images is an error naming them.
 func ImageMaskPairs(imageDir, maskDir string, exts ...string) (images, masks []string, err error) {
-	list := func(dir string) (map[string]string, error) {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, err
-		}
-		m := map[string]string{}
-		for _, e := range ents {
-			ext := filepath.Ext(e.Name())
-			if e.IsDir() || strings.HasPrefix(e.Name(), ".") || (len(exts) > 0 && !hasExt(exts, ext)) {
-				continue
-			}
-			stem := strings.TrimSuffix(e.Name(), ext)
-			if prev, dup := m[stem]; dup {
-				return nil, fmt.Errorf("%s: two files with stem %q: %s and %s", dir, stem, prev, e.Name())
-			}
-			m[stem] = filepath.Join(dir, e.Name())
-		}
-		return m, nil
-	}
-	im, err := list(imageDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	mm, err := list(maskDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	var bad []string
-	stems := make([]string, 0, len(im))
-	for s, p := range im {
-		if _, ok := mm[s]; !ok {
-			bad = append(bad, fmt.Sprintf("%s: no mask %s.* in %s", p, s, maskDir))
-		}
-		stems = append(stems, s)
-	}
-	for s, p := range mm {
-		if _, ok := im[s]; !ok {
-			bad = append(bad, fmt.Sprintf("%s: no image %s.* in %s", p, s, imageDir))
-		}
-	}
-	if len(bad) > 0 {
-		sort.Strings(bad)
-		return nil, nil, errors.New("unpaired files:\n  " + strings.Join(bad, "\n  "))
-	}
-	sort.Strings(stems)
-	for _, s := range stems {
-		images, masks = append(images, im[s]), append(masks, mm[s])
-	}
-	return images, masks, nil
+	images, masks, _, err = Pair(imageDir, maskDir, PairOptions{ImageExts: exts, MaskExts: exts})
+	return images, masks, err
 }
 
 func hasExt(exts []string, ext string) bool {

@@ -5,9 +5,6 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
-
-	"github.com/probably-submodular/crf/psub/imageio"
-	"github.com/probably-submodular/crf/psub/slic"
 )
 
 // ImageSetOptions controls the build of a 2-D data set (BuildCows,
@@ -44,98 +41,67 @@ type ImageSetOptions struct {
 	Progress func(done, total int)
 }
 
-// imageSet describes one 2-D data set: where its files are, how many there
-// must be, how to read them, and the paper's settings.
-type imageSet struct {
-	name, title        string // data set folder and human name
-	imageDir, maskDir  string // inside the data set folder
-	exts               []string
-	count              int // files expected (README)
-	channels           int // image channels expected
-	threshold          float32
-	thresholdText      string // e.g. "Y > 0"
-	segments           int
-	compactness, sigma float64
-	descriptor         Descriptor
-	descriptorText     string
-	note               string // appended to Description (e.g. substitute)
-}
-
-func buildImageSet(set imageSet, opt ImageSetOptions) (*SegmentedSet, error) {
-	dir, err := Locator{Path: opt.Path}.Find(set.name)
+// BuildPreset builds a 2-D preset (CowsPreset, HorsesPreset) from its
+// folder: the README's count of image/mask pairs, paired by stem, built with
+// the preset's pipeline; opt reduces the build (first k images, a seeded
+// sample, a downscale, other SLIC settings) and the set's Description says
+// so.
+func BuildPreset(set Preset, opt ImageSetOptions) (*SegmentedSet, error) {
+	dir, err := Locator{Path: opt.Path}.Find(set.Name)
 	if err != nil {
 		return nil, err
 	}
-	images, masks, err := ImageMaskPairs(filepath.Join(dir, set.imageDir), filepath.Join(dir, set.maskDir), set.exts...)
+	images, masks, _, err := Pair(filepath.Join(dir, set.ImageDir), filepath.Join(dir, set.MaskDir), PairOptions{ImageExts: set.Exts, MaskExts: set.Exts})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", set.name, err)
+		return nil, fmt.Errorf("%s: %w", set.Name, err)
 	}
-	if len(images) != set.count {
-		return nil, fmt.Errorf("%s: %d image/mask pairs in %s, expected %d (see the data README)", set.name, len(images), dir, set.count)
+	if len(images) != set.Count {
+		return nil, fmt.Errorf("%s: %d image/mask pairs in %s, expected %d (see the data README)", set.Name, len(images), dir, set.Count)
 	}
 	idx, err := selectImages(len(images), opt)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", set.name, err)
+		return nil, fmt.Errorf("%s: %w", set.Name, err)
 	}
 	n := len(idx)
 	f := max(opt.Downscale, 1)
-	b := SegmentBuilder{
-		SLIC: slic.Options{
-			Segments:    set.segments,
-			Compactness: set.compactness,
-			Sigma:       set.sigma,
-			Lab:         set.channels == 3,
-		},
-		Descriptor: set.descriptor,
-		KeepImage:  opt.KeepImages,
-	}
+	p := set.Pipeline
+	p.Downscale = f
+	segments, sigma := p.SLIC.Segments, p.SLIC.Sigma
 	if f > 1 {
-		b.SLIC.Segments = max(1, int(math.Round(float64(set.segments)/float64(f*f))))
-		b.SLIC.Sigma = set.sigma / float64(f)
+		p.SLIC.Segments = max(1, int(math.Round(float64(segments)/float64(f*f))))
+		p.SLIC.Sigma = sigma / float64(f)
 	}
 	if opt.Segments > 0 {
-		b.SLIC.Segments = opt.Segments
+		p.SLIC.Segments = opt.Segments
 	}
 	if opt.Compactness > 0 {
-		b.SLIC.Compactness = opt.Compactness
+		p.SLIC.Compactness = opt.Compactness
 	}
 	if opt.Sigma > 0 {
-		b.SLIC.Sigma = opt.Sigma
+		p.SLIC.Sigma = opt.Sigma
 	}
-	transform := fmt.Sprintf("threshold %g; downscale %d", set.threshold, f)
-	sources := make([]SegmentSource, n)
+	sel, selMasks := make([]string, n), make([]string, n)
 	for i, j := range idx {
-		img, mask := images[j], masks[j]
-		sources[i] = SegmentSource{
-			Name:      strings.TrimSuffix(filepath.Base(img), filepath.Ext(img)),
-			Files:     []string{img, mask},
-			Transform: transform,
-			Load: func() (*imageio.Volume, *imageio.LabelMap, error) {
-				v, m, err := imageio.ReadImageMask(img, mask, set.threshold)
-				if err != nil {
-					return nil, nil, err
-				}
-				if v.Channels != set.channels || v.Depth != 1 {
-					return nil, nil, fmt.Errorf("%s: %d channel(s), depth %d; expected a 2-D image with %d channel(s)", img, v.Channels, v.Depth, set.channels)
-				}
-				return Downscale(v, f), DownscaleMask(m, f), nil
-			},
-		}
+		sel[i], selMasks[i] = images[j], masks[j]
 	}
-	items, err := BuildSegmented(sources, b, BuildOptions{Workers: opt.Workers, Cache: opt.Cache, Progress: opt.Progress})
+	items, err := p.Build(sel, selMasks, opt.KeepImages, BuildOptions{Workers: opt.Workers, Cache: opt.Cache, Progress: opt.Progress})
+	if err != nil {
+		return nil, err
+	}
+	b, err := p.Builder(0)
 	if err != nil {
 		return nil, err
 	}
 	var desc strings.Builder
-	reduced := (n < set.count && opt.Sample == 0) || f > 1 || opt.Segments > 0 || opt.Compactness > 0 || opt.Sigma > 0
+	reduced := (n < set.Count && opt.Sample == 0) || f > 1 || opt.Segments > 0 || opt.Compactness > 0 || opt.Sigma > 0
 	if reduced {
 		desc.WriteString("REDUCED (not the paper's setting): ")
 	}
-	fmt.Fprintf(&desc, "%s (%s): %d of %d images", set.title, dir, n, set.count)
+	fmt.Fprintf(&desc, "%s (%s): %d of %d images", set.Title, dir, n, set.Count)
 	switch {
-	case opt.Sample > 0 && n < set.count:
+	case opt.Sample > 0 && n < set.Count:
 		fmt.Fprintf(&desc, " (drawn with seed %d)", opt.SampleSeed)
-	case n < set.count:
+	case n < set.Count:
 		fmt.Fprintf(&desc, " (the first %d in name order)", n)
 	}
 	if f > 1 {
@@ -153,11 +119,11 @@ func buildImageSet(set imageSet, opt ImageSetOptions) (*SegmentedSet, error) {
 	if b.SLIC.Lab {
 		desc.WriteString(" (CIELAB)")
 	}
-	fmt.Fprintf(&desc, "; unary %s; pairwise |φ_k − φ_l|; labels: mask %s, majority per superpixel", set.descriptorText, set.thresholdText)
-	if set.note != "" {
-		desc.WriteString("; " + set.note)
+	fmt.Fprintf(&desc, "; unary %s; pairwise |φ_k − φ_l|; labels: mask %s, majority per superpixel", set.DescriptorText, set.MaskText)
+	if set.Note != "" {
+		desc.WriteString("; " + set.Note)
 	}
-	return &SegmentedSet{Name: set.name, Description: desc.String(), Reduced: reduced, Items: items}, nil
+	return &SegmentedSet{Name: set.Name, Description: desc.String(), Reduced: reduced, Items: items}, nil
 }
 
 // selectImages lists the images of a set of n to build: all, the first

@@ -43,20 +43,20 @@ const liveDrawingJS = `(() => {
           marked: parseInt((document.querySelector('.psub-live [data-marked]') || {dataset: {marked: '-1'}}).dataset.marked)};
 })()`
 
-// TestLiveControls runs notebook 07 in Jupyter's UI, as TestLiveNotebook
-// runs 00 (a copy served through scripts/notebook; the committed notebook is
-// never served), and works its live section as a student would: it moves
-// the model control to C1, then to C4 together with the C slider (two
-// changes at once: the second supersedes a fit of the first, and neither may
-// be lost), and checks that each change redrew the section in place with
-// the new settings, that test accuracy and objective changed, that the
-// earlier settings stay as a trace, and that no cell shows an error; then
-// it picks unconstrained training with TGC, whose non-submodular test edges
-// must be counted and drawn. The stop button must end the cell. Screenshots of the section before and after
-// the change go to out/browser/.
-func TestLiveControls(t *testing.T) {
+// liveRun is a notebook run in Jupyter's UI up to its live section.
+type liveRun struct {
+	p             *Page
+	name, shotDir string
+	tRun          time.Time // when Run All was pressed
+}
+
+// startLiveSection serves a copy of notebook through scripts/notebook (the
+// committed notebook is never served), opens it in Chromium, runs all cells
+// and waits until the live section of its last cell (viz.RunLive) is ready;
+// the last cell gets the id psub-live-cell.
+func startLiveSection(t *testing.T, notebook string) *liveRun {
+	t.Helper()
 	chromium := needBrowser(t)
-	t0 := time.Now()
 	root, out := moduleRoot(t)
 	jupyter, err := FindJupyter()
 	if err != nil {
@@ -70,10 +70,10 @@ func TestLiveControls(t *testing.T) {
 		t.Fatalf("the gonb kernel is not registered (no %s): run scripts/setup", k)
 	}
 	serve := t.TempDir()
-	if err := mirrorModule(root, serve, controlsNotebook); err != nil {
+	if err := mirrorModule(root, serve, notebook); err != nil {
 		t.Fatal(err)
 	}
-	name := strings.TrimSuffix(filepath.Base(controlsNotebook), ".ipynb")
+	name := strings.TrimSuffix(filepath.Base(notebook), ".ipynb")
 	shotDir := filepath.Join(out, "browser")
 	j, err := StartNotebook(filepath.Join(root, "scripts/notebook"), serve, filepath.Join(shotDir, "controls-"+name+"-jupyter.log"),
 		[]string{"PSUB_PROFILE=quick"})
@@ -86,8 +86,8 @@ func TestLiveControls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
-	if err := p.Navigate(j.URL+"/notebooks/"+controlsNotebook+"?token="+j.Token, time.Minute); err != nil {
+	t.Cleanup(p.Close)
+	if err := p.Navigate(j.URL+"/notebooks/"+notebook+"?token="+j.Token, time.Minute); err != nil {
 		t.Fatalf("opening the notebook: %v", err)
 	}
 	if err := p.WaitFor("the notebook and a connected gonb kernel",
@@ -122,10 +122,56 @@ func TestLiveControls(t *testing.T) {
 		}
 		t.Fatalf("waiting for the live section's controls: %q, %v; jupyter log:\n%s", state, err, tail(j.Log, 30))
 	}
-	t.Logf("Run All: the live section was ready after %.1fs", time.Since(tRun).Seconds())
+	t.Logf("Run All: %s's live section was ready after %.1fs", name, time.Since(tRun).Seconds())
 	if _, err := Eval[bool](p, `(() => { const c = Jupyter.notebook.get_cells(); c[c.length-1].element[0].id = 'psub-live-cell'; return true; })()`, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
+	return &liveRun{p: p, name: name, shotDir: shotDir, tRun: tRun}
+}
+
+// stop presses the live section's stop button, checks that the cell ended
+// and that no cell or page shows a problem.
+func (r *liveRun) stop(t *testing.T, last liveDrawing) {
+	t.Helper()
+	p, name := r.p, r.name
+	if _, err := Eval[bool](p, `(() => { document.querySelector('.psub-live-controls [id$="-stop"] button').click(); return true; })()`, 10*time.Second); err != nil {
+		t.Fatalf("pressing stop: %v", err)
+	}
+	if err := waitRun(t, p, 2*time.Minute); err != nil {
+		t.Fatalf("after stop: %v", err)
+	}
+	end, _ := Eval[liveDrawing](p, liveDrawingJS, 10*time.Second)
+	ended, _ := Eval[string](p, `(document.querySelector('.psub-live-ended') || {}).textContent || ''`, 10*time.Second)
+	if !strings.Contains(ended, "stop button") || end.State != "ended" || end.Title != last.Title {
+		t.Errorf("after stop: controls say %q, status %q (%s), drawing %q", ended, end.State, end.Status, end.Title)
+	}
+	for _, e := range cellErrors(t, p) {
+		t.Error(e)
+	}
+	for _, pr := range p.Problems() {
+		if gonbCommNoise(pr) {
+			t.Logf("%s: %v (GoNB's widget connection, see gonbCommNoise)", name, pr)
+			continue
+		}
+		t.Errorf("%s: %v", name, pr)
+	}
+}
+
+// TestLiveControls runs notebook 07 in Jupyter's UI, as TestLiveNotebook
+// runs 00 (a copy served through scripts/notebook; the committed notebook is
+// never served), and works its live section as a student would: it moves
+// the model control to C1, then to C4 together with the C slider (two
+// changes at once: the second supersedes a fit of the first, and neither may
+// be lost), and checks that each change redrew the section in place with
+// the new settings, that test accuracy and objective changed, that the
+// earlier settings stay as a trace, and that no cell shows an error; then
+// it picks unconstrained training with TGC, whose non-submodular test edges
+// must be counted and drawn. The stop button must end the cell. Screenshots of the section before and after
+// the change go to out/browser/.
+func TestLiveControls(t *testing.T) {
+	t0 := time.Now()
+	r := startLiveSection(t, controlsNotebook)
+	p, name, shotDir, tRun := r.p, r.name, r.shotDir, r.tRun
 	d0, err := Eval[liveDrawing](p, liveDrawingJS, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -196,27 +242,7 @@ func TestLiveControls(t *testing.T) {
 	}
 
 	// The stop button ends the cell.
-	if _, err := Eval[bool](p, `(() => { document.querySelector('.psub-live-controls [id$="-stop"] button').click(); return true; })()`, 10*time.Second); err != nil {
-		t.Fatalf("pressing stop: %v", err)
-	}
-	if err := waitRun(t, p, 2*time.Minute); err != nil {
-		t.Fatalf("after stop: %v", err)
-	}
-	end, _ := Eval[liveDrawing](p, liveDrawingJS, 10*time.Second)
-	ended, _ := Eval[string](p, `(document.querySelector('.psub-live-ended') || {}).textContent || ''`, 10*time.Second)
-	if !strings.Contains(ended, "stop button") || end.State != "ended" || end.Title != tgc.Title {
-		t.Errorf("after stop: controls say %q, status %q (%s), drawing %q", ended, end.State, end.Status, end.Title)
-	}
-	for _, e := range cellErrors(t, p) {
-		t.Error(e)
-	}
-	for _, pr := range p.Problems() {
-		if gonbCommNoise(pr) {
-			t.Logf("%s: %v (GoNB's widget connection, see gonbCommNoise)", name, pr)
-			continue
-		}
-		t.Errorf("%s: %v", name, pr)
-	}
+	r.stop(t, tgc)
 	t.Logf("TestLiveControls took %.1fs (Run All to stop: %.1fs)", time.Since(t0).Seconds(), time.Since(tRun).Seconds())
 }
 

@@ -28,11 +28,15 @@
 //     accuracy and objective change, that the previous values stay as a trace,
 //     that TGC's non-submodular edges are drawn, and that the stop button ends
 //     the cell without an error.
+//   - TestLiveYourImages runs notebooks/09-your-images.ipynb the same way
+//     (startLiveSection): every cell passes, the live section draws C4 at
+//     C = 1, picking C0 redraws it with a lower held-out accuracy, and stop
+//     ends the cell.
 //
 // They need a browser (and the live ones Jupyter with the gonb kernel), so
 // they run only when PSUB_BROWSER=1:
 //
-//	PSUB_BROWSER=1 go test -count=1 -run 'TestLiveNotebook|TestSitePages|TestLiveControls' -v ./scripts/browser/
+//	PSUB_BROWSER=1 go test -count=1 -run 'TestLiveNotebook|TestSitePages|TestLiveControls|TestLiveYourImages' -v ./scripts/browser/
 //
 // The browser is $PSUB_CHROMIUM, else chromium or chromium-browser on PATH,
 // else /usr/bin/chromium (Debian: apt-get install chromium). Screenshots go to

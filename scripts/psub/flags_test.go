@@ -30,6 +30,19 @@ var badNumbers = map[string]map[string][]string{
 		"limit":     {"-1", "3000000000"},
 		"downscale": {"-1", "4097"},
 	},
+	"segment train -images /nonexistent -o /tmp/never.model": {
+		"classes":        {"1", "-1", "4097"},
+		"mask-threshold": {"-1", "NaN", "65536"},
+		"max-value":      {"-1", "NaN", "Inf", "1e300"},
+		"region-size":    {"-1", "2147483648"},
+		"segments":       {"-1", "65537", "100000000"},
+		"compactness":    {"0", "-1", "NaN", "1e300"},
+		"sigma":          {"-1", "NaN", "1e300", "1e6"},
+		"C":              {"0", "-1", "NaN", "Inf"},
+		"holdout":        {"-0.1", "1", "NaN"},
+		"tol":            {"0", "1", "NaN"},
+		"max-iter":       {"0", "-5", "2147483648"},
+	},
 	"maxflow missing.max": {
 		"repeat": {"0", "-1", "1048577"},
 		"rounds": {"0", "-1", "1048577"},
@@ -49,7 +62,7 @@ var badNumbers = map[string]map[string][]string{
 }
 
 // anyNumber lists the numeric flags that take every value of their type.
-var anyNumber = map[string]bool{"export -seed": true}
+var anyNumber = map[string]bool{"export -seed": true, "segment -seed": true}
 
 func TestNumericFlagsRangeChecked(t *testing.T) {
 	for prefix, byFlag := range badNumbers {
@@ -59,7 +72,7 @@ func TestNumericFlagsRangeChecked(t *testing.T) {
 				// NAME), where every command parses flags.
 				words := strings.Fields(prefix)
 				at := 1
-				if words[0] == "protocol" {
+				if words[0] == "protocol" || words[0] == "segment" {
 					at = 2
 				}
 				args := append(append(append([]string{}, words[:at]...), "-"+flag, v), words[at:]...)
@@ -87,11 +100,12 @@ func TestEveryNumericFlagAudited(t *testing.T) {
 	usages := map[string][]string{
 		"train": {"train", "-h"}, "slic": {"slic", "-h"}, "export": {"export", "-h"}, "maxflow": {"maxflow", "-h"},
 		"predict": {"predict", "-h"}, "version": {"version", "-h"}, "fetch": {"fetch", "-h"},
+		"segment train": {"segment", "train", "-h"}, "segment predict": {"segment", "predict", "-h"},
 		"protocol cows": {"protocol", "cows", "-h"}, "protocol all": {"protocol", "all", "-h"},
 		"protocol cows -slurm": {"protocol", "cows", "-slurm", "/x", "-h"},
 	}
 	for name := range commands() {
-		if _, ok := usages[name]; !ok && name != "protocol" {
+		if _, ok := usages[name]; !ok && name != "protocol" && name != "segment" {
 			t.Errorf("command %s: its usage is not audited here", name)
 		}
 	}

@@ -80,6 +80,10 @@ func guardCases() []guardCase {
 			}, 0},
 		{"slic -o = IMAGE", []string{"in.png"},
 			func(in []string, o string) []string { return []string{"slic", in[0], "-o", o} }, 0},
+		{"segment predict -o = -model", []string{"seg.json", "imgs"},
+			func(in []string, o string) []string {
+				return []string{"segment", "predict", "-model", in[0], "-images", in[1], "-o", o}
+			}, 0},
 		{"protocol -merge -results = SHARD_FILE", []string{"shard-1.jsonl", "shard-2.jsonl"},
 			func(in []string, o string) []string {
 				return []string{"protocol", "cows", "-profile", "tiny", "-merge", "-results", o, in[0], in[1]}
@@ -197,5 +201,36 @@ func TestSymlinkedOutputWrittenThrough(t *testing.T) {
 	defer f.Close()
 	if _, err := png.Decode(f); err != nil {
 		t.Fatalf("the link's target does not hold the label PNG: %v", err)
+	}
+}
+
+// TestSegmentOutputsOutsideImageFolders: psub segment writes neither its
+// model nor its masks into the folders of images and masks it reads (a
+// predicted STEM.png would replace an input STEM.png).
+func TestSegmentOutputsOutsideImageFolders(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, d := range []string{"imgs", "masks"} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile("seg.json", []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"segment", "predict", "-model", "seg.json", "-images", "imgs", "-o", "imgs"},
+		{"segment", "predict", "-model", "seg.json", "-images", "imgs", "-o", "./sub/../imgs"},
+		{"segment", "predict", "-model", "seg.json", "-images", "imgs", "-masks", "masks", "-o", "masks/pred"},
+		{"segment", "train", "-images", "imgs", "-o", "imgs/model.json"},
+		{"segment", "train", "-images", "imgs", "-masks", "masks", "-o", "out.json", "-checkpoint", "masks"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "outputs never overwrite inputs") {
+			t.Errorf("psub %s: exit %d, stderr %q; want 2 and a refusal", strings.Join(args, " "), code, errb.String())
+		}
+		if _, err := os.Stat("imgs/model.json"); err == nil {
+			t.Fatal("a model was written into -images")
+		}
 	}
 }

@@ -40,6 +40,7 @@ func commands() map[string]command {
 		"slic":     {"segment an image into SLIC superpixels, write a 16-bit label PNG", runSlic},
 		"maxflow":  {"max-flow/min-cut of a DIMACS file (Boykov–Kolmogorov), with timings", runMaxflow},
 		"fetch":    {"get the data sets (one archive per source repository, or a mirror), verify them, derive the mito masks", runFetch},
+		"segment":  {"train a segmenter on a folder of images and masks (segment train), or apply one (segment predict)", runSegment},
 		"protocol": {"run one of the paper's protocols (or a shard of it), merge shard files, list them", runProtocol},
 	}
 }

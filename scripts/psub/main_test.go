@@ -43,6 +43,7 @@ var badArgs = map[string][]string{
 	"maxflow":  {"-repeat", "0", "x.max"},
 	"protocol": {"cows", "-shard", "9/2"},
 	"fetch":    {"msrc"},
+	"segment":  {"train", "-images", "x"},
 }
 
 // TestCommandLineConventions checks every subcommand: -h and --help print
