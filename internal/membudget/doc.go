@@ -11,8 +11,7 @@
 //
 // The budget is the value of the environment variable PSUB_MAX_MEMORY: a
 // number of bytes with an optional unit (B, KB, MB, GB, TB in powers of
-// 1000; KiB, MiB, GiB, TiB in powers of 1024; "64GiB", "500MB"), or "off"
-// for no limit. Unset, it is half of the machine's physical memory (12 GiB
+// 1000; KiB, MiB, GiB, TiB in powers of 1024; "64GiB", "500MB"). Unset, it is half of the machine's physical memory (12 GiB
 // on a 24 GiB machine), or 4 GiB where that is not known. A malformed value
 // is an error of every Check, not silently the default.
 //

@@ -15,8 +15,7 @@ const Env = "PSUB_MAX_MEMORY"
 // fallback is the budget when the machine's memory is not known.
 const fallback = 4 << 30
 
-// Limit returns the budget in bytes (math.MaxInt64 for "off") and where it
-// came from, for messages.
+// Limit returns the budget in bytes and where it came from, for messages.
 func Limit() (int64, string, error) {
 	s := strings.TrimSpace(os.Getenv(Env))
 	if s == "" {
@@ -32,13 +31,11 @@ func Limit() (int64, string, error) {
 	return n, Env + "=" + s, nil
 }
 
-// Parse reads a size such as "64GiB", "500MB", "1e9" or "off" (no limit:
-// math.MaxInt64).
+// Parse reads a size such as "64GiB", "500MB" or "1e9" (bytes). There is
+// no "off": a size read from a file that overflows or exceeds any memory is
+// refused whatever the budget, and a real job names what it needs.
 func Parse(s string) (int64, error) {
 	s = strings.TrimSpace(s)
-	if strings.EqualFold(s, "off") {
-		return math.MaxInt64, nil
-	}
 	units := []struct {
 		suffix string
 		mult   float64
@@ -57,7 +54,7 @@ func Parse(s string) (int64, error) {
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("not a size: want a positive number of bytes with an optional unit (e.g. 64GiB, 500MB) or \"off\"")
+		return 0, fmt.Errorf("not a size: want a positive number of bytes with an optional unit (e.g. 64GiB, 500MB)")
 	}
 	b := v * mult
 	if b >= math.MaxInt64 {
@@ -69,9 +66,6 @@ func Parse(s string) (int64, error) {
 // Format writes a byte count for people: "80 GB", "12 GiB" style, in
 // powers of 1024 with one decimal.
 func Format(n int64) string {
-	if n == math.MaxInt64 {
-		return "no limit"
-	}
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
@@ -97,16 +91,16 @@ func (e *ExceededError) Error() string {
 	if e.Need == math.MaxInt64 {
 		need = "more than 8 EiB"
 	}
-	return fmt.Sprintf("%s needs %s, more than the memory budget of %s (%s); if the work is real, raise it: %s=%s (or %s=off)",
-		e.What, need, Format(e.Limit), e.Source, Env, suggest(e.Need), Env)
+	if e.Need == math.MaxInt64 {
+		return fmt.Sprintf("%s needs %s, more than any memory (the memory budget is %s, %s)", e.What, need, Format(e.Limit), e.Source)
+	}
+	return fmt.Sprintf("%s needs %s, more than the memory budget of %s (%s); if the work is real, raise it: %s=%s",
+		e.What, need, Format(e.Limit), e.Source, Env, suggest(e.Need))
 }
 
 // suggest is a budget that would admit need: the next power of two GiB.
 func suggest(need int64) string {
-	g := (need + 1<<30 - 1) >> 30
-	if g <= 0 || need == math.MaxInt64 {
-		return "off"
-	}
+	g := max((need+1<<30-1)>>30, 1)
 	return fmt.Sprintf("%dGiB", int64(1)<<bits.Len64(uint64(g-1)))
 }
 
@@ -117,8 +111,8 @@ func Check(what string, need int64) error {
 	if err != nil {
 		return err
 	}
-	// An overflowing product is refused even with no limit: no machine
-	// can allocate it.
+	// An overflowing product is refused even under the largest budget:
+	// no machine can allocate it.
 	if need < 0 || need == math.MaxInt64 || need > limit {
 		if need < 0 {
 			need = math.MaxInt64
