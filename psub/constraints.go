@@ -148,14 +148,23 @@ func (C2Star) spec(l Layout, train []Instance) (*setSpec, error) {
 	if err := nonNegative(train, "C2*"); err != nil {
 		return nil, err
 	}
+	if err := checkPoolBudget("C2*", l, int64(l.PairwiseDim), pairs(l)); err != nil {
+		return nil, err
+	}
 	return &setSpec{submodular: true, pool: newIdentityPool(l, submodularRows(l))}, nil
 }
 
 func (C3) spec(l Layout, train []Instance) (*setSpec, error) {
+	if err := checkPoolBudget("C3", l, edgeRows(train), int64(l.Blocks())); err != nil {
+		return nil, err
+	}
 	return &setSpec{submodular: true, pool: newPool(l, signRows(l), train)}, nil
 }
 
 func (C4) spec(l Layout, train []Instance) (*setSpec, error) {
+	if err := checkPoolBudget("C4", l, edgeRows(train), pairs(l)); err != nil {
+		return nil, err
+	}
 	return &setSpec{submodular: true, pool: newPool(l, submodularRows(l), train)}, nil
 }
 
@@ -168,6 +177,9 @@ func (c C4Bar) spec(l Layout, train []Instance) (*setSpec, error) {
 		}
 	}
 	all := append(append([]Instance(nil), train...), c.Test...)
+	if err := checkPoolBudget("C4bar", l, edgeRows(all), pairs(l)); err != nil {
+		return nil, err
+	}
 	return &setSpec{submodular: true, pool: newPool(l, submodularRows(l), all)}, nil
 }
 
@@ -184,6 +196,9 @@ func blocks(l Layout) [][2]int {
 	}
 	return out
 }
+
+// pairs is the number of rows of submodularRows: L(L−1)/2.
+func pairs(l Layout) int64 { return int64(l.Labels) * int64(l.Labels-1) / 2 }
 
 // submodularRows is the paper's matrix B: one row per α<β over the pairwise
 // blocks, 1(α)⊗1(α) + 1(β)⊗1(β) − 1(α)⊗1(β) − 1(β)⊗1(α).

@@ -84,7 +84,9 @@ func newPool(l Layout, B [][]float64, set []Instance) *pool {
 			pn, pp, pm = append(pn, norm(p)), append(pp, a), append(pm, b)
 		}
 	}
-	if float64(nnz) < sparseDensity*float64(rows)*float64(l.PairwiseDim) {
+	// Without pairwise features (dp = 0: edges whose rows are []) every
+	// row is empty, which the sparse form holds and a dense P cannot.
+	if l.PairwiseDim == 0 || float64(nnz) < sparseDensity*float64(rows)*float64(l.PairwiseDim) {
 		sp := &sparseRows{start: make([]int, 1, rows+1), idx: make([]int32, 0, nnz), val: make([]float64, 0, nnz)}
 		for i := range set {
 			for _, p := range set[i].Pairwise {

@@ -39,7 +39,7 @@ func (m *Model) check(in *Instance, index int) error {
 	if len(in.Edges) > 0 && m.PairwiseDim == 0 && in.PairwiseDim() != 0 {
 		return fmt.Errorf("%s: has pairwise features, the model has none", in.label(index))
 	}
-	return nil
+	return checkEnergyBudget(m.Labels, in, index)
 }
 
 // Energy returns the energy −w·ψ(x,·) of the instance for inference.
@@ -191,6 +191,12 @@ func Load(r io.Reader) (*Model, error) {
 	}
 	m := mf.Model
 	if err := m.Layout.validate(); err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if err := m.Layout.checkDim(); err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if err := checkLabelsBudget(m.Labels); err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
 	if len(m.W) != m.Dim() {
