@@ -77,6 +77,9 @@ func buildImageSet(set imageSet, opt ImageSetOptions) (*SegmentedSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", set.name, err)
 	}
+	if err := verifySelected(dir, set.name, images, masks, idx); err != nil {
+		return nil, err
+	}
 	n := len(idx)
 	f := max(opt.Downscale, 1)
 	b := SegmentBuilder{
