@@ -3,6 +3,7 @@ package psub
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,4 +101,44 @@ func TestModelSeal(t *testing.T) {
 	if err := ResealFile(bad); err == nil || !strings.Contains(err.Error(), "bad.json") {
 		t.Errorf("ResealFile of a file that is no model: %v", err)
 	}
+}
+
+// FuzzLoad: no model file panics or allocates beyond a small budget, and
+// every accepted model is consistent and survives Save and Load exactly.
+func FuzzLoad(f *testing.F) {
+	f.Setenv("PSUB_MAX_MEMORY", "64MB")
+	m := &Model{Layout: Layout{Labels: 3, UnaryDim: 1, PairwiseDim: 1, Tied: true}, W: []float64{1, 2, 3, 0.5, -0.5, 0, 0, 1, 2}, Set: "C4", C: 1, Loss: "hamming"}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte(`{"version":1,"labels":2,"unary_dim":1,"pairwise_dim":0,"tied":false,"w":[1,2],"set":"C0","c":1,"loss":"hamming"}`))
+	f.Add([]byte(`{"version":1,"labels":4611686018427387904,"unary_dim":1,"pairwise_dim":1,"w":[]}`))
+	f.Add([]byte(`{"version":2,"labels":2,"unary_dim":0,"pairwise_dim":0,"w":[],"sha256":"00"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Load(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		if m.Labels < 2 || len(m.W) != m.Dim() {
+			t.Fatalf("accepted an inconsistent model: labels %d, %d weights for Dim %d", m.Labels, len(m.W), m.Dim())
+		}
+		var out bytes.Buffer
+		if err := m.Save(&out); err != nil {
+			t.Fatalf("cannot save what was loaded: %v", err)
+		}
+		again, err := Load(&out)
+		if err != nil {
+			t.Fatalf("cannot load what was saved: %v", err)
+		}
+		if again.Layout != m.Layout || len(again.W) != len(m.W) {
+			t.Fatal("layout changed in a round trip")
+		}
+		for i := range m.W {
+			if math.Float64bits(again.W[i]) != math.Float64bits(m.W[i]) {
+				t.Fatalf("w[%d] %v became %v", i, m.W[i], again.W[i])
+			}
+		}
+	})
 }

@@ -140,3 +140,34 @@ func DecodeTIFFOrImage(b []byte) (*Volume, error) {
 	}
 	return decodeImage(bytes.NewReader(b), int64(len(b)))
 }
+
+// FuzzDecodeImage: no PNG, JPEG or BMP file panics or allocates beyond a
+// small budget through the project's reader, and an accepted one gives a
+// consistent volume.
+func FuzzDecodeImage(f *testing.F) {
+	f.Setenv(membudget.Env, "64MB")
+	grey := image.NewGray(image.Rect(0, 0, 5, 3))
+	for i := range grey.Pix {
+		grey.Pix[i] = byte(17 * i)
+	}
+	f.Add(encodePNG(f, grey))
+	var j, b bytes.Buffer
+	jpeg.Encode(&j, grey, nil)
+	bmp.Encode(&b, image.NewRGBA(image.Rect(0, 0, 3, 2)))
+	f.Add(j.Bytes())
+	f.Add(b.Bytes())
+	f.Add(craftedPNG(f, 100000, 100000, color.GrayModel))
+	f.Add(craftedBMP(f, 30000, -30000))
+	f.Add(craftedJPEG(f, 65535, 65535))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, size := range []int64{int64(len(data)), -1} {
+			v, err := decodeImage(bytes.NewReader(data), size)
+			if err != nil {
+				continue
+			}
+			if err := v.Check(); err != nil || v.Depth != 1 || (v.Channels != 1 && v.Channels != 3) {
+				t.Fatalf("accepted image gives an inconsistent volume: %v", err)
+			}
+		}
+	})
+}
