@@ -107,7 +107,7 @@ func decodeImage(file string) (*imageio.Volume, error) {
 	// memory budget before decoding.
 	img, format, err := imageio.Decode(bufio.NewReader(f), size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot decode image (PNG, JPEG or BMP expected): %w", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err) // says "not a PNG, JPEG, BMP or TIFF image" for another format
 	}
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
