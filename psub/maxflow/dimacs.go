@@ -2,6 +2,7 @@ package maxflow
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -340,6 +341,7 @@ func (d *decoder) next() (byte, Arc, error) {
 func (d *decoder) exact(tok []byte, small float64) error {
 	v := uint64(small)
 	if small < 0 {
+		tok = bytes.TrimPrefix(tok, []byte("+"))
 		for _, ch := range tok {
 			if ch < '0' || ch > '9' {
 				return nil

@@ -40,6 +40,8 @@ func TestReadSizesAndExactness(t *testing.T) {
 		{"sum passes 2^53 at the third arc", terms("p max 2 3", "4503599627370496", "4503599627370495", "2"), "", "line 6: arc 1->2: the integer capacities up to this arc sum to 9007199254740993", 0},
 		{"sum of small ones passes 2^53", terms("p max 2 11", strings.Split(strings.Repeat("999999999999999 ", 11), " ")[:11]...), "", "line 13:", 0},
 		{"sum reaches 2^53", terms("p max 2 2", "4503599627370496", "4503599627370496"), "", "", 1 << 53},
+		{"2^53+1 with a plus sign", terms("p max 2 1", "+9007199254740993"), "", "integer capacity 9007199254740993 exceeds", 0},
+		{"small ones with plus signs pass 2^53", terms("p max 2 2", "+9007199254740000", "+1000"), "", "line 5:", 0},
 		{"leading zeros", terms("p max 2 1", "0000000000000000000000000001"), "", "", 1},
 		{"exponent form is a float extension", terms("p max 2 1", "1e20"), "", "", 1e20},
 		{"fraction is a float extension", terms("p max 2 2", "0.5", "0.25"), "", "", 0.75},
