@@ -3,6 +3,7 @@ package imageio
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -123,6 +124,23 @@ func TestDeclaredSizeRefused(t *testing.T) {
 				t.Fatalf("%d-byte file: error %v, want one that says %q", len(c.file), err, c.want)
 			}
 		})
+	}
+	// A stack is checked as a whole before it is allocated: 40 slices of
+	// 200x100 grey (3.2 MB of samples) under a 1 MB budget.
+	dir := t.TempDir()
+	var paths []string
+	for i := range 40 {
+		p := filepath.Join(dir, fmt.Sprintf("s%02d.png", i))
+		writeFile(t, p, legit)
+		paths = append(paths, p)
+	}
+	t.Setenv(membudget.Env, "1MB")
+	if _, err := ReadStack(paths); err == nil || !strings.Contains(err.Error(), "a stack of 40 slices of 200x100") {
+		t.Errorf("stack over the budget: %v", err)
+	}
+	t.Setenv(membudget.Env, "")
+	if _, err := ReadStack(paths); err != nil {
+		t.Errorf("stack under the default budget: %v", err)
 	}
 	// The same genuine files are read under the default budget.
 	for _, f := range [][]byte{legit, legitJPEG.Bytes(), legitBMP.Bytes(), stack(3, 300, 200)} {
