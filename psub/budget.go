@@ -52,12 +52,13 @@ func checkTrainBudget(l Layout, train []Instance, workers int) error {
 }
 
 // checkPoolBudget checks the hard-constraint pool of a set before it is
-// built: its matrix B of nb rows over the Blocks() pairwise blocks (L²
-// rows of L² entries for C3, L(L−1)/2 of them for C4: it grows as L⁴) and
-// the bounds and anchors of its rows×nb margins.
+// built: its sparse matrix B of nb rows (L(L−1)/2 for C2*, C4 and C̄4, L²
+// for C3; at most four non-zeros each) and the bounds and anchors of its
+// rows×nb margins, which grow as the edges times L².
 func checkPoolBudget(set string, l Layout, rows, nb int64) error {
-	need := membudget.Add(membudget.Bytes(nb, int64(l.Blocks()), 8), membudget.Bytes(rows, nb, 8+8+4))
-	return membudget.Check(fmt.Sprintf("the pool of constraint set %s with %d labels (matrix B of %d rows x %d blocks, %d x %d margins)", set, l.Labels, nb, l.Blocks(), rows, nb), need)
+	const rowBytes = 4*16 + 24 // four terms and a slice header
+	need := membudget.Add(membudget.Bytes(nb, rowBytes), membudget.Bytes(rows, nb, 8+8+4))
+	return membudget.Check(fmt.Sprintf("the pool of constraint set %s with %d labels (%d edges x %d label pairs of hard constraints)", set, l.Labels, rows, nb), need)
 }
 
 // edgeRows is the number of pairwise rows (edges) of a set.

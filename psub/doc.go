@@ -71,7 +71,9 @@
 //   - Sizes read from files are checked against the memory budget
 //     (PSUB_MAX_MEMORY, internal/membudget) before they are allocated: the
 //     weight vectors and energy tables of training for L labels, the pools
-//     of C2*, C3, C4 and C̄4 (which grow as L⁴), a model file's labels.
+//     of C2*, C3, C4 and C̄4 (edges × L² margins; their matrix B is stored
+//     sparsely, L² rows of at most four terms, where dense it grew as L⁴),
+//     a model file's labels.
 //   - Trainings start warm: Trace.Working is the working set a training
 //     ended with, and Settings.Warm starts another from it: along a grid
 //     of C (planes are lower bounds of the risk whatever C is, hard

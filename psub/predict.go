@@ -149,7 +149,7 @@ func (m *Model) NonSubmodularEdge(p []float64) bool {
 	B := submodularRows(m.Layout)
 	bnorm := make([]float64, len(B))
 	for j, b := range B {
-		bnorm[j] = norm(b)
+		bnorm[j] = b.norm()
 	}
 	return m.nonSubmodular(m.W, p, B, bnorm, eps*norm(m.W)*norm(p))
 }
