@@ -21,6 +21,9 @@ func Decode(r io.Reader, size int64) (image.Image, string, error) {
 	cfg, format, err := image.DecodeConfig(io.TeeReader(r, &head))
 	if err != nil {
 		if errors.Is(err, image.ErrFormat) {
+			if isTIFF(head.Bytes()) {
+				return nil, "", errors.New("a TIFF image where PNG, JPEG or BMP is expected (ReadImage and ReadTIFF read TIFF)")
+			}
 			return nil, "", errors.New("not a PNG, JPEG, BMP or TIFF image")
 		}
 		return nil, "", fmt.Errorf("decoding image header: %w", err)
