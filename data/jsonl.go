@@ -97,6 +97,9 @@ func readJSONL(r io.Reader, where string, labels int) ([]psub.Instance, error) {
 		if rerr != nil && rerr != io.EOF {
 			return nil, fmt.Errorf("%sread: %w", prefixOf(where), rerr)
 		}
+		if line == 1 {
+			b = skipBOM(b)
+		}
 		if rerr == io.EOF && len(bytes.TrimSpace(b)) > 0 {
 			// Every line of a whole file ends with a newline: a last line
 			// without one is where an interrupted write stopped, even when
@@ -114,6 +117,10 @@ func readJSONL(r io.Reader, where string, labels int) ([]psub.Instance, error) {
 				}
 				if err := in.Validate(len(set), du, dp, labelBound(labels)); err != nil {
 					v.add(line, "%v", err)
+				} else if labels <= 0 {
+					if err := checkLabelBudget(&in, len(set), du, dp); err != nil {
+						v.add(line, "%v", err)
+					}
 				}
 				set = append(set, in)
 			}
@@ -148,6 +155,10 @@ func labelBound(labels int) int {
 // decodeLine parses one line and checks what psub.Instance.Validate cannot
 // see: missing fields and the arity of edges.
 func decodeLine(b []byte, line int, v *violations) (psub.Instance, bool) {
+	if bytes.HasPrefix(b, utf8BOM) { // line 1's was skipped
+		v.add(line, "%s", bomInside)
+		return psub.Instance{}, false
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var ji jsonInstance
@@ -179,7 +190,7 @@ func decodeLine(b []byte, line int, v *violations) (psub.Instance, bool) {
 		missing bool
 	}{{"unary", ji.Unary == nil}, {"edges", ji.Edges == nil}, {"pairwise", ji.Pairwise == nil}} {
 		if f.missing {
-			v.add(line, "field %q: missing (use [] for none)", f.name)
+			v.add(line, "field %q: %s", f.name, missingField(f.name))
 			ok = false
 		}
 	}

@@ -142,6 +142,9 @@ func BuildMito(opt MitoOptions) (*SegmentedSet, error) {
 		return nil, fmt.Errorf("%s/%s: %d image/mask slice pairs, expected %d (see the data README)", MitoDir, vol, len(images), MitoSlices)
 	}
 	images, masks = images[box.Z:box.Z+box.Depth], masks[box.Z:box.Z+box.Depth]
+	if err := VerifyCached(dir, MitoDir, append(append([]string(nil), images...), masks...)...); err != nil {
+		return nil, err
+	}
 
 	frac := float64(box.Width*box.Height*box.Depth) / float64(MitoWidth*MitoHeight*MitoSlices)
 	b, err := preset.Pipeline.Builder(0)

@@ -41,6 +41,9 @@ func loadMultiLabel(path string, sp mlSpec) (train, test *MultiLabelSet, err err
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := VerifyCached(dir, sp.dir, filepath.Join(dir, sp.train), filepath.Join(dir, sp.test)); err != nil {
+		return nil, nil, err
+	}
 	load := func(file string, n int) (*MultiLabelSet, error) {
 		full := filepath.Join(dir, file)
 		s, err := ReadMultiLabelARFF(full, sp.labels)

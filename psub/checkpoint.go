@@ -100,8 +100,17 @@ func (t *trainer) fingerprint() string {
 	// the test instances, which the loop above does not see).
 	if q := t.spec.pool; q != nil {
 		h.ints(q.rows, len(q.B))
+		// B as the dense rows it was hashed as when it was stored densely,
+		// so that a checkpoint of that code still resumes.
+		dense := make([]float64, t.layout.Blocks())
 		for _, b := range q.B {
-			h.num(b...)
+			for _, e := range b {
+				dense[e.Block] = e.C
+			}
+			h.num(dense...)
+			for _, e := range b {
+				dense[e.Block] = 0
+			}
 		}
 		if q.P != nil {
 			r, _ := q.P.Dims()

@@ -148,14 +148,23 @@ func (C2Star) spec(l Layout, train []Instance) (*setSpec, error) {
 	if err := nonNegative(train, "C2*"); err != nil {
 		return nil, err
 	}
+	if err := checkPoolBudget("C2*", l, int64(l.PairwiseDim), pairs(l)); err != nil {
+		return nil, err
+	}
 	return &setSpec{submodular: true, pool: newIdentityPool(l, submodularRows(l))}, nil
 }
 
 func (C3) spec(l Layout, train []Instance) (*setSpec, error) {
+	if err := checkPoolBudget("C3", l, edgeRows(train), int64(l.Blocks())); err != nil {
+		return nil, err
+	}
 	return &setSpec{submodular: true, pool: newPool(l, signRows(l), train)}, nil
 }
 
 func (C4) spec(l Layout, train []Instance) (*setSpec, error) {
+	if err := checkPoolBudget("C4", l, edgeRows(train), pairs(l)); err != nil {
+		return nil, err
+	}
 	return &setSpec{submodular: true, pool: newPool(l, submodularRows(l), train)}, nil
 }
 
@@ -168,6 +177,9 @@ func (c C4Bar) spec(l Layout, train []Instance) (*setSpec, error) {
 		}
 	}
 	all := append(append([]Instance(nil), train...), c.Test...)
+	if err := checkPoolBudget("C4bar", l, edgeRows(all), pairs(l)); err != nil {
+		return nil, err
+	}
 	return &setSpec{submodular: true, pool: newPool(l, submodularRows(l), all)}, nil
 }
 
@@ -185,17 +197,55 @@ func blocks(l Layout) [][2]int {
 	return out
 }
 
+// pairs is the number of rows of submodularRows: L(L−1)/2.
+func pairs(l Layout) int64 { return int64(l.Labels) * int64(l.Labels-1) / 2 }
+
+// bTerm is one non-zero coefficient of a row of B: block Block of w_p
+// counts C times.
+type bTerm struct {
+	Block int
+	C     float64
+}
+
+// bRow is one row b_j of B, sparse: its non-zeros in increasing block
+// order (at most four: B grows as L⁴ when dense, as L² so).
+type bRow []bTerm
+
+// add adds c to the coefficient of block k.
+func (r bRow) add(k int, c float64) bRow {
+	for i := range r {
+		if r[i].Block == k {
+			r[i].C += c
+			return r
+		}
+	}
+	r = append(r, bTerm{k, c})
+	for i := len(r) - 1; i > 0 && r[i].Block < r[i-1].Block; i-- {
+		r[i], r[i-1] = r[i-1], r[i]
+	}
+	return r
+}
+
+// norm is ‖b_j‖.
+func (r bRow) norm() float64 {
+	s := 0.0
+	for _, t := range r {
+		s += t.C * t.C
+	}
+	return math.Sqrt(s)
+}
+
 // submodularRows is the paper's matrix B: one row per α<β over the pairwise
 // blocks, 1(α)⊗1(α) + 1(β)⊗1(β) − 1(α)⊗1(β) − 1(β)⊗1(α).
-func submodularRows(l Layout) [][]float64 {
-	var B [][]float64
+func submodularRows(l Layout) []bRow {
+	var B []bRow
 	for a := 0; a < l.Labels; a++ {
 		for b := a + 1; b < l.Labels; b++ {
-			r := make([]float64, l.Blocks())
-			r[l.Block(a, a)]++
-			r[l.Block(b, b)]++
-			r[l.Block(a, b)]--
-			r[l.Block(b, a)]--
+			r := make(bRow, 0, 4)
+			r = r.add(l.Block(a, a), 1)
+			r = r.add(l.Block(b, b), 1)
+			r = r.add(l.Block(a, b), -1)
+			r = r.add(l.Block(b, a), -1)
 			B = append(B, r)
 		}
 	}
@@ -204,16 +254,14 @@ func submodularRows(l Layout) [][]float64 {
 
 // signRows is C3's B: +1(α)⊗1(α) for every α, −1(α)⊗1(β) for every block
 // with α ≠ β.
-func signRows(l Layout) [][]float64 {
-	var B [][]float64
+func signRows(l Layout) []bRow {
+	var B []bRow
 	for _, blk := range blocks(l) {
-		r := make([]float64, l.Blocks())
+		c := -1.0
 		if blk[0] == blk[1] {
-			r[l.Block(blk[0], blk[1])] = 1
-		} else {
-			r[l.Block(blk[0], blk[1])] = -1
+			c = 1
 		}
-		B = append(B, r)
+		B = append(B, bRow{{l.Block(blk[0], blk[1]), c}})
 	}
 	return B
 }
@@ -241,7 +289,7 @@ func (l Layout) NonSubmodularEdges(w []float64, set []Instance, eps float64) (ba
 	B := submodularRows(l)
 	bnorm := make([]float64, len(B))
 	for j, b := range B {
-		bnorm[j] = norm(b)
+		bnorm[j] = b.norm()
 	}
 	wn := norm(w)
 	for i := range set {
@@ -257,7 +305,7 @@ func (l Layout) NonSubmodularEdges(w []float64, set []Instance, eps float64) (ba
 
 // nonSubmodular reports whether some row b_j of B has (b_j ⊗ p)·w <
 // −tol·‖b_j‖.
-func (l Layout) nonSubmodular(w, p []float64, B [][]float64, bnorm []float64, tol float64) bool {
+func (l Layout) nonSubmodular(w, p []float64, B []bRow, bnorm []float64, tol float64) bool {
 	nb := l.Blocks()
 	var m [64]float64 // ⟨w_block, p⟩ per block, on the stack for ≤ 8 labels
 	proj := m[:0]
@@ -269,10 +317,8 @@ func (l Layout) nonSubmodular(w, p []float64, B [][]float64, bnorm []float64, to
 	}
 	for j, b := range B {
 		v := 0.0
-		for k, c := range b {
-			if c != 0 {
-				v += c * proj[k]
-			}
+		for _, t := range b {
+			v += t.C * proj[t.Block]
 		}
 		if v < -tol*bnorm[j] {
 			return true

@@ -61,6 +61,19 @@
 //     with a checksum, under a lock), and Train on the same problem and
 //     settings continues from the last one (Trace.Resumed). The checkpoint
 //     is removed only after Settings.Save has stored the model.
+//   - Model files (Model.Save, Load) are JSON, sealed: the last field,
+//     "sha256", is the SHA-256 of the model's JSON without it, recomputed
+//     by Load from the values it decoded, so a hand edit of any value is
+//     refused (ErrModelEdited), while indentation or the spelling of a
+//     number are free. ResealFile (psub model -reseal FILE) accepts a
+//     deliberate edit. Files of version 1, written before the seal, load
+//     unsealed. Load checks every field before sizing anything by it.
+//   - Sizes read from files are checked against the memory budget
+//     (PSUB_MAX_MEMORY, internal/membudget) before they are allocated: the
+//     weight vectors and energy tables of training for L labels, the pools
+//     of C2*, C3, C4 and C̄4 (edges × L² margins; their matrix B is stored
+//     sparsely, L² rows of at most four terms, where dense it grew as L⁴),
+//     a model file's labels.
 //   - Trainings start warm: Trace.Working is the working set a training
 //     ended with, and Settings.Warm starts another from it: along a grid
 //     of C (planes are lower bounds of the risk whatever C is, hard

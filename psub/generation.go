@@ -24,7 +24,7 @@ type pool struct {
 	P     *mat.Dense
 	sp    *sparseRows
 	rows  int
-	B     [][]float64
+	B     []bRow
 	bnorm []float64
 	pnorm []float64
 	// ppos and pneg are ‖p_i⁺‖ and ‖p_i⁻‖, the norms of the positive and
@@ -67,7 +67,7 @@ const defaultAnchorSlots = 16
 // pool stores P sparsely.
 const sparseDensity = 0.25
 
-func newPool(l Layout, B [][]float64, set []Instance) *pool {
+func newPool(l Layout, B []bRow, set []Instance) *pool {
 	rows, nnz := 0, 0
 	for i := range set {
 		rows += len(set[i].Pairwise)
@@ -86,7 +86,9 @@ func newPool(l Layout, B [][]float64, set []Instance) *pool {
 			pn, pp, pm = append(pn, norm(p)), append(pp, a), append(pm, b)
 		}
 	}
-	if float64(nnz) < sparseDensity*float64(rows)*float64(l.PairwiseDim) {
+	// Without pairwise features (dp = 0: edges whose rows are []) every
+	// row is empty, which the sparse form holds and a dense P cannot.
+	if l.PairwiseDim == 0 || float64(nnz) < sparseDensity*float64(rows)*float64(l.PairwiseDim) {
 		sp := &sparseRows{start: make([]int, 1, rows+1), idx: make([]int32, 0, nnz), val: make([]float64, 0, nnz)}
 		for i := range set {
 			for _, p := range set[i].Pairwise {
@@ -150,7 +152,7 @@ func (s *sparseRows) dot(i int, x []float64) float64 {
 // identity reports whether P is the identity (C2*: p_i = e_i).
 func (q *pool) identity() bool { return q.P == nil && q.sp == nil }
 
-func newIdentityPool(l Layout, B [][]float64) *pool {
+func newIdentityPool(l Layout, B []bRow) *pool {
 	pn := make([]float64, l.PairwiseDim)
 	for i := range pn {
 		pn[i] = 1
@@ -158,10 +160,10 @@ func newIdentityPool(l Layout, B [][]float64) *pool {
 	return initPool(l, B, nil, l.PairwiseDim, pn, pn, make([]float64, len(pn)))
 }
 
-func initPool(l Layout, B [][]float64, P *mat.Dense, rows int, pn, pp, pm []float64) *pool {
+func initPool(l Layout, B []bRow, P *mat.Dense, rows int, pn, pp, pm []float64) *pool {
 	q := &pool{layout: l, P: P, rows: rows, B: B, pnorm: pn, ppos: pp, pneg: pm, added: map[int]bool{}, active: rows, workers: 1, anchorSlots: defaultAnchorSlots}
 	for _, b := range B {
-		q.bnorm = append(q.bnorm, norm(b))
+		q.bnorm = append(q.bnorm, b.norm())
 	}
 	q.lower = make([]float64, rows*len(B))
 	for i := range q.lower {
@@ -184,7 +186,8 @@ func (q *pool) row(idx int) []float64 {
 	i, j := idx/len(q.B), idx%len(q.B)
 	g := make([]float64, l.Dim())
 	off := l.PairwiseOffset()
-	for c, bc := range q.B[j] {
+	for _, t := range q.B[j] {
+		c, bc := t.Block, t.C
 		if bc == 0 {
 			continue
 		}
@@ -211,7 +214,8 @@ func (q *pool) wMatrix(w []float64) *mat.Dense {
 	W := mat.NewDense(max(dp, 1), len(q.B), nil)
 	off := l.PairwiseOffset()
 	for j, b := range q.B {
-		for c, bc := range b {
+		for _, t := range b {
+			c, bc := t.Block, t.C
 			if bc == 0 {
 				continue
 			}

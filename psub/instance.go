@@ -99,7 +99,10 @@ func (in *Instance) Validate(index, du, dp, labels int) error {
 			return fmt.Errorf("%s: %d labels for %d nodes", who, len(in.Labels), n)
 		}
 		for k, y := range in.Labels {
-			if y < 0 || (labels >= 0 && y >= labels) {
+			switch {
+			case y < 0:
+				return fmt.Errorf("%s: node %d: label %d is negative (labels are 0, 1, …)", who, k, y)
+			case labels >= 0 && y >= labels:
 				return fmt.Errorf("%s: node %d: label %d outside [0,%d)", who, k, y, labels)
 			}
 		}

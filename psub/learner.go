@@ -354,6 +354,9 @@ func newTrainer(train []Instance, labels int, settings Settings) (*trainer, erro
 		}
 	}
 	layout := Layout{Labels: labels, UnaryDim: du, PairwiseDim: dp, Tied: s.Tied}
+	if err := checkTrainBudget(layout, train, s.Workers); err != nil {
+		return nil, err
+	}
 	spec, err := s.Set.spec(layout, train)
 	if err != nil {
 		return nil, err

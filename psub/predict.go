@@ -1,6 +1,8 @@
 package psub
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,7 +41,7 @@ func (m *Model) check(in *Instance, index int) error {
 	if len(in.Edges) > 0 && m.PairwiseDim == 0 && in.PairwiseDim() != 0 {
 		return fmt.Errorf("%s: has pairwise features, the model has none", in.label(index))
 	}
-	return nil
+	return checkEnergyBudget(m.Labels, in, index)
 }
 
 // Energy returns the energy −w·ψ(x,·) of the instance for inference.
@@ -147,7 +149,7 @@ func (m *Model) NonSubmodularEdge(p []float64) bool {
 	B := submodularRows(m.Layout)
 	bnorm := make([]float64, len(B))
 	for j, b := range B {
-		bnorm[j] = norm(b)
+		bnorm[j] = b.norm()
 	}
 	return m.nonSubmodular(m.W, p, B, bnorm, eps*norm(m.W)*norm(p))
 }
@@ -156,56 +158,141 @@ func (m *Model) NonSubmodularEdge(p []float64) bool {
 type modelFile struct {
 	Version int `json:"version"`
 	*Model
+	// Seal is the SHA-256 (hex) of the file's JSON as Save writes it
+	// without the seal: version 2 files have one, version 1 files (written
+	// before models were sealed) none.
+	Seal string `json:"sha256,omitempty"`
 }
 
-const modelVersion = 1
+// Model file versions: 1 is unsealed (still read), 2 sealed.
+const (
+	modelVersionUnsealed = 1
+	modelVersion         = 2
+)
 
-// Save writes the model as JSON.
+// ErrModelEdited is wrapped by Load's error for a sealed model file whose
+// content no longer matches its seal.
+var ErrModelEdited = errors.New("the model does not match its seal (sha256): the file was changed after it was written")
+
+// ResealHint says how to accept an edited model file on purpose.
+const ResealHint = "a model is trained, not edited; if the change is intended, seal the file again with 'psub model -reseal FILE' (psub.ResealFile)"
+
+// Save writes the model as JSON, sealed: the last field, "sha256", is the
+// SHA-256 of the rest as Save writes it (the same JSON without the field),
+// so that Load refuses a file whose values were changed by hand. The seal
+// covers the values, not the layout of the text: Load computes it again from
+// what it decoded.
 func (m *Model) Save(w io.Writer) error {
+	seal, err := m.seal()
+	if err != nil {
+		return err
+	}
+	return encodeModel(w, modelFile{Version: modelVersion, Model: m, Seal: seal})
+}
+
+func encodeModel(w io.Writer, mf modelFile) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
-	return enc.Encode(modelFile{Version: modelVersion, Model: m})
+	return enc.Encode(mf)
 }
 
-// SaveFile writes the model to a JSON file, atomically (a temporary file
-// renamed into place): an interrupted or failed write leaves the previous
-// file, or none. Errors name path.
+// seal is the SHA-256 of the model's JSON without a seal.
+func (m *Model) seal() (string, error) {
+	h := sha256.New()
+	if err := encodeModel(h, modelFile{Version: modelVersion, Model: m}); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// SaveFile writes the model to a JSON file, sealed (Save), atomically (a
+// temporary file renamed into place): an interrupted or failed write
+// leaves the previous file, or none. Errors name path.
 func (m *Model) SaveFile(path string) error {
 	return safefile.Write(path, m.Save)
 }
 
-// Load reads a model written by Save and checks it. Anything but white
-// space after the model's JSON is an error.
+// Load reads a model written by Save and checks it field by field, sizes
+// before anything is allocated for them (labels and dimensions without
+// overflow, within the memory budget; weights of the layout's length,
+// finite). A sealed file (version 2) must match its seal, else the error
+// wraps ErrModelEdited and says how to re-seal; a version 1 file has no seal
+// and is read as it is. Anything but white space after the model's JSON is
+// an error.
 func Load(r io.Reader) (*Model, error) {
+	m, err := load(r, true)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return m, nil
+}
+
+func load(r io.Reader, verify bool) (*Model, error) {
 	mf := modelFile{Model: &Model{}}
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&mf); err != nil {
-		return nil, fmt.Errorf("model: %s", jsonErr(err))
+		return nil, errors.New(jsonErr(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("model: more after the model's JSON object (at byte %d); a model file holds one object", dec.InputOffset())
+		return nil, fmt.Errorf("more after the model's JSON object (at byte %d); a model file holds one object", dec.InputOffset())
 	}
-	if mf.Version != modelVersion {
-		return nil, fmt.Errorf("model: version %d, want %d", mf.Version, modelVersion)
+	switch {
+	case mf.Version != modelVersion && mf.Version != modelVersionUnsealed:
+		return nil, fmt.Errorf("version %d, want %d (or %d, unsealed)", mf.Version, modelVersion, modelVersionUnsealed)
+	case mf.Version == modelVersionUnsealed && mf.Seal != "":
+		return nil, fmt.Errorf("version %d files have no seal, but this one has \"sha256\"", mf.Version)
+	case mf.Version == modelVersion && mf.Seal == "" && verify:
+		return nil, fmt.Errorf("version %d file without its seal (\"sha256\"): %w; %s", mf.Version, ErrModelEdited, ResealHint)
 	}
 	m := mf.Model
 	if err := m.Layout.validate(); err != nil {
-		return nil, fmt.Errorf("model: %w", err)
+		return nil, err
+	}
+	if err := m.Layout.checkDim(); err != nil {
+		return nil, err
+	}
+	if err := checkLabelsBudget(m.Labels); err != nil {
+		return nil, err
 	}
 	if len(m.W) != m.Dim() {
-		return nil, fmt.Errorf("model: %d weights, layout (labels %d, du %d, dp %d, tied %v) needs %d",
+		return nil, fmt.Errorf("%d weights, layout (labels %d, du %d, dp %d, tied %v) needs %d",
 			len(m.W), m.Labels, m.UnaryDim, m.PairwiseDim, m.Tied, m.Dim())
 	}
 	for i, v := range m.W {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("model: weight %d is %v", i, v)
+			return nil, fmt.Errorf("weight %d is %v", i, v)
 		}
 	}
 	if !(m.HardTol >= 0) || math.IsInf(m.HardTol, 0) {
-		return nil, fmt.Errorf("model: hard_tol %v, want a finite value ≥ 0", m.HardTol)
+		return nil, fmt.Errorf("hard_tol %v, want a finite value ≥ 0", m.HardTol)
+	}
+	if mf.Version == modelVersion && verify {
+		seal, err := m.seal()
+		if err != nil {
+			return nil, err
+		}
+		if seal != mf.Seal {
+			return nil, fmt.Errorf("%w; %s", ErrModelEdited, ResealHint)
+		}
 	}
 	return m, nil
+}
+
+// ResealFile seals the model file at path again, as it now reads: after a
+// deliberate edit, or to seal a version 1 file. The model is checked as Load
+// checks it, except for the seal, and written back atomically.
+func ResealFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	m, err := load(f, false)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: model: %w", path, err)
+	}
+	return m.SaveFile(path)
 }
 
 // LoadFile reads a model from a JSON file. Errors start with path.

@@ -52,6 +52,11 @@ type Result struct {
 	// Code is the version of the code that ran the job (zero in rows
 	// written before versions were recorded: they count as stale).
 	Code CodeVersion `json:"code,omitzero"`
+	// Digest is on disk only: the SHA-256 of the row's JSON without it,
+	// written by Run and WriteResultsJSONL, checked and cleared by the
+	// readers, so that a row edited by hand is refused (rows of older
+	// files have none).
+	Digest string `json:"digest,omitempty"`
 }
 
 // JobFunc runs one job and returns its metrics (and may give its row a
@@ -289,8 +294,22 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 }
 
 func appendResult(w io.Writer, r Result) error {
-	b, err := json.Marshal(sanitized(r))
+	r = sanitized(r)
+	r.Digest = ""
+	b, err := json.Marshal(r)
 	if err != nil {
+		return err
+	}
+	// The digest is of the row as a reader decodes it (JSON replaces
+	// invalid UTF-8, say), so that reading it back gives the same digest.
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil {
+		return err
+	}
+	if back.Digest, err = rowDigest(back); err != nil {
+		return err
+	}
+	if b, err = json.Marshal(back); err != nil {
 		return err
 	}
 	_, err = w.Write(append(b, '\n'))
@@ -344,6 +363,9 @@ func openResults(path string) ([]Result, error) {
 				return rs, os.Truncate(path, int64(len(b)-len(ln)))
 			}
 			return nil, fmt.Errorf("%s:%d: not a result row: %v", path, i+1, err)
+		}
+		if err := checkDigest(&r); err != nil {
+			return nil, fmt.Errorf("%s:%d: job %s: %w", path, i+1, r.Key(), err)
 		}
 		rs = append(rs, r)
 		if i == last {

@@ -35,6 +35,9 @@ func ReadResults(path string) ([]Result, error) {
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("%s:%d: not a result row: %v", path, line, err)
 		}
+		if err := checkDigest(&r); err != nil {
+			return nil, fmt.Errorf("%s:%d: job %s: %w", path, line, r.Key(), err)
+		}
 		if i, ok := at[r.Key()]; ok {
 			rs[i] = r
 			continue

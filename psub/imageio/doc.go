@@ -13,14 +13,17 @@
 // # Reading
 //
 //   - ReadImage sniffs the format from the file's first bytes: PNG, JPEG,
-//     BMP give Depth 1; TIFF gives one slice per page.
+//     BMP give Depth 1; TIFF gives one slice per page. Decode checks the
+//     size a PNG, JPEG or BMP header declares against what the file can
+//     hold and against the memory budget (internal/membudget,
+//     PSUB_MAX_MEMORY) before any pixel is allocated.
 //   - ReadStack / ReadStackGlob put 2-D slices of equal size into a volume
 //     (z = position in the list; the glob is taken in name order).
 //   - DecodeTIFF / ReadTIFF is this package's own multi-page TIFF reader
 //     (golang.org/x/image/tiff reads only the first page): greyscale 1/8/16
 //     bits, both byte orders, strips uncompressed or LZW/Deflate/PackBits,
 //     predictor 2. Allocation is bounded by the file size and
-//     TIFFOptions.MaxSamples, so a corrupt header cannot exhaust memory; it
+//     TIFFOptions.MaxSamples or the memory budget, so a corrupt header cannot exhaust memory; it
 //     is fuzzed (FuzzDecodeTIFF). EncodeTIFF / WriteTIFF write uncompressed
 //     8- or 16-bit stacks in either byte order.
 //

@@ -42,7 +42,7 @@ func ReadImage(path string) (*Volume, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	v, err := DecodeImage(bufio.NewReader(f))
+	v, err := decodeImage(bufio.NewReader(f), st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -56,13 +56,16 @@ func isTIFF(b []byte) bool {
 }
 
 // DecodeImage decodes one PNG, JPEG or BMP image from r with FromImage.
+// The size its header declares is checked against the memory budget
+// (Decode) before the pixels are allocated.
 func DecodeImage(r io.Reader) (*Volume, error) {
-	img, format, err := image.Decode(r)
+	return decodeImage(r, -1)
+}
+
+func decodeImage(r io.Reader, size int64) (*Volume, error) {
+	img, format, err := Decode(r, size)
 	if err != nil {
-		if err == image.ErrFormat {
-			return nil, fmt.Errorf("not a PNG, JPEG, BMP or TIFF image")
-		}
-		return nil, fmt.Errorf("decoding image: %w", err)
+		return nil, err
 	}
 	v := FromImage(img)
 	if v.Voxels() == 0 {

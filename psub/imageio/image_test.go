@@ -77,7 +77,7 @@ func writeFile(t *testing.T, path string, data []byte) {
 
 var pngEncode = png.Encode
 
-func encodePNG(t *testing.T, img image.Image) []byte {
+func encodePNG(t testing.TB, img image.Image) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := pngEncode(&b, img); err != nil {

@@ -10,17 +10,15 @@ import (
 	"os"
 
 	"golang.org/x/image/tiff/lzw"
-)
 
-// DefaultMaxSamples bounds the samples DecodeTIFF allocates when the
-// options leave MaxSamples zero: 1<<28 float32 samples (1 GiB), twice the EM
-// volume's 1024×768×165.
-const DefaultMaxSamples = 1 << 28
+	"github.com/probably-submodular/crf/internal/membudget"
+)
 
 // TIFFOptions tunes DecodeTIFF; nil means defaults.
 type TIFFOptions struct {
-	// MaxSamples is the largest Width×Height×Depth accepted; 0 means
-	// DefaultMaxSamples.
+	// MaxSamples is the largest Width×Height×Depth accepted; 0 means as
+	// many as the memory budget holds (internal/membudget:
+	// PSUB_MAX_MEMORY, 4 bytes a sample).
 	MaxSamples int64
 }
 
@@ -95,6 +93,21 @@ type tiffDecoder struct {
 	r    io.ReaderAt
 	size int64
 	bo   binary.ByteOrder
+	// maxSamples bounds the samples of the volume; 0: the memory budget.
+	maxSamples int64
+}
+
+// checkSamples checks that a volume of n samples (what, for the message)
+// fits opt.MaxSamples or, without it, the memory budget at 4 bytes a
+// sample.
+func (d *tiffDecoder) checkSamples(n int64, what string) error {
+	if d.maxSamples == 0 {
+		return membudget.Check(what, membudget.Bytes(n, 4))
+	}
+	if n > d.maxSamples {
+		return fmt.Errorf("%s: %d samples, more than the limit %d", what, n, d.maxSamples)
+	}
+	return nil
 }
 
 // readAt reads n bytes at off, checking the range against the file size
@@ -139,13 +152,14 @@ func ReadTIFF(path string) (*Volume, error) {
 // floating-point samples are rejected with an error, as is any offset or
 // size that does not fit the file. Allocation is bounded by the file size
 // (uncompressed strips must lie in the file, compressed ones may expand only
-// up to their format's maximum ratio) and by opt.MaxSamples.
+// up to their format's maximum ratio) and by opt.MaxSamples, or the memory
+// budget (internal/membudget) when that is 0: checked page by page before
+// the volume is allocated.
 func DecodeTIFF(r io.ReaderAt, size int64, opt *TIFFOptions) (*Volume, error) {
-	maxSamples := int64(DefaultMaxSamples)
-	if opt != nil && opt.MaxSamples > 0 {
-		maxSamples = opt.MaxSamples
-	}
 	d := &tiffDecoder{r: r, size: size}
+	if opt != nil && opt.MaxSamples > 0 {
+		d.maxSamples = opt.MaxSamples
+	}
 	head, err := d.readAt(0, 8)
 	if err != nil {
 		return nil, fmt.Errorf("TIFF header: %w", err)
@@ -174,7 +188,7 @@ func DecodeTIFF(r io.ReaderAt, size int64, opt *TIFFOptions) (*Volume, error) {
 			return nil, fmt.Errorf("page %d: IFD offset %d repeats (loop in the IFD chain)", len(pages), off)
 		}
 		seen[off] = true
-		p, next, err := d.readIFD(off, maxSamples)
+		p, next, err := d.readIFD(off)
 		if err != nil {
 			return nil, fmt.Errorf("page %d: %w", len(pages), err)
 		}
@@ -183,8 +197,8 @@ func DecodeTIFF(r io.ReaderAt, size int64, opt *TIFFOptions) (*Volume, error) {
 				len(pages), p.width, p.height, pages[0].width, pages[0].height)
 		}
 		total += int64(p.width) * int64(p.height)
-		if total > maxSamples {
-			return nil, fmt.Errorf("page %d: the pages so far hold %d samples, more than the limit %d", len(pages), total, maxSamples)
+		if err := d.checkSamples(total, fmt.Sprintf("a stack of %d pages of %dx%d", len(pages)+1, p.width, p.height)); err != nil {
+			return nil, fmt.Errorf("page %d: %w", len(pages), err)
 		}
 		for _, c := range p.counts {
 			compressed += c
@@ -213,7 +227,7 @@ func DecodeTIFF(r io.ReaderAt, size int64, opt *TIFFOptions) (*Volume, error) {
 
 // readIFD parses and validates the IFD at off and returns the offset of the
 // next one.
-func (d *tiffDecoder) readIFD(off, maxSamples int64) (*tiffPage, int64, error) {
+func (d *tiffDecoder) readIFD(off int64) (*tiffPage, int64, error) {
 	nb, err := d.readAt(off, 2)
 	if err != nil {
 		return nil, 0, fmt.Errorf("IFD at %d: %w", off, err)
@@ -283,8 +297,11 @@ func (d *tiffDecoder) readIFD(off, maxSamples int64) (*tiffPage, int64, error) {
 		return nil, 0, errors.New("ImageWidth or ImageLength missing")
 	case p.width <= 0 || p.height <= 0:
 		return nil, 0, fmt.Errorf("image size %dx%d", p.width, p.height)
-	case int64(p.width)*int64(p.height) > maxSamples:
-		return nil, 0, fmt.Errorf("image size %dx%d exceeds the limit of %d samples", p.width, p.height, maxSamples)
+	}
+	if err := d.checkSamples(int64(p.width)*int64(p.height), fmt.Sprintf("a %dx%d page", p.width, p.height)); err != nil {
+		return nil, 0, err
+	}
+	switch {
 	case spp != 1:
 		return nil, 0, fmt.Errorf("%d samples per pixel; only greyscale (1) is supported", spp)
 	case p.bits != 1 && p.bits != 8 && p.bits != 16:

@@ -423,7 +423,7 @@ func TestTIFFCorrupt(t *testing.T) {
 		{"IFD beyond end", []byte("II*\x00\xff\x00\x00\x00"), "beyond the end"},
 		{"IFD loop", loop, "loop"},
 		{"pages of different sizes", twoSizes, "page 1 is 2x2"},
-		{"absurd size", good(tEntry{256, 4, []uint32{1 << 30}}, tEntry{257, 4, []uint32{1 << 30}}), "limit"},
+		{"absurd size", good(tEntry{256, 4, []uint32{1 << 30}}, tEntry{257, 4, []uint32{1 << 30}}), "memory budget"},
 		{"huge compressed claim", buildTIFF(le, []tPage{{w: 10000, h: 10000, bits: 8, comp: compDeflate, rps: 10000, strips: [][]byte{deflate([]byte{0})}}}), "cannot hold"},
 		{"strip truncated", good(tEntry{279, 4, []uint32{5}}), "expected 8"},
 		{"strip past end", good(tEntry{273, 4, []uint32{1 << 20}}), "beyond the end"},

@@ -2,12 +2,16 @@ package maxflow
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"strconv"
+	"unsafe"
+
+	"github.com/probably-submodular/crf/internal/membudget"
 )
 
 // Problem is a max-flow problem as stored in the DIMACS format. Node ids
@@ -26,6 +30,25 @@ type Arc struct {
 
 // maxDIMACSNodes keeps Build's int32 node indices in range.
 const maxDIMACSNodes = math.MaxInt32 - 1
+
+// maxExactCapacity is 2⁵³: integers up to it are exact in float64, and so
+// is every flow when the integer capacities sum to at most it.
+const maxExactCapacity = 1 << 53
+
+// nodeBytes is what a Graph keeps per node (its node record and terminal
+// capacities), for the memory budget check of the p line.
+const nodeBytes = int64(unsafe.Sizeof(node{}) + unsafe.Sizeof(pair{}))
+
+// checkNodeBudget checks the storage of the p line's node count against
+// the memory budget (internal/membudget): a file of one line can declare
+// 2³¹ nodes, and the nodes any arc line names can be any of them, so the
+// file's size cannot bound them.
+func checkNodeBudget(line, nodes int) error {
+	if err := membudget.Check(fmt.Sprintf("a graph of %d nodes", nodes), membudget.Bytes(int64(nodes), nodeBytes)); err != nil {
+		return fmt.Errorf("line %d: the p line declares %d nodes: %w", line, nodes, err)
+	}
+	return nil
+}
 
 // Header is what a DIMACS file declares besides its arcs (0-based ids).
 type Header struct {
@@ -185,6 +208,7 @@ type decoder struct {
 	h                         Header
 	pLine, sLine, tLine, arcs int
 	f                         [5][]byte
+	intSum                    uint64 // sum of the integer capacities so far (≤ 2⁵³)
 }
 
 func newDecoder(r io.Reader) *decoder {
@@ -228,6 +252,9 @@ func (d *decoder) next() (byte, Arc, error) {
 			if err2 != nil || m < 0 {
 				return 0, Arc{}, fmt.Errorf("line %d: bad arc count %q, want an integer >= 0", line, f[3])
 			}
+			if err := checkNodeBudget(line, n); err != nil {
+				return 0, Arc{}, err
+			}
 			d.h.Nodes, d.h.Arcs, d.pLine = n, m, line
 			return 'p', Arc{}, nil
 		case 'n':
@@ -268,9 +295,12 @@ func (d *decoder) next() (byte, Arc, error) {
 			if u == v {
 				return 0, Arc{}, fmt.Errorf("line %d: arc from node %d to itself", line, u+1)
 			}
-			c, ok := capacity(f[3])
+			c, small, ok := capacity(f[3])
 			if !ok {
 				return 0, Arc{}, fmt.Errorf("line %d: arc %d->%d: bad capacity %q, want a finite number >= 0", line, u+1, v+1, f[3])
+			}
+			if err := d.exact(f[3], small); err != nil {
+				return 0, Arc{}, fmt.Errorf("line %d: arc %d->%d: %w", line, u+1, v+1, err)
 			}
 			if d.arcs == d.h.Arcs {
 				return 0, Arc{}, fmt.Errorf("line %d: more arcs than the %d declared on line %d", line, d.h.Arcs, d.pLine)
@@ -299,6 +329,42 @@ func (d *decoder) next() (byte, Arc, error) {
 		return 0, Arc{}, fmt.Errorf("line %d: end of file after %d arcs, %d declared on line %d", line, d.arcs, d.h.Arcs, d.pLine)
 	}
 	return 0, Arc{}, nil
+}
+
+// exact refuses an integer capacity (a token of digits, the DIMACS form)
+// that float64 cannot hold exactly, and integer capacities whose sum passes
+// 2⁵³: every flow value and residual capacity is at most that sum, so up to
+// it the float64 flow is the exact integer flow, and beyond it could be
+// rounded without a word. Capacities written with a fraction or an exponent
+// (an extension of the format; Write uses them) are read as float64. small
+// is the token's value when it is an integer of at most 15 digits, else -1.
+func (d *decoder) exact(tok []byte, small float64) error {
+	v := uint64(small)
+	if small < 0 {
+		tok = bytes.TrimPrefix(tok, []byte("+"))
+		for _, ch := range tok {
+			if ch < '0' || ch > '9' {
+				return nil
+			}
+		}
+		var err error
+		if v, err = strconv.ParseUint(string(tok), 10, 64); err != nil || v > maxExactCapacity {
+			return fmt.Errorf("integer capacity %s exceeds 2^53 = %d, beyond which float64 flows are not exact (scale the capacities down)", psubBrief(tok), uint64(maxExactCapacity))
+		}
+	}
+	// Each term is at most 2⁵³ and the sum so far too: no overflow.
+	if d.intSum += v; d.intSum > maxExactCapacity {
+		return fmt.Errorf("the integer capacities up to this arc sum to %d, more than 2^53 = %d: the flow, computed in float64, could be rounded (scale the capacities down)", d.intSum, uint64(maxExactCapacity))
+	}
+	return nil
+}
+
+// psubBrief quotes at most 40 bytes of a token.
+func psubBrief(b []byte) string {
+	if len(b) > 40 {
+		return fmt.Sprintf("%s… (%d digits)", b[:40], len(b))
+	}
+	return string(b)
 }
 
 // fields splits b at blanks into at most len(f) fields and returns how
@@ -355,13 +421,14 @@ func smallInt(b []byte) (int, bool) {
 	return v, true
 }
 
-// capacity parses a finite number >= 0.
-func capacity(b []byte) (float64, bool) {
+// capacity parses a finite number >= 0; small is its value when it is an
+// integer of at most 15 digits, else -1.
+func capacity(b []byte) (c, small float64, ok bool) {
 	if v, ok := smallInt(b); ok {
-		return float64(v), true
+		return float64(v), float64(v), true
 	}
 	c, err := strconv.ParseFloat(string(b), 64)
-	return c, err == nil && c >= 0 && !math.IsInf(c, 0)
+	return c, -1, err == nil && c >= 0 && !math.IsInf(c, 0)
 }
 
 // Validate checks what Read checks, for a Problem made in code.

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/probably-submodular/crf/internal/membudget"
 )
 
 // problemEK is Edmonds–Karp run directly on the arcs of p, sharing nothing
@@ -232,6 +234,10 @@ func FuzzRead(f *testing.F) {
 	f.Add("p max 3 2\nn 1 s\nn 3 t\na 1 2 -1\n")
 	f.Add("p max 99999999999 1\n")
 	f.Add("p max 3 2\nn 1 s\nn 3 t\na 1 2 1\na 2 1 1\n")
+	f.Add("p max 2147483646 1\nn 1 s\nn 2 t\na 1 2 1\n")
+	f.Add("p max 2 2\nn 1 s\nn 2 t\na 1 2 9007199254740992\na 1 2 1\n")
+	f.Add("p max 2 1\nn 1 s\nn 2 t\na 1 2 99999999999999999999\n")
+	f.Setenv(membudget.Env, "64MB")
 	f.Fuzz(func(t *testing.T, text string) {
 		p, err := Read(strings.NewReader(text))
 		if err != nil {

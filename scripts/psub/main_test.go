@@ -41,6 +41,7 @@ var badArgs = map[string][]string{
 	"export":   {"-dataset", "no-such-set", "-o", "out"},
 	"slic":     {"-o", "labels.png"},
 	"maxflow":  {"-repeat", "0", "x.max"},
+	"model":    {"a.json", "b.json"},
 	"protocol": {"cows", "-shard", "9/2"},
 	"fetch":    {"msrc"},
 	"segment":  {"train", "-images", "x"},

@@ -111,9 +111,15 @@ func decodeImage(file string) (*imageio.Volume, error) {
 		return nil, err
 	}
 	defer f.Close()
-	img, format, err := image.Decode(bufio.NewReader(f))
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	// imageio.Decode checks the declared size against the file and the
+	// memory budget before decoding.
+	img, format, err := imageio.Decode(bufio.NewReader(f), size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot decode image (PNG, JPEG or BMP expected): %w", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err) // says "not a PNG, JPEG, BMP or TIFF image" for another format
 	}
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"io"
+
+	"github.com/probably-submodular/crf/psub"
+)
+
+// modelResult is the JSON object printed by "psub model".
+type modelResult struct {
+	Model    string `json:"model"`
+	Labels   int    `json:"labels"`
+	Dim      int    `json:"dim"`
+	Set      string `json:"set"`
+	Resealed bool   `json:"resealed"`
+}
+
+// runModel checks a model file (its seal included) and, with -reseal,
+// seals it again as it now reads: the way to accept a deliberate edit.
+func runModel(args []string, stdout, _ io.Writer) error {
+	fs := newFlags("model", "psub model [-reseal] model.json", stdout)
+	reseal := fs.Bool("reseal", false, "seal the file again as it now reads (accepts a deliberate edit; seals a version 1 file)")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fs.usageErr("want one model file, got %d arguments", fs.NArg())
+	}
+	path := fs.Arg(0)
+	if *reseal {
+		if err := psub.ResealFile(path); err != nil {
+			return err
+		}
+	}
+	m, err := psub.LoadFile(path)
+	if err != nil {
+		return err
+	}
+	return writeJSON(stdout, modelResult{Model: path, Labels: m.Labels, Dim: m.Dim(), Set: m.Set, Resealed: *reseal})
+}
