@@ -62,7 +62,7 @@ func BuildPreset(set Preset, opt ImageSetOptions) (*SegmentedSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", set.Name, err)
 	}
-	if err := verifySelected(dir, set.name, images, masks, idx); err != nil {
+	if err := verifySelected(dir, set.Name, images, masks, idx); err != nil {
 		return nil, err
 	}
 	n := len(idx)

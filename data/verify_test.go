@@ -2,6 +2,9 @@ package data
 
 import (
 	"encoding/json"
+	"image"
+	"image/draw"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,4 +186,52 @@ func BenchmarkVerifyCows(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestVerifyDerivedByPixels: a derived file (an epfl_mito mask) is checked
+// by the sum of its pixels, not of its bytes: the same mask written by
+// another PNG encoder passes, one pixel changed fails, naming the pixel sum.
+func TestVerifyDerivedByPixels(t *testing.T) {
+	real, err := Find("", MitoDir)
+	if err != nil {
+		t.Skipf("no %s: %v", MitoDir, err)
+	}
+	const rel = "training/masks_derived/train_001.png"
+	src, err := os.Open(filepath.Join(real, rel))
+	if err != nil {
+		t.Skip(err)
+	}
+	img, err := png.Decode(src)
+	src.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(t *testing.T, path string, m image.Image) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(f, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, rel)
+	write(t, path, img)
+	if err := verifyCached(t.TempDir(), dir, MitoDir, []string{path}); err != nil {
+		t.Fatalf("the same pixels from another encoder: %v", err)
+	}
+	g := image.NewGray(img.Bounds())
+	draw.Draw(g, g.Bounds(), img, img.Bounds().Min, draw.Src)
+	g.Pix[0] ^= 0xff
+	write(t, path, g)
+	err = verifyCached(t.TempDir(), dir, MitoDir, []string{path})
+	if err == nil || !strings.Contains(err.Error(), "pixel sum") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("one pixel changed: %v; want an error naming %s and its pixel sum", err, path)
+	}
 }

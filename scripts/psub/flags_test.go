@@ -99,7 +99,7 @@ func TestEveryNumericFlagAudited(t *testing.T) {
 	numeric := regexp.MustCompile(`(?m)^  -(\S+) (int|uint|uint64|float|N)$`)
 	usages := map[string][]string{
 		"train": {"train", "-h"}, "slic": {"slic", "-h"}, "export": {"export", "-h"}, "maxflow": {"maxflow", "-h"},
-		"predict": {"predict", "-h"}, "version": {"version", "-h"}, "fetch": {"fetch", "-h"},
+		"predict": {"predict", "-h"}, "version": {"version", "-h"}, "fetch": {"fetch", "-h"}, "model": {"model", "-h"},
 		"segment train": {"segment", "train", "-h"}, "segment predict": {"segment", "predict", "-h"},
 		"protocol cows": {"protocol", "cows", "-h"}, "protocol all": {"protocol", "all", "-h"},
 		"protocol cows -slurm": {"protocol", "cows", "-slurm", "/x", "-h"},

@@ -310,7 +310,7 @@ func TestSegmentVolumePagesDiffer(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "v.tif"), bad, 0o644)
 	os.WriteFile(filepath.Join(dir, "v_mask.tif"), good, 0o644)
 	var out, errb bytes.Buffer
-	code := run([]string{"segment", "train", "-images", dir, "-o", filepath.Join(dir, "m.json"), "-segments", "2"}, &out, &errb)
+	code := run([]string{"segment", "train", "-images", dir, "-o", filepath.Join(t.TempDir(), "m.json"), "-segments", "2"}, &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "v.tif") || !strings.Contains(errb.String(), "page 1") {
 		t.Errorf("exit %d, stderr %q: want 1, the file and its page", code, errb.String())
 	}
