@@ -132,13 +132,15 @@ func Segment(v *imageio.Volume, opt Options) (*imageio.LabelMap, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	feat := make([]float32, len(v.Pix))
-	copy(feat, v.Pix)
-	if err := prepare(feat, v.Channels, opt); err != nil {
+	feat, err := prepare(v, opt)
+	if err != nil {
 		return nil, 0, err
 	}
 	sh := shape{W: v.Width, H: v.Height, D: v.Depth, C: v.Channels}
-	smooth(feat, sh, [3]float64{opt.Sigma / opt.Spacing[0], opt.Sigma / opt.Spacing[1], opt.Sigma / opt.Spacing[2]}, opt.Workers)
+	sigma := [3]float64{opt.Sigma / opt.Spacing[0], opt.Sigma / opt.Spacing[1], opt.Sigma / opt.Spacing[2]}
+	for _, plane := range feat {
+		smooth(plane, shape{W: sh.W, H: sh.H, D: sh.D, C: 1}, sigma, opt.Workers)
+	}
 
 	g := newGrid([3]int{sh.W, sh.H, sh.D}, opt.Segments)
 	c := newClusterer(feat, sh, g, opt)
@@ -161,33 +163,70 @@ func Segment(v *imageio.Volume, opt Options) (*imageio.LabelMap, int, error) {
 // shape is the geometry of a feature buffer.
 type shape struct{ W, H, D, C int }
 
-// prepare rescales feat to [0, 1] (unless KeepRange) and converts to CIELAB
-// (if Lab), after checking that every sample is finite.
-func prepare(feat []float32, channels int, opt Options) error {
+// prepare returns the samples of v as one plane per channel, rescaled to
+// [0, 1] (unless KeepRange) and converted to CIELAB (if Lab), after
+// checking that every sample is finite. Rescaling, conversion and the
+// change of layout are one pass; the arithmetic is that of rescaling in
+// place and then converting (rgbToLab), so the values are the same.
+func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
+	pix, channels := v.Pix, v.Channels
 	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
-	for i, x := range feat {
+	bytes := true // every sample an integer in [0, 255]
+	for i, x := range pix {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("slic: voxel %d channel %d is %v, samples must be finite", i/channels, i%channels, x)
+			return nil, fmt.Errorf("slic: voxel %d channel %d is %v, samples must be finite", i/channels, i%channels, x)
 		}
 		lo = min(lo, x)
 		hi = max(hi, x)
+		bytes = bytes && x >= 0 && x <= 255 && x == float32(int32(x))
 	}
-	if !opt.KeepRange {
-		scale := float32(1)
-		if hi > lo {
-			scale = 1 / (hi - lo)
+	scale := float32(1)
+	if hi > lo {
+		scale = 1 / (hi - lo)
+	}
+	rescale := func(x float32) float32 {
+		if opt.KeepRange {
+			return x
 		}
-		parallelFor(len(feat), opt.Workers, func(a, b int) {
-			for i := a; i < b; i++ {
-				feat[i] = (feat[i] - lo) * scale
+		return (x - lo) * scale
+	}
+	n := len(pix) / channels
+	planes := make([][]float32, channels)
+	for c := range planes {
+		planes[c] = make([]float32, n)
+	}
+	if !opt.Lab {
+		parallelFor(n, opt.Workers, func(a, b int) {
+			for c, plane := range planes {
+				for i := a; i < b; i++ {
+					plane[i] = rescale(pix[i*channels+c])
+				}
 			}
 		})
+		return planes, nil
 	}
-	if opt.Lab {
-		t := newLabTables()
-		parallelFor(len(feat)/3, opt.Workers, func(a, b int) { rgbToLab(feat[3*a:3*b], 1, t) })
+	t := newLabTables()
+	if bytes {
+		// 8-bit data: the sRGB curve of the 256 possible values, once.
+		var lin [256]float64
+		for b := range lin {
+			lin[b] = t.linear(float64(rescale(float32(b))))
+		}
+		parallelFor(n, opt.Workers, func(a, b int) {
+			for i := a; i < b; i++ {
+				p := pix[3*i : 3*i+3 : 3*i+3]
+				planes[0][i], planes[1][i], planes[2][i] = t.lab(lin[uint8(p[0])], lin[uint8(p[1])], lin[uint8(p[2])])
+			}
+		})
+		return planes, nil
 	}
-	return nil
+	parallelFor(n, opt.Workers, func(a, b int) {
+		for i := a; i < b; i++ {
+			p := pix[3*i : 3*i+3 : 3*i+3]
+			planes[0][i], planes[1][i], planes[2][i] = t.lab(t.linear(float64(rescale(p[0]))), t.linear(float64(rescale(p[1]))), t.linear(float64(rescale(p[2]))))
+		}
+	})
+	return planes, nil
 }
 
 // parallelFor splits [0, n) into contiguous pieces, one per worker. Use it
