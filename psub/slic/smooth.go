@@ -100,7 +100,7 @@ func smoothX(f []float32, sh shape, k []float32, workers int) {
 
 // smoothY filters each slice along y. An output row is the sum over the
 // taps j of k[j] times input row reflect(y+j-r), added in the order of j;
-// four neighbouring outputs are summed at once in registers.
+// see filterRows.
 func smoothY(f []float32, sh shape, k []float32, workers int) {
 	r := len(k) / 2
 	W := sh.W
@@ -108,7 +108,7 @@ func smoothY(f []float32, sh shape, k []float32, workers int) {
 	scratch := make([][]float32, workers)
 	runTasks(sh.D, workers, func(w, z int) {
 		src := f[z*slice : (z+1)*slice]
-		out := zeroed(&scratch[w], slice)
+		out := grow(&scratch[w], slice)
 		for y := range sh.H {
 			filterRows(out[y*W:(y+1)*W], k, func(j int) []float32 {
 				return src[reflect(y+j-r, sh.H)*W:][:W]
@@ -126,7 +126,7 @@ func smoothZ(f []float32, sh shape, k []float32, workers int) {
 	slice := sh.H * W
 	scratch := make([][]float32, workers)
 	runTasks(sh.H, workers, func(w, y int) {
-		out := zeroed(&scratch[w], sh.D*W)
+		out := grow(&scratch[w], sh.D*W)
 		for z := range sh.D {
 			filterRows(out[z*W:(z+1)*W], k, func(j int) []float32 {
 				return f[reflect(z+j-r, sh.D)*slice+y*W:][:W]
@@ -139,7 +139,8 @@ func smoothZ(f []float32, sh shape, k []float32, workers int) {
 }
 
 // filterRows sets dst[x] = k[0]·row(0)[x] + k[1]·row(1)[x] + ..., summed in
-// that order from 0, every row(j) having len(dst) samples.
+// that order from 0, every row(j) having len(dst) samples. Eight outputs
+// are summed at once in registers.
 func filterRows(dst, k []float32, row func(j int) []float32) {
 	var rowsBuf [64][]float32
 	rows := rowsBuf[:0]
@@ -147,16 +148,21 @@ func filterRows(dst, k []float32, row func(j int) []float32) {
 		rows = append(rows, row(j)[:len(dst)])
 	}
 	x := 0
-	for ; x+4 <= len(dst); x += 4 {
-		var s0, s1, s2, s3 float32
+	for ; x+8 <= len(dst); x += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float32
 		for j, kj := range k {
-			p := rows[j][x : x+4 : x+4]
+			p := rows[j][x : x+8 : x+8]
 			s0 += kj * p[0]
 			s1 += kj * p[1]
 			s2 += kj * p[2]
 			s3 += kj * p[3]
+			s4 += kj * p[4]
+			s5 += kj * p[5]
+			s6 += kj * p[6]
+			s7 += kj * p[7]
 		}
-		dst[x], dst[x+1], dst[x+2], dst[x+3] = s0, s1, s2, s3
+		d := dst[x : x+8 : x+8]
+		d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = s0, s1, s2, s3, s4, s5, s6, s7
 	}
 	for ; x < len(dst); x++ {
 		s := float32(0)
@@ -167,12 +173,10 @@ func filterRows(dst, k []float32, row func(j int) []float32) {
 	}
 }
 
-// zeroed returns *buf resized to n zeros, allocating only the first time.
-func zeroed(buf *[]float32, n int) []float32 {
+// grow returns *buf resized to n, allocating only when it is too short.
+func grow(buf *[]float32, n int) []float32 {
 	if cap(*buf) < n {
 		*buf = make([]float32, n)
 	}
-	b := (*buf)[:n]
-	clear(b)
-	return b
+	return (*buf)[:n]
 }
