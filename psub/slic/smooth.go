@@ -6,6 +6,11 @@ import "math"
 // truncated at radius ⌊4σ + 0.5⌋ (scipy.ndimage's rule).
 func gaussKernel(sigma float64) []float32 {
 	r := int(4*sigma + 0.5)
+	if r == 0 {
+		// One tap, normalised: the identity. (Computed, exp(-0.5·0/σ²)
+		// is NaN once σ² underflows to 0.)
+		return []float32{1}
+	}
 	k := make([]float64, 2*r+1)
 	sum := 0.0
 	for i := range k {
