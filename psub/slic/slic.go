@@ -23,8 +23,8 @@ type Options struct {
 	// distances): Segment's error gives the largest m a volume allows.
 	Compactness float64
 	// Sigma is the standard deviation, in units of Spacing, of the Gaussian
-	// pre-smoothing (sigma); 0 means no smoothing. In voxels it must not
-	// exceed the length of any axis longer than 1.
+	// pre-smoothing (sigma); 0 means no smoothing. In voxels (Sigma /
+	// Spacing) it must not exceed the longest axis.
 	Sigma float64
 	// MaxIter bounds the k-means iterations (max_num_iter); 0 means 10.
 	MaxIter int
@@ -108,11 +108,13 @@ func (opt Options) withDefaults(v *imageio.Volume) (Options, error) {
 		}
 	}
 	// The Gaussian's support is 4σ on each side and costs time in
-	// proportion; beyond the axis length it only flattens the volume.
-	for a, name := range []string{"x (Width)", "y (Height)", "z (Depth)"} {
-		if s := opt.Sigma / opt.Spacing[a]; dims[a] > 1 && s > float64(dims[a]) {
-			return opt, fmt.Errorf("slic: Sigma = %v is %.4g voxels along %s with Spacing[%d] = %v, must be in [0, %d] voxels (the axis length), i.e. Sigma at most %.4g",
-				opt.Sigma, s, name, a, opt.Spacing[a], dims[a], float64(dims[a])*opt.Spacing[a])
+	// proportion; beyond the volume's extent it only flattens it. (Bounding
+	// by the longest axis rather than each axis keeps a thin crop, say 3
+	// slices with σ = 5, valid.)
+	for a, name := range []string{"x", "y", "z"} {
+		if s := opt.Sigma / opt.Spacing[a]; dims[a] > 1 && s > float64(longest) {
+			return opt, fmt.Errorf("slic: Sigma = %v is %.4g voxels along %s (Spacing[%d] = %v), must be in [0, %d] voxels (the longest axis of the %dx%dx%d volume), i.e. Sigma at most %.4g",
+				opt.Sigma, s, name, a, opt.Spacing[a], longest, dims[0], dims[1], dims[2], float64(longest)*opt.Spacing[a])
 		}
 	}
 	if opt.Compactness == 0 {

@@ -402,10 +402,10 @@ func TestOptionLimits(t *testing.T) {
 		want []string // substrings of the error
 	}{
 		{"sigma 1e300", img, Options{Segments: 5, Sigma: 1e300}, []string{"Sigma = 1e+300", "[0, 20]"}},
-		{"sigma 1e10", img, Options{Segments: 5, Sigma: 1e10}, []string{"Sigma = 1e+10", "x (Width)"}},
+		{"sigma 1e10", img, Options{Segments: 5, Sigma: 1e10}, []string{"Sigma = 1e+10", "along x", "20x10x1"}},
 		{"sigma 1e6", img, Options{Segments: 5, Sigma: 1e6}, []string{"Sigma = 1e+06"}},
-		{"sigma above height", img, Options{Segments: 5, Sigma: 10.5}, []string{"y (Height)", "[0, 10]"}},
-		{"sigma over tiny spacing", vol, Options{Segments: 5, Sigma: 1, Spacing: [3]float64{1, 1, 1e-300}}, []string{"z (Depth)", "Spacing[2]"}},
+		{"sigma above the longest axis", img, Options{Segments: 5, Sigma: 10.5, Spacing: [3]float64{1, 0.5, 1}}, []string{"along y", "[0, 20]"}},
+		{"sigma over tiny spacing", vol, Options{Segments: 5, Sigma: 1, Spacing: [3]float64{1, 1, 1e-300}}, []string{"along z", "Spacing[2]"}},
 		{"radius 1e18", img, Options{Segments: 5, SearchRadius: 1e18}, []string{"SearchRadius = 1e+18", "[0, 20]"}},
 		{"compactness 1e300", img, Options{Segments: 5, Compactness: 1e300}, []string{"Compactness = 1e+300", "must be in [0, "}},
 		{"compactness 1e20", vol, Options{Segments: 5, Compactness: 1e20}, []string{"Compactness = 1e+20"}},
@@ -433,6 +433,7 @@ func TestOptionLimits(t *testing.T) {
 		opt  Options
 	}{
 		{"sigma at the width", img, Options{Segments: 5, Sigma: 10, Spacing: [3]float64{0.5, 1, 1}}},
+		{"sigma beyond a thin axis", vol, Options{Segments: 5, Sigma: 9}},
 		{"sigma 1e-300", img, Options{Segments: 5, Sigma: 1e-300}},
 		{"radius at the longest axis", img, Options{Segments: 5, SearchRadius: 20}},
 		{"compactness 1e12", img, Options{Segments: 5, Compactness: 1e12}},
