@@ -9,6 +9,12 @@ import (
 // keeps the floating-point sums, hence the labels, independent of Workers.
 const updateChunks = 8
 
+// stripBytes is the size of the rows of labels, distances and features
+// that the assignment keeps in cache: a centre is offered to strips of rows
+// of about this size at a time. (A variable so that tests can force strips
+// on small images.)
+var stripBytes = 256 << 10
+
 // clusterer holds the k-means state. Centre k has position (cx, cy, cz)[k]
 // and feature col[k*C : (k+1)*C]; feat holds one plane per channel.
 type clusterer struct {
@@ -22,6 +28,7 @@ type clusterer struct {
 	sp         [3]float32 // voxel spacing along x, y, z
 	rad        [3]float64 // search window half-widths along x, y, z
 	workers    int
+	strip      int // rows per strip of the assignment (see stripBytes)
 
 	partial [][]float64 // per update chunk: K × (4+C) sums
 	old     [][]int32   // per worker: labels of the current block before assignment
@@ -39,6 +46,14 @@ func newClusterer(feat [][]float32, sh shape, g grid, opt Options) *clusterer {
 	}
 	if opt.PerturbSeeds {
 		c.perturbSeeds()
+	}
+	// Tall windows over long rows (2-D images) sweep more memory than the
+	// cache holds before coming back to a row: cut them into strips. Short
+	// windows (3-D supervoxels) fit as they are.
+	rowBytes := sh.W * (8 + 4*sh.C)
+	c.strip = sh.H
+	if (2*c.rad[1]+1)*float64(rowBytes) > float64(stripBytes) {
+		c.strip = max(1, stripBytes/rowBytes)
 	}
 	k := len(c.cx)
 	c.col = make([]float32, k*sh.C)
@@ -218,8 +233,11 @@ func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int) bool 
 	}
 	for z := r0 / sh.H; z*sh.H < r1; z++ {
 		y0, y1 := max(r0-z*sh.H, 0), min(r1-z*sh.H, sh.H)
-		for _, k := range bucket[start[z]:start[z+1]] {
-			c.assignCentre(int(k), z, y0, y1, &c.xterm[w])
+		for ys := y0; ys < y1; ys += c.strip {
+			ye := min(ys+c.strip, y1)
+			for _, k := range bucket[start[z]:start[z+1]] {
+				c.assignCentre(int(k), z, ys, ye, &c.xterm[w])
+			}
 		}
 	}
 	for i, l := range old {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/psub/imageio"
+	"github.com/probably-submodular/crf/psub/slic/slictest"
 )
 
 // goldenFile holds the SHA-256 of the label maps that Segment returned, at
@@ -140,6 +141,16 @@ func TestGoldenCows(t *testing.T) {
 		}
 		got["cows/"+filepath.Base(name)] = segmentHash(t, v, opt)
 	}
+	// The benchmark's image: the first cow upscaled to 1024×768, whose
+	// tall windows over long rows take the strip-mined assignment.
+	big, err := slictest.UpscaleBilinear(loadCow(t), 1024, 768)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got["cows-upscaled/1024x768"] = segmentHash(t, big, opt)
+	r2 := opt
+	r2.SearchRadius = 2
+	got["cows-upscaled/1024x768-radius2"] = segmentHash(t, big, r2)
 	checkGolden(t, got)
 }
 

@@ -224,7 +224,7 @@ func refSegment(v *imageio.Volume, opt Options) ([]int32, int, error) {
 // TestSegmentMatchesReference: Segment gives the reference's labels bit for
 // bit on small synthetic images and volumes under every option, with 1, 2
 // and 9 workers (9 takes the unfused path: more workers than update
-// chunks).
+// chunks), with and without strip-mined windows.
 func TestSegmentMatchesReference(t *testing.T) {
 	rgb := naturalImage(53, 41, 1, 3, 21)
 	grey := naturalImage(47, 38, 1, 1, 22)
@@ -260,17 +260,23 @@ func TestSegmentMatchesReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, workers := range []int{1, 2, 9} {
-				opt := tc.opt
-				opt.Workers = workers
-				m, n, err := Segment(tc.v, opt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if n != wantN {
-					t.Errorf("workers %d: %d regions, reference %d", workers, n, wantN)
-				}
-				if i := firstDiff(m.Labels, want); i >= 0 {
-					t.Errorf("workers %d: voxel %d labelled %d, reference %d (%s)", workers, i, m.Labels[i], want[i], countDiff(m.Labels, want))
+				// Strips of about 1 KB cut these small images into strips
+				// of a few rows, as 2-D images of 1024 columns are cut.
+				for _, strip := range []int{stripBytes, 1 << 10} {
+					defer func(old int) { stripBytes = old }(stripBytes)
+					stripBytes = strip
+					opt := tc.opt
+					opt.Workers = workers
+					m, n, err := Segment(tc.v, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if n != wantN {
+						t.Errorf("workers %d, strips of %d bytes: %d regions, reference %d", workers, strip, n, wantN)
+					}
+					if i := firstDiff(m.Labels, want); i >= 0 {
+						t.Errorf("workers %d, strips of %d bytes: voxel %d labelled %d, reference %d (%s)", workers, strip, i, m.Labels[i], want[i], countDiff(m.Labels, want))
+					}
 				}
 			}
 		})
