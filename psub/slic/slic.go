@@ -227,15 +227,35 @@ type shape struct{ W, H, D, C int }
 // place and then converting (rgbToLab), so the values are the same.
 func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 	pix, channels := v.Pix, v.Channels
-	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
-	bytes := true // every sample an integer in [0, 255]
-	for i, x := range pix {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, fmt.Errorf("slic: voxel %d channel %d is %v, samples must be finite", i/channels, i%channels, x)
+	// Range, finiteness and 8-bit check in parallel pieces; minimum and
+	// maximum do not depend on the split, and the first bad sample is
+	// reported.
+	type summary struct {
+		lo, hi float32
+		bytes  bool // every sample an integer in [0, 255]
+		bad    int  // index of the first non-finite sample, or -1
+	}
+	parts := make([]summary, max(opt.Workers, 1))
+	runTasks(len(parts), len(parts), func(_, w int) {
+		a, b := len(pix)*w/len(parts), len(pix)*(w+1)/len(parts)
+		s := summary{float32(math.Inf(1)), float32(math.Inf(-1)), true, -1}
+		for i, x := range pix[a:b] {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				s.bad = a + i
+				break
+			}
+			s.lo = min(s.lo, x)
+			s.hi = max(s.hi, x)
+			s.bytes = s.bytes && x >= 0 && x <= 255 && x == float32(int32(x))
 		}
-		lo = min(lo, x)
-		hi = max(hi, x)
-		bytes = bytes && x >= 0 && x <= 255 && x == float32(int32(x))
+		parts[w] = s
+	})
+	lo, hi, bytes := float32(math.Inf(1)), float32(math.Inf(-1)), true
+	for _, s := range parts {
+		if s.bad >= 0 {
+			return nil, fmt.Errorf("slic: voxel %d channel %d is %v, samples must be finite", s.bad/channels, s.bad%channels, pix[s.bad])
+		}
+		lo, hi, bytes = min(lo, s.lo), max(hi, s.hi), bytes && s.bytes
 	}
 	if spread := float64(hi) - float64(lo); opt.KeepRange && spread*spread*float64(channels) > maxSpatial {
 		return nil, fmt.Errorf("slic: KeepRange with samples in [%v, %v]: squared feature differences up to %.3g, more than float32 distances hold (%.0e); rescale the data or leave KeepRange off", lo, hi, spread*spread*float64(channels), maxSpatial)
