@@ -3,6 +3,7 @@ package slic
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/probably-submodular/crf/psub/imageio"
 )
@@ -26,7 +27,7 @@ func RGBToLab(v *imageio.Volume, white float32) (*imageio.Volume, error) {
 	}
 	out := &imageio.Volume{Width: v.Width, Height: v.Height, Depth: v.Depth, Channels: 3, Pix: make([]float32, len(v.Pix))}
 	copy(out.Pix, v.Pix)
-	rgbToLab(out.Pix, white, newLabTables())
+	rgbToLab(out.Pix, white, sharedLabTables())
 	return out, nil
 }
 
@@ -42,6 +43,11 @@ type labTables struct {
 }
 
 const labT0, labT1 = 0.008856, 1.01
+
+// sharedLabTables are the tables, built once per process (they are
+// constants; building them takes milliseconds, a tenth of a 1024×768
+// conversion).
+var sharedLabTables = sync.OnceValue(newLabTables)
 
 func newLabTables() *labTables {
 	t := &labTables{lin: make([]float64, lutSize+1), cbrt: make([]float64, lutSize+1)}

@@ -232,7 +232,7 @@ func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 	// reported.
 	type summary struct {
 		lo, hi float32
-		bytes  bool // every sample an integer in [0, 255]
+		bytes  bool // Lab, and every sample an integer in [0, 255]
 		bad    int  // index of the first non-finite sample, or -1
 	}
 	parts := make([]summary, max(opt.Workers, 1))
@@ -246,7 +246,7 @@ func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 			}
 			s.lo = min(s.lo, x)
 			s.hi = max(s.hi, x)
-			s.bytes = s.bytes && x >= 0 && x <= 255 && x == float32(int32(x))
+			s.bytes = s.bytes && opt.Lab && x >= 0 && x <= 255 && x == float32(int32(x))
 		}
 		parts[w] = s
 	})
@@ -285,7 +285,7 @@ func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 		})
 		return planes, nil
 	}
-	t := newLabTables()
+	t := sharedLabTables()
 	if bytes {
 		// 8-bit data: the sRGB curve of the 256 possible values, once.
 		var lin [256]float64
