@@ -105,22 +105,39 @@ func smoothX(f []float32, sh shape, k []float32, workers int) {
 
 // smoothY filters each slice along y. An output row is the sum over the
 // taps j of k[j] times input row reflect(y+j-r), added in the order of j;
-// see filterRows.
+// see filterRows. A volume of many slices is filtered a slice at a time
+// into per-worker scratch; an image (or a volume of few slices) is cut into
+// bands of rows written to one scratch plane, so that all workers share it.
 func smoothY(f []float32, sh shape, k []float32, workers int) {
 	r := len(k) / 2
 	W := sh.W
 	slice := sh.H * W
-	scratch := make([][]float32, workers)
-	runTasks(sh.D, workers, func(w, z int) {
+	if sh.D >= 2*workers {
+		scratch := make([][]float32, workers)
+		runTasks(sh.D, workers, func(w, z int) {
+			src := f[z*slice : (z+1)*slice]
+			out := grow(&scratch[w], slice)
+			for y := range sh.H {
+				filterRows(out[y*W:(y+1)*W], k, func(j int) []float32 {
+					return src[reflect(y+j-r, sh.H)*W:][:W]
+				})
+			}
+			copy(src, out)
+		})
+		return
+	}
+	out := make([]float32, len(f))
+	bands := min(4*workers, sh.H)
+	runTasks(sh.D*bands, workers, func(_, t int) {
+		z, b := t/bands, t%bands
 		src := f[z*slice : (z+1)*slice]
-		out := grow(&scratch[w], slice)
-		for y := range sh.H {
-			filterRows(out[y*W:(y+1)*W], k, func(j int) []float32 {
+		for y := sh.H * b / bands; y < sh.H*(b+1)/bands; y++ {
+			filterRows(out[z*slice+y*W:][:W], k, func(j int) []float32 {
 				return src[reflect(y+j-r, sh.H)*W:][:W]
 			})
 		}
-		copy(src, out)
 	})
+	parallelFor(len(f), workers, func(a, b int) { copy(f[a:b], out[a:b]) })
 }
 
 // smoothZ filters along z one y-row at a time, into scratch: the rows (z,
