@@ -220,32 +220,38 @@ func (c *clusterer) step(sums bool) bool {
 // describes, w being the worker; it reports whether any label changed.
 func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int) bool {
 	sh := c.sh
-	first, last := r0*sh.W, r1*sh.W
-	if cap(c.old[w]) < last-first {
-		c.old[w] = make([]int32, last-first)
-	}
-	old := c.old[w][:last-first]
-	copy(old, c.labels[first:last])
 	inf := math.Float32bits(float32(math.Inf(1)))
-	dist := c.dist[first:last]
-	for i := range dist {
-		dist[i] = inf
-	}
+	changed := false
+	// A slice at a time: its labels before the assignment are kept for the
+	// comparison (scratch of one slice per worker, not of the whole block).
 	for z := r0 / sh.H; z*sh.H < r1; z++ {
 		y0, y1 := max(r0-z*sh.H, 0), min(r1-z*sh.H, sh.H)
+		first, last := c.index(0, y0, z), c.index(0, y1, z)
+		if cap(c.old[w]) < last-first {
+			c.old[w] = make([]int32, last-first)
+		}
+		old := c.old[w][:last-first]
+		copy(old, c.labels[first:last])
+		dist := c.dist[first:last]
+		for i := range dist {
+			dist[i] = inf
+		}
 		for ys := y0; ys < y1; ys += c.strip {
 			ye := min(ys+c.strip, y1)
 			for _, k := range bucket[start[z]:start[z+1]] {
 				c.assignCentre(int(k), z, ys, ye, &c.xterm[w])
 			}
 		}
-	}
-	for i, l := range old {
-		if c.labels[first+i] != l {
-			return true
+		if !changed {
+			for i, l := range old {
+				if c.labels[first+i] != l {
+					changed = true
+					break
+				}
+			}
 		}
 	}
-	return false
+	return changed
 }
 
 // assignCentre offers centre k to the voxels of its window in slice z and
@@ -263,9 +269,9 @@ func (c *clusterer) assignCentre(k, z, y0, y1 int, xterm *[]float32) {
 	col := c.col[k*sh.C : (k+1)*sh.C]
 	lab := int32(k)
 	// The x part of the spatial term, (m/S)²·(sx·dx)², is the same on every
-	// row of the window: tabulate it once. dx steps by exactly 1 (it stays
-	// far below 2^23), so the table holds the same float32 values however
-	// the rows are split between workers.
+	// row of the window: tabulate it once. dx starts at the window's left
+	// end and steps down by 1, the same float32 sequence however the rows
+	// are split between workers and strips.
 	wx := c.w * c.sp[0] * c.sp[0]
 	if cap(*xterm) < xhi-xlo {
 		*xterm = make([]float32, xhi-xlo)
