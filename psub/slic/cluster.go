@@ -9,11 +9,17 @@ import (
 // keeps the floating-point sums, hence the labels, independent of Workers.
 const updateChunks = 8
 
+// stripBytes is the size of the rows of labels, distances and features
+// that the assignment keeps in cache: a centre is offered to strips of rows
+// of about this size at a time. (A variable so that tests can force strips
+// on small images.)
+var stripBytes = 256 << 10
+
 // clusterer holds the k-means state. Centre k has position (cx, cy, cz)[k]
-// and feature col[k*C : (k+1)*C].
+// and feature col[k*C : (k+1)*C]; feat holds one plane per channel.
 type clusterer struct {
 	sh         shape
-	feat       []float32
+	feat       [][]float32
 	labels     []int32
 	dist       []uint32 // float32 bits of the best distance so far
 	cx, cy, cz []float64
@@ -22,13 +28,14 @@ type clusterer struct {
 	sp         [3]float32 // voxel spacing along x, y, z
 	rad        [3]float64 // search window half-widths along x, y, z
 	workers    int
+	strip      int // rows per strip of the assignment (see stripBytes)
 
 	partial [][]float64 // per update chunk: K × (4+C) sums
 	old     [][]int32   // per worker: labels of the current block before assignment
 	xterm   [][]float32 // per worker: the spatial x term of the current centre
 }
 
-func newClusterer(feat []float32, sh shape, g grid, opt Options) *clusterer {
+func newClusterer(feat [][]float32, sh shape, g grid, opt Options) *clusterer {
 	c := &clusterer{sh: sh, feat: feat, workers: opt.Workers}
 	c.cx, c.cy, c.cz = g.seeds()
 	step := float64(max(g.step[0], g.step[1], g.step[2]))
@@ -40,27 +47,41 @@ func newClusterer(feat []float32, sh shape, g grid, opt Options) *clusterer {
 	if opt.PerturbSeeds {
 		c.perturbSeeds()
 	}
+	// Tall windows over long rows (2-D images) sweep more memory than the
+	// cache holds before coming back to a row: cut them into strips. Short
+	// windows (3-D supervoxels) fit as they are.
+	rowBytes := sh.W * (8 + 4*sh.C)
+	c.strip = sh.H
+	if (2*c.rad[1]+1)*float64(rowBytes) > float64(stripBytes) {
+		c.strip = max(1, stripBytes/rowBytes)
+	}
 	k := len(c.cx)
 	c.col = make([]float32, k*sh.C)
 	for i := range k {
 		if opt.ZeroInit {
 			break
 		}
-		at := c.index(int(c.cx[i]), int(c.cy[i]), int(c.cz[i])) * sh.C
-		copy(c.col[i*sh.C:(i+1)*sh.C], feat[at:at+sh.C])
+		at := c.index(int(c.cx[i]), int(c.cy[i]), int(c.cz[i]))
+		for ch, plane := range feat {
+			c.col[i*sh.C+ch] = plane[at]
+		}
 	}
 	// Start from the nearest grid cell, so a voxel outside every window in
 	// the first round still has a sensible label.
 	n := sh.W * sh.H * sh.D
 	c.labels = make([]int32, n)
 	c.dist = make([]uint32, n)
+	cellX := make([]int32, sh.W)
+	for x := range cellX {
+		cellX[x] = int32(g.cell(0, x))
+	}
 	parallelFor(sh.H*sh.D, c.workers, func(a, b int) {
 		for row := a; row < b; row++ {
 			z, y := row/sh.H, row%sh.H
-			base := (g.cell(2, z)*g.count[1] + g.cell(1, y)) * g.count[0]
+			base := int32((g.cell(2, z)*g.count[1] + g.cell(1, y)) * g.count[0])
 			out := c.labels[row*sh.W : (row+1)*sh.W]
-			for x := range out {
-				out[x] = int32(base + g.cell(0, x))
+			for x, cx := range cellX {
+				out[x] = base + cx
 			}
 		}
 	})
@@ -84,8 +105,8 @@ func (c *clusterer) perturbSeeds() {
 			{c.index(x, y, max(z-1, 0)), c.index(x, y, min(z+1, sh.D-1))},
 		}
 		for _, p := range pairs {
-			for ch := range sh.C {
-				d := float64(c.feat[p[1]*sh.C+ch] - c.feat[p[0]*sh.C+ch])
+			for _, plane := range c.feat {
+				d := float64(plane[p[1]] - plane[p[0]])
 				g += d * d
 			}
 		}
@@ -118,10 +139,13 @@ func (c *clusterer) perturbSeeds() {
 // unchanged assignment means the update would return the same centres.
 func (c *clusterer) run(maxIter int) {
 	for it := range maxIter {
-		if changed := c.assign(); !changed && it > 0 {
+		last := it == maxIter-1
+		if changed := c.step(!last); !changed && it > 0 {
 			return
 		}
-		c.update()
+		if !last {
+			c.moveCentres()
+		}
 	}
 }
 
@@ -133,11 +157,19 @@ func window(p, r float64, n int) (lo, hi int) {
 	return lo, hi
 }
 
-// assign gives every voxel the nearest centre among those whose window
-// covers it, ties to the lower centre index. Work is split into blocks of
-// rows within a slice; a voxel's result does not depend on the split.
-// It reports whether any label changed.
-func (c *clusterer) assign() bool {
+// step gives every voxel the nearest centre among those whose window
+// covers it, ties to the lower centre index, and, if sums, adds up the
+// voxels of every centre into c.partial for moveCentres. It reports whether
+// any label changed.
+//
+// The centre sums are floating-point, so their order is fixed: rows are cut
+// into updateChunks chunks, each summed in raster order into its own
+// partial. With at most updateChunks workers a task assigns the rows of a
+// chunk and sums them at once, while they are in cache: one pass over the
+// volume per iteration. With more workers the assignment is cut finer and
+// the sums follow in a second pass. A voxel's label does not depend on the
+// cut, nor the sums on the number of workers.
+func (c *clusterer) step(sums bool) bool {
 	sh := c.sh
 	// bucket[start[z]:start[z+1]] lists, in increasing order, the centres
 	// whose window covers slice z.
@@ -160,38 +192,66 @@ func (c *clusterer) assign() bool {
 			fill[z]++
 		}
 	}
-
-	bands := min(max(1, (4*c.workers+sh.D-1)/sh.D), sh.H)
-	changed := make([]bool, c.workers)
-	runTasks(sh.D*bands, c.workers, func(w, t int) {
-		z, b := t/bands, t%bands
-		y0, y1 := sh.H*b/bands, sh.H*(b+1)/bands
-		first, last := c.index(0, y0, z), c.index(0, y1, z)
-		if cap(c.old[w]) < last-first {
-			c.old[w] = make([]int32, last-first)
-		}
-		old := c.old[w][:last-first]
-		copy(old, c.labels[first:last])
-		inf := math.Float32bits(float32(math.Inf(1)))
-		for i := first; i < last; i++ {
-			c.dist[i] = inf
-		}
-		for _, k := range bucket[start[z]:start[z+1]] {
-			c.assignCentre(int(k), z, y0, y1, &c.xterm[w])
-		}
-		for i, l := range old {
-			if c.labels[first+i] != l {
-				changed[w] = true
-				break
-			}
+	rows := sh.H * sh.D
+	tasks := updateChunks
+	fused := c.workers <= updateChunks
+	if !fused {
+		tasks = min(4*c.workers, rows)
+	}
+	changed := make([]bool, tasks)
+	runTasks(tasks, c.workers, func(w, t int) {
+		changed[t] = c.assignRows(w, rows*t/tasks, rows*(t+1)/tasks, bucket, start)
+		if fused && sums {
+			c.accumulate(t)
 		}
 	})
+	if !fused && sums {
+		runTasks(updateChunks, c.workers, func(_, ch int) { c.accumulate(ch) })
+	}
 	for _, ch := range changed {
 		if ch {
 			return true
 		}
 	}
 	return false
+}
+
+// assignRows assigns the voxels of rows [r0, r1) (row z·H + y) as step
+// describes, w being the worker; it reports whether any label changed.
+func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int) bool {
+	sh := c.sh
+	inf := math.Float32bits(float32(math.Inf(1)))
+	changed := false
+	// A slice at a time: its labels before the assignment are kept for the
+	// comparison (scratch of one slice per worker, not of the whole block).
+	for z := r0 / sh.H; z*sh.H < r1; z++ {
+		y0, y1 := max(r0-z*sh.H, 0), min(r1-z*sh.H, sh.H)
+		first, last := c.index(0, y0, z), c.index(0, y1, z)
+		if cap(c.old[w]) < last-first {
+			c.old[w] = make([]int32, last-first)
+		}
+		old := c.old[w][:last-first]
+		copy(old, c.labels[first:last])
+		dist := c.dist[first:last]
+		for i := range dist {
+			dist[i] = inf
+		}
+		for ys := y0; ys < y1; ys += c.strip {
+			ye := min(ys+c.strip, y1)
+			for _, k := range bucket[start[z]:start[z+1]] {
+				c.assignCentre(int(k), z, ys, ye, &c.xterm[w])
+			}
+		}
+		if !changed {
+			for i, l := range old {
+				if c.labels[first+i] != l {
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	return changed
 }
 
 // assignCentre offers centre k to the voxels of its window in slice z and
@@ -209,9 +269,9 @@ func (c *clusterer) assignCentre(k, z, y0, y1 int, xterm *[]float32) {
 	col := c.col[k*sh.C : (k+1)*sh.C]
 	lab := int32(k)
 	// The x part of the spatial term, (m/S)²·(sx·dx)², is the same on every
-	// row of the window: tabulate it once. dx steps by exactly 1 (it stays
-	// far below 2^23), so the table holds the same float32 values however
-	// the rows are split between workers.
+	// row of the window: tabulate it once. dx starts at the window's left
+	// end and steps down by 1, the same float32 sequence however the rows
+	// are split between workers and strips.
 	wx := c.w * c.sp[0] * c.sp[0]
 	if cap(*xterm) < xhi-xlo {
 		*xterm = make([]float32, xhi-xlo)
@@ -228,33 +288,50 @@ func (c *clusterer) assignCentre(k, z, y0, y1 int, xterm *[]float32) {
 		base := c.index(xlo, y, z)
 		dist := c.dist[base : base+xhi-xlo]
 		labels := c.labels[base : base+xhi-xlo]
+		n := len(dist)
+		labels = labels[:n]
+		tx := tx[:n]
+		// A voxel whose best distance so far is not above the spatial
+		// term alone keeps its label: adding the non-negative feature
+		// terms cannot make the sum smaller (rounding is monotone), so
+		// skipping them changes nothing.
 		switch sh.C {
 		case 1:
-			f := c.feat[base : base+len(dist)]
+			f := c.feat[0][base : base+n]
 			c0 := col[0]
-			tx := tx[:len(f)]
 			for i, v := range f {
+				s := dyz + tx[i]
+				if math.Float32bits(s) >= dist[i] {
+					continue
+				}
 				e := v - c0
-				d := dyz + tx[i] + e*e
-				keep(&dist[i], &labels[i], d, lab)
+				if db := math.Float32bits(s + e*e); db < dist[i] {
+					dist[i], labels[i] = db, lab
+				}
 			}
 		case 3:
-			f := c.feat[3*base : 3*(base+len(dist))]
+			f0 := c.feat[0][base : base+n]
+			f1 := c.feat[1][base : base+n]
+			f2 := c.feat[2][base : base+n]
 			c0, c1, c2 := col[0], col[1], col[2]
-			tx := tx[:len(dist)]
 			for i := range dist {
-				p := f[3*i : 3*i+3 : 3*i+3]
-				e0, e1, e2 := p[0]-c0, p[1]-c1, p[2]-c2
-				d := dyz + tx[i] + e0*e0 + e1*e1 + e2*e2
-				keep(&dist[i], &labels[i], d, lab)
+				s := dyz + tx[i]
+				if math.Float32bits(s) >= dist[i] {
+					continue
+				}
+				e0, e1, e2 := f0[i]-c0, f1[i]-c1, f2[i]-c2
+				if db := math.Float32bits(s + e0*e0 + e1*e1 + e2*e2); db < dist[i] {
+					dist[i], labels[i] = db, lab
+				}
 			}
 		default:
-			C := sh.C
-			f := c.feat[C*base : C*(base+len(dist))]
 			for i := range dist {
 				d := dyz + tx[i]
+				if math.Float32bits(d) >= dist[i] {
+					continue
+				}
 				for ch, cv := range col {
-					e := f[C*i+ch] - cv
+					e := c.feat[ch][base+i] - cv
 					d += e * e
 				}
 				keep(&dist[i], &labels[i], d, lab)
@@ -275,48 +352,70 @@ func keep(best *uint32, label *int32, d float32, lab int32) {
 	*best, *label = old, l
 }
 
-// update moves every centre to the mean position and feature of its voxels;
-// a centre without voxels stays where it is.
-func (c *clusterer) update() {
+// accumulate adds up count, position and feature of the voxels of every
+// centre over the rows of update chunk ch into c.partial[ch].
+func (c *clusterer) accumulate(ch int) {
 	sh := c.sh
 	k := len(c.cx)
 	stride := 4 + sh.C
 	rows := sh.H * sh.D
-	runTasks(updateChunks, c.workers, func(_, ch int) {
-		if c.partial[ch] == nil {
-			c.partial[ch] = make([]float64, k*stride)
-		}
-		s := c.partial[ch]
-		clear(s)
-		for row := rows * ch / updateChunks; row < rows*(ch+1)/updateChunks; row++ {
-			z, y := float64(row/sh.H), float64(row%sh.H)
-			base := row * sh.W
-			lab := c.labels[base : base+sh.W]
-			f := c.feat[base*sh.C : (base+sh.W)*sh.C]
-			// Labels come in runs along a row: sum a run locally, then
-			// add it to its centre once.
-			for x0 := 0; x0 < len(lab); {
-				l := lab[x0]
-				x1 := x0 + 1
-				for x1 < len(lab) && lab[x1] == l {
-					x1++
-				}
-				p := s[int(l)*stride:][:stride]
-				n := float64(x1 - x0)
-				p[0] += n
-				p[1] += float64(x0+x1-1) * n / 2 // x0 + ... + x1-1, exact
-				p[2] += y * n
-				p[3] += z * n
-				acc := p[4:]
-				for x := x0; x < x1; x++ {
-					for i, v := range f[x*sh.C : (x+1)*sh.C] {
-						acc[i] += float64(v)
-					}
-				}
-				x0 = x1
+	if c.partial[ch] == nil {
+		c.partial[ch] = make([]float64, k*stride)
+	}
+	s := c.partial[ch]
+	clear(s)
+	for row := rows * ch / updateChunks; row < rows*(ch+1)/updateChunks; row++ {
+		z, y := float64(row/sh.H), float64(row%sh.H)
+		base := row * sh.W
+		lab := c.labels[base : base+sh.W]
+		// Labels come in runs along a row: sum a run locally, then
+		// add it to its centre once.
+		for x0 := 0; x0 < len(lab); {
+			l := lab[x0]
+			x1 := x0 + 1
+			for x1 < len(lab) && lab[x1] == l {
+				x1++
 			}
+			p := s[int(l)*stride:][:stride]
+			n := float64(x1 - x0)
+			p[0] += n
+			p[1] += float64(x0+x1-1) * n / 2 // x0 + ... + x1-1, exact
+			p[2] += y * n
+			p[3] += z * n
+			if len(c.feat) == 3 {
+				// Three chains of additions side by side; each channel's
+				// sum is still taken in raster order.
+				f0 := c.feat[0][base+x0 : base+x1]
+				f1 := c.feat[1][base+x0 : base+x1][:len(f0)]
+				f2 := c.feat[2][base+x0 : base+x1][:len(f0)]
+				a0, a1, a2 := p[4], p[5], p[6]
+				for i, v := range f0 {
+					a0 += float64(v)
+					a1 += float64(f1[i])
+					a2 += float64(f2[i])
+				}
+				p[4], p[5], p[6] = a0, a1, a2
+			} else {
+				for i, plane := range c.feat {
+					acc := p[4+i]
+					for _, v := range plane[base+x0 : base+x1] {
+						acc += float64(v)
+					}
+					p[4+i] = acc
+				}
+			}
+			x0 = x1
 		}
-	})
+	}
+}
+
+// moveCentres moves every centre to the mean position and feature of its
+// voxels (the sums of the chunks added in chunk order); a centre without
+// voxels stays where it is.
+func (c *clusterer) moveCentres() {
+	sh := c.sh
+	k := len(c.cx)
+	stride := 4 + sh.C
 	parallelFor(k, c.workers, func(a, b int) {
 		sum := make([]float64, stride)
 		for j := a; j < b; j++ {

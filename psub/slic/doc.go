@@ -52,13 +52,30 @@
 //
 // # Determinism and cost
 //
-// There is no randomness. The assignment step runs in parallel over blocks
-// of rows; every voxel takes the lowest-index centre among those at minimum
-// distance, and the centre means are summed in a fixed block order, so labels
-// do not depend on the number of workers. Memory is one float32 feature
-// copy, one float32 distance and one int32 label per voxel (about 12 bytes
-// per voxel for greyscale, 20 for colour); connectivity is enforced in place.
-// BENCHMARKS.md records times and memory against scikit-image, including the
-// full 1024×768×165 EM volume. The command `psub slic` wraps Segment for
-// PNG, JPEG and BMP images.
+// There is no randomness. Every voxel takes the lowest-index centre among
+// those at minimum distance, and the centre means are summed in a fixed
+// order (updateChunks blocks of rows, each in raster order), so labels do
+// not depend on the number of workers.
+//
+// One iteration is one pass over the volume: a task offers the centres of
+// its block of rows to their windows and then adds up the block's voxels
+// for the centre means while they are in cache. Windows taller than the
+// cache holds (2-D images of long rows) are cut into strips of rows. A
+// voxel whose best distance so far is not above a centre's spatial term
+// alone skips that centre's feature term: the sum of non-negative float32
+// terms cannot drop below one of them, so this changes no label. Features
+// are stored one plane per channel; the Gaussian sums several outputs at
+// once, each in the order of the taps. None of this changes the arithmetic
+// of a distance or a sum: the labels are bit-identical to those of the
+// straightforward implementation in reference_test.go, and to those the
+// committed problems were built with (testdata/golden-labels.txt: the 111
+// cows at the protocol's settings and EM crops).
+//
+// Memory is one float32 feature plane per channel, one float32 distance and
+// one int32 label per voxel (about 12 bytes per voxel for greyscale, 20 for
+// colour); connectivity is enforced in place. Options that would overflow
+// the float32 distances, an int conversion or the Gaussian's support are
+// refused with the allowed range. BENCHMARKS.md records times and memory
+// against scikit-image, including the full 1024×768×165 EM volume. The
+// command `psub slic` wraps Segment for PNG, JPEG and BMP images.
 package slic

@@ -3,6 +3,7 @@ package slic
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/probably-submodular/crf/psub/imageio"
 )
@@ -26,7 +27,7 @@ func RGBToLab(v *imageio.Volume, white float32) (*imageio.Volume, error) {
 	}
 	out := &imageio.Volume{Width: v.Width, Height: v.Height, Depth: v.Depth, Channels: 3, Pix: make([]float32, len(v.Pix))}
 	copy(out.Pix, v.Pix)
-	rgbToLab(out.Pix, white, newLabTables())
+	rgbToLab(out.Pix, white, sharedLabTables())
 	return out, nil
 }
 
@@ -42,6 +43,11 @@ type labTables struct {
 }
 
 const labT0, labT1 = 0.008856, 1.01
+
+// sharedLabTables are the tables, built once per process (they are
+// constants; building them takes milliseconds, a tenth of a 1024×768
+// conversion).
+var sharedLabTables = sync.OnceValue(newLabTables)
 
 func newLabTables() *labTables {
 	t := &labTables{lin: make([]float64, lutSize+1), cbrt: make([]float64, lutSize+1)}
@@ -79,18 +85,18 @@ func (t *labTables) f(v float64) float64 {
 func rgbToLab(pix []float32, white float32, t *labTables) {
 	inv := 1 / float64(white)
 	for i := 0; i+2 < len(pix); i += 3 {
-		r := t.linear(float64(pix[i]) * inv)
-		g := t.linear(float64(pix[i+1]) * inv)
-		b := t.linear(float64(pix[i+2]) * inv)
-		// sRGB → XYZ, divided by the D65 white point (0.95047, 1, 1.08883).
-		x := (0.412453*r + 0.357580*g + 0.180423*b) / 0.95047
-		y := 0.212671*r + 0.715160*g + 0.072169*b
-		z := (0.019334*r + 0.119193*g + 0.950227*b) / 1.08883
-		fx, fy, fz := t.f(x), t.f(y), t.f(z)
-		pix[i] = float32(116*fy - 16)
-		pix[i+1] = float32(500 * (fx - fy))
-		pix[i+2] = float32(200 * (fy - fz))
+		pix[i], pix[i+1], pix[i+2] = t.lab(t.linear(float64(pix[i])*inv), t.linear(float64(pix[i+1])*inv), t.linear(float64(pix[i+2])*inv))
 	}
+}
+
+// lab converts linear RGB to CIELAB.
+func (t *labTables) lab(r, g, b float64) (l, a, bb float32) {
+	// sRGB → XYZ, divided by the D65 white point (0.95047, 1, 1.08883).
+	x := (0.412453*r + 0.357580*g + 0.180423*b) / 0.95047
+	y := 0.212671*r + 0.715160*g + 0.072169*b
+	z := (0.019334*r + 0.119193*g + 0.950227*b) / 1.08883
+	fx, fy, fz := t.f(x), t.f(y), t.f(z)
+	return float32(116*fy - 16), float32(500 * (fx - fy)), float32(200 * (fy - fz))
 }
 
 // srgbToLinear undoes the sRGB transfer curve.

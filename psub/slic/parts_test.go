@@ -87,8 +87,18 @@ func TestSmoothMatchesBruteForce(t *testing.T) {
 			}
 			want := bruteSmooth(f, sh, tc.sigma)
 			for _, workers := range []int{1, 3} {
+				// smooth takes one channel: filter each plane apart.
 				got := slices.Clone(f)
-				smooth(got, sh, tc.sigma, workers)
+				plane := make([]float32, len(f)/sh.C)
+				for c := range sh.C {
+					for i := range plane {
+						plane[i] = f[i*sh.C+c]
+					}
+					smooth(plane, shape{sh.W, sh.H, sh.D, 1}, tc.sigma, workers)
+					for i, v := range plane {
+						got[i*sh.C+c] = v
+					}
+				}
 				for i := range got {
 					if math.Abs(float64(got[i])-want[i]) > 1e-5 {
 						t.Fatalf("workers %d: sample %d = %v, want %v", workers, i, got[i], want[i])

@@ -19,9 +19,12 @@ type Options struct {
 	Segments int
 	// Compactness is m, the weight of spatial against feature distance
 	// (compactness); 0 means 10. Higher values give more regular regions.
+	// The spatial term must stay below 1e30 within a search window (float32
+	// distances): Segment's error gives the largest m a volume allows.
 	Compactness float64
 	// Sigma is the standard deviation, in units of Spacing, of the Gaussian
-	// pre-smoothing (sigma); 0 means no smoothing.
+	// pre-smoothing (sigma); 0 means no smoothing. In voxels (Sigma /
+	// Spacing) it must not exceed the longest axis.
 	Sigma float64
 	// MaxIter bounds the k-means iterations (max_num_iter); 0 means 10.
 	MaxIter int
@@ -30,7 +33,8 @@ type Options struct {
 	DisableConnectivity bool
 	// MinSizeFactor and MaxSizeFactor scale N/K, the mean region size, into
 	// the smallest kept and the largest allowed component
-	// (min_size_factor, max_size_factor); 0 means 0.5 and 3.
+	// (min_size_factor, max_size_factor); 0 means 0.5 and 3. Sizes beyond
+	// the volume mean no limit.
 	MinSizeFactor, MaxSizeFactor float64
 	// Lab converts a 3-channel RGB input to CIELAB (D65) before clustering
 	// (convert2lab). It requires Channels == 3.
@@ -43,7 +47,8 @@ type Options struct {
 	// Width, Height, Depth); zero entries mean 1.
 	Spacing [3]float64
 	// SearchRadius is the half-width of a centre's search window in grid
-	// steps; 0 means 1 (Achanta et al.). scikit-image uses 2.
+	// steps; 0 means 1 (Achanta et al.). scikit-image uses 2. At most the
+	// longest axis length (a wider window covers nothing more).
 	SearchRadius float64
 	// PerturbSeeds moves each seed to the lowest-gradient voxel of its 3×3
 	// (3×3×3 in 3-D) neighbourhood, as in Achanta et al.; scikit-image does
@@ -54,15 +59,27 @@ type Options struct {
 	// assignment is then purely spatial. With SearchRadius 2 this follows
 	// skimage.segmentation.slic closely.
 	ZeroInit bool
-	// Workers is the number of goroutines; 0 means GOMAXPROCS. The result
-	// does not depend on it.
+	// Workers is the number of goroutines, at most 4096; 0 means
+	// GOMAXPROCS. The result does not depend on it.
 	Workers int
 }
 
-// withDefaults validates opt for a volume with the given channel count and
-// fills in the defaults.
-func (opt Options) withDefaults(channels int) (Options, error) {
+// Bounds of the options that would otherwise overflow a conversion, hang
+// or allocate without limit (see withDefaults and checkSpatial).
+const (
+	// maxWorkers bounds Workers (per-worker scratch is allocated up front).
+	maxWorkers = 1 << 12
+	// maxSpatial bounds the spatial term of the distance, which is summed
+	// in float32 (largest finite value about 3.4e38) with the feature term.
+	maxSpatial = 1e30
+)
+
+// withDefaults validates opt for the volume v and fills in the defaults.
+// Every error names the option, its value and the allowed range.
+func (opt Options) withDefaults(v *imageio.Volume) (Options, error) {
 	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
+	dims := [3]int{v.Width, v.Height, v.Depth}
+	longest := max(dims[0], dims[1], dims[2])
 	switch {
 	case opt.Segments <= 0:
 		return opt, fmt.Errorf("slic: Segments = %d, must be positive", opt.Segments)
@@ -74,12 +91,13 @@ func (opt Options) withDefaults(channels int) (Options, error) {
 		return opt, fmt.Errorf("slic: MaxIter = %d, must be non-negative", opt.MaxIter)
 	case bad(opt.MinSizeFactor), bad(opt.MaxSizeFactor):
 		return opt, fmt.Errorf("slic: MinSizeFactor = %v, MaxSizeFactor = %v: must be finite and non-negative", opt.MinSizeFactor, opt.MaxSizeFactor)
-	case bad(opt.SearchRadius):
-		return opt, fmt.Errorf("slic: SearchRadius = %v, must be finite and positive", opt.SearchRadius)
-	case opt.Workers < 0:
-		return opt, fmt.Errorf("slic: Workers = %d, must be non-negative", opt.Workers)
-	case opt.Lab && channels != 3:
-		return opt, fmt.Errorf("slic: Lab conversion needs 3 channels (RGB), volume has %d", channels)
+	case bad(opt.SearchRadius) || opt.SearchRadius > float64(longest):
+		return opt, fmt.Errorf("slic: SearchRadius = %v grid steps, must be in [0, %d] (0 means 1; at %d steps a window already covers the whole %dx%dx%d volume)",
+			opt.SearchRadius, longest, longest, dims[0], dims[1], dims[2])
+	case opt.Workers < 0 || opt.Workers > maxWorkers:
+		return opt, fmt.Errorf("slic: Workers = %d, must be in [0, %d] (0 means GOMAXPROCS)", opt.Workers, maxWorkers)
+	case opt.Lab && v.Channels != 3:
+		return opt, fmt.Errorf("slic: Lab conversion needs 3 channels (RGB), volume has %d", v.Channels)
 	}
 	for i, s := range opt.Spacing {
 		if bad(s) {
@@ -87,6 +105,16 @@ func (opt Options) withDefaults(channels int) (Options, error) {
 		}
 		if s == 0 {
 			opt.Spacing[i] = 1
+		}
+	}
+	// The Gaussian's support is 4σ on each side and costs time in
+	// proportion; beyond the volume's extent it only flattens it. (Bounding
+	// by the longest axis rather than each axis keeps a thin crop, say 3
+	// slices with σ = 5, valid.)
+	for a, name := range []string{"x", "y", "z"} {
+		if s := opt.Sigma / opt.Spacing[a]; dims[a] > 1 && s > float64(longest) {
+			return opt, fmt.Errorf("slic: Sigma = %v is %.4g voxels along %s (Spacing[%d] = %v), must be in [0, %d] voxels (the longest axis of the %dx%dx%d volume), i.e. Sigma at most %.4g",
+				opt.Sigma, s, name, a, opt.Spacing[a], longest, dims[0], dims[1], dims[2], float64(longest)*opt.Spacing[a])
 		}
 	}
 	if opt.Compactness == 0 {
@@ -113,6 +141,29 @@ func (opt Options) withDefaults(channels int) (Options, error) {
 	return opt, nil
 }
 
+// checkSpatial checks that the spatial term (m/S)²·‖s ⊙ (p − p_k)‖² stays
+// below maxSpatial over every search window of grid g, so that float32
+// distances neither overflow nor lose the feature term entirely; the error
+// gives the largest Compactness that fits.
+func checkSpatial(opt Options, g grid) error {
+	step := float64(max(g.step[0], g.step[1], g.step[2]))
+	reach := 0.0 // the largest Σ (s_a·Δ_a)² within a window
+	for a := range 3 {
+		d := min(opt.SearchRadius*float64(g.step[a])+1, float64(g.dims[a]))
+		reach += (opt.Spacing[a] * d) * (opt.Spacing[a] * d)
+	}
+	w := (opt.Compactness / step) * (opt.Compactness / step)
+	if w*reach <= maxSpatial && !math.IsInf(reach, 0) {
+		return nil
+	}
+	if reach > maxSpatial {
+		return fmt.Errorf("slic: Spacing %v: spatial distances within a search window reach %.3g even before Compactness weighs them, more than float32 distances hold (%.0e); give the spacing in smaller units",
+			opt.Spacing, reach, maxSpatial)
+	}
+	return fmt.Errorf("slic: Compactness = %v with Spacing %v and grid step %v: spatial distances reach %.3g, more than float32 distances hold (%.0e); Compactness must be in [0, %.4g] here",
+		opt.Compactness, opt.Spacing, step, w*reach, maxSpatial, step*math.Sqrt(maxSpatial/reach))
+}
+
 // Segment partitions v into about opt.Segments regions and returns a label
 // map with labels 0..n-1 (every label used) and n. It works for 2-D images
 // (Depth 1, any channel count) and for volumes; v is not modified.
@@ -128,19 +179,24 @@ func Segment(v *imageio.Volume, opt Options) (*imageio.LabelMap, int, error) {
 	if v.Voxels() >= math.MaxInt32 {
 		return nil, 0, fmt.Errorf("slic: volume %dx%dx%d has %d voxels, at most %d supported (int32 labels)", v.Width, v.Height, v.Depth, v.Voxels(), math.MaxInt32-1)
 	}
-	opt, err := opt.withDefaults(v.Channels)
+	opt, err := opt.withDefaults(v)
 	if err != nil {
 		return nil, 0, err
 	}
-	feat := make([]float32, len(v.Pix))
-	copy(feat, v.Pix)
-	if err := prepare(feat, v.Channels, opt); err != nil {
+	g := newGrid([3]int{v.Width, v.Height, v.Depth}, opt.Segments)
+	if err := checkSpatial(opt, g); err != nil {
+		return nil, 0, err
+	}
+	feat, err := prepare(v, opt)
+	if err != nil {
 		return nil, 0, err
 	}
 	sh := shape{W: v.Width, H: v.Height, D: v.Depth, C: v.Channels}
-	smooth(feat, sh, [3]float64{opt.Sigma / opt.Spacing[0], opt.Sigma / opt.Spacing[1], opt.Sigma / opt.Spacing[2]}, opt.Workers)
+	sigma := [3]float64{opt.Sigma / opt.Spacing[0], opt.Sigma / opt.Spacing[1], opt.Sigma / opt.Spacing[2]}
+	for _, plane := range feat {
+		smooth(plane, shape{W: sh.W, H: sh.H, D: sh.D, C: 1}, sigma, opt.Workers)
+	}
 
-	g := newGrid([3]int{sh.W, sh.H, sh.D}, opt.Segments)
 	c := newClusterer(feat, sh, g, opt)
 	feat = nil
 	c.run(opt.MaxIter)
@@ -152,8 +208,11 @@ func Segment(v *imageio.Volume, opt Options) (*imageio.LabelMap, int, error) {
 	if opt.DisableConnectivity {
 		n = compact(labels, k)
 	} else {
+		// Sizes beyond the volume mean no limit; clamping first keeps the
+		// conversion to int in range.
 		size := float64(len(labels)) / float64(k)
-		n = enforceConnectivity(labels, sh, int(opt.MinSizeFactor*size), int(opt.MaxSizeFactor*size))
+		limit := func(f float64) int { return int(min(f*size, float64(len(labels)+1))) }
+		n = enforceConnectivity(labels, sh, limit(opt.MinSizeFactor), limit(opt.MaxSizeFactor))
 	}
 	return &imageio.LabelMap{Width: v.Width, Height: v.Height, Depth: v.Depth, Labels: labels}, n, nil
 }
@@ -161,33 +220,93 @@ func Segment(v *imageio.Volume, opt Options) (*imageio.LabelMap, int, error) {
 // shape is the geometry of a feature buffer.
 type shape struct{ W, H, D, C int }
 
-// prepare rescales feat to [0, 1] (unless KeepRange) and converts to CIELAB
-// (if Lab), after checking that every sample is finite.
-func prepare(feat []float32, channels int, opt Options) error {
-	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
-	for i, x := range feat {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("slic: voxel %d channel %d is %v, samples must be finite", i/channels, i%channels, x)
-		}
-		lo = min(lo, x)
-		hi = max(hi, x)
+// prepare returns the samples of v as one plane per channel, rescaled to
+// [0, 1] (unless KeepRange) and converted to CIELAB (if Lab), after
+// checking that every sample is finite. Rescaling, conversion and the
+// change of layout are one pass; the arithmetic is that of rescaling in
+// place and then converting (rgbToLab), so the values are the same.
+func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
+	pix, channels := v.Pix, v.Channels
+	// Range, finiteness and 8-bit check in parallel pieces; minimum and
+	// maximum do not depend on the split, and the first bad sample is
+	// reported.
+	type summary struct {
+		lo, hi float32
+		bytes  bool // Lab, and every sample an integer in [0, 255]
+		bad    int  // index of the first non-finite sample, or -1
 	}
-	if !opt.KeepRange {
-		scale := float32(1)
-		if hi > lo {
-			scale = 1 / (hi - lo)
+	parts := make([]summary, max(opt.Workers, 1))
+	runTasks(len(parts), len(parts), func(_, w int) {
+		a, b := len(pix)*w/len(parts), len(pix)*(w+1)/len(parts)
+		s := summary{float32(math.Inf(1)), float32(math.Inf(-1)), true, -1}
+		for i, x := range pix[a:b] {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				s.bad = a + i
+				break
+			}
+			s.lo = min(s.lo, x)
+			s.hi = max(s.hi, x)
+			s.bytes = s.bytes && opt.Lab && x >= 0 && x <= 255 && x == float32(int32(x))
 		}
-		parallelFor(len(feat), opt.Workers, func(a, b int) {
-			for i := a; i < b; i++ {
-				feat[i] = (feat[i] - lo) * scale
+		parts[w] = s
+	})
+	lo, hi, bytes := float32(math.Inf(1)), float32(math.Inf(-1)), true
+	for _, s := range parts {
+		if s.bad >= 0 {
+			return nil, fmt.Errorf("slic: voxel %d channel %d is %v, samples must be finite", s.bad/channels, s.bad%channels, pix[s.bad])
+		}
+		lo, hi, bytes = min(lo, s.lo), max(hi, s.hi), bytes && s.bytes
+	}
+	if spread := float64(hi) - float64(lo); opt.KeepRange && spread*spread*float64(channels) > maxSpatial {
+		return nil, fmt.Errorf("slic: KeepRange with samples in [%v, %v]: squared feature differences up to %.3g, more than float32 distances hold (%.0e); rescale the data or leave KeepRange off", lo, hi, spread*spread*float64(channels), maxSpatial)
+	}
+	scale := float32(1)
+	if hi > lo {
+		scale = 1 / (hi - lo)
+	}
+	rescale := func(x float32) float32 {
+		if opt.KeepRange {
+			return x
+		}
+		return (x - lo) * scale
+	}
+	n := len(pix) / channels
+	planes := make([][]float32, channels)
+	for c := range planes {
+		planes[c] = make([]float32, n)
+	}
+	if !opt.Lab {
+		parallelFor(n, opt.Workers, func(a, b int) {
+			for c, plane := range planes {
+				for i := a; i < b; i++ {
+					plane[i] = rescale(pix[i*channels+c])
+				}
 			}
 		})
+		return planes, nil
 	}
-	if opt.Lab {
-		t := newLabTables()
-		parallelFor(len(feat)/3, opt.Workers, func(a, b int) { rgbToLab(feat[3*a:3*b], 1, t) })
+	t := sharedLabTables()
+	if bytes {
+		// 8-bit data: the sRGB curve of the 256 possible values, once.
+		var lin [256]float64
+		for b := range lin {
+			lin[b] = t.linear(float64(rescale(float32(b))))
+		}
+		parallelFor(n, opt.Workers, func(a, b int) {
+			for i := a; i < b; i++ {
+				p := pix[3*i : 3*i+3 : 3*i+3]
+				planes[0][i], planes[1][i], planes[2][i] = t.lab(lin[uint8(p[0])], lin[uint8(p[1])], lin[uint8(p[2])])
+			}
+		})
+		return planes, nil
 	}
-	return nil
+	parallelFor(n, opt.Workers, func(a, b int) {
+		for i := a; i < b; i++ {
+			p := pix[3*i : 3*i+3 : 3*i+3]
+			planes[0][i], planes[1][i], planes[2][i] = t.lab(t.linear(float64(rescale(p[0]))), t.linear(float64(rescale(p[1]))), t.linear(float64(rescale(p[2]))))
+		}
+	})
+	return planes, nil
 }
 
 // parallelFor splits [0, n) into contiguous pieces, one per worker. Use it

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/probably-submodular/crf/psub/imageio"
@@ -379,6 +380,81 @@ func TestBadOptions(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+// TestOptionLimits: values that used to overflow a float-to-int
+// conversion, hang (a Gaussian of σ = 1e6 on every row) or allocate
+// without bound (σ = 1e10: a 640 GB kernel) are refused with an error
+// naming the option, the value and the allowed range; values at the
+// limits and tiny ones still work.
+func TestOptionLimits(t *testing.T) {
+	img := naturalImage(20, 10, 1, 3, 51)
+	vol := naturalImage(12, 10, 6, 1, 54)
+	huge := naturalImage(20, 10, 1, 1, 55)
+	for i := range huge.Pix {
+		huge.Pix[i] *= 1e30
+	}
+	bad := []struct {
+		name string
+		v    *imageio.Volume
+		opt  Options
+		want []string // substrings of the error
+	}{
+		{"sigma 1e300", img, Options{Segments: 5, Sigma: 1e300}, []string{"Sigma = 1e+300", "[0, 20]"}},
+		{"sigma 1e10", img, Options{Segments: 5, Sigma: 1e10}, []string{"Sigma = 1e+10", "along x", "20x10x1"}},
+		{"sigma 1e6", img, Options{Segments: 5, Sigma: 1e6}, []string{"Sigma = 1e+06"}},
+		{"sigma above the longest axis", img, Options{Segments: 5, Sigma: 10.5, Spacing: [3]float64{1, 0.5, 1}}, []string{"along y", "[0, 20]"}},
+		{"sigma over tiny spacing", vol, Options{Segments: 5, Sigma: 1, Spacing: [3]float64{1, 1, 1e-300}}, []string{"along z", "Spacing[2]"}},
+		{"radius 1e18", img, Options{Segments: 5, SearchRadius: 1e18}, []string{"SearchRadius = 1e+18", "[0, 20]"}},
+		{"compactness 1e300", img, Options{Segments: 5, Compactness: 1e300}, []string{"Compactness = 1e+300", "must be in [0, "}},
+		{"compactness 1e20", vol, Options{Segments: 5, Compactness: 1e20}, []string{"Compactness = 1e+20"}},
+		{"spacing 1e200", vol, Options{Segments: 5, Spacing: [3]float64{1e200, 1, 1}}, []string{"Spacing [1e+200 1 1]", "smaller units"}},
+		{"spacing 1e10, compactness 1e10", vol, Options{Segments: 5, Compactness: 1e10, Spacing: [3]float64{1e10, 1, 1}}, []string{"Compactness = 1e+10", "Spacing [1e+10 1 1]"}},
+		{"workers 1e9", img, Options{Segments: 5, Workers: 1e9}, []string{"Workers = 1000000000", "[0, 4096]"}},
+		{"KeepRange 1e30", huge, Options{Segments: 5, KeepRange: true}, []string{"KeepRange"}},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Segment(tc.v, tc.opt)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+	good := []struct {
+		name string
+		v    *imageio.Volume
+		opt  Options
+	}{
+		{"sigma at the width", img, Options{Segments: 5, Sigma: 10, Spacing: [3]float64{0.5, 1, 1}}},
+		{"sigma beyond a thin axis", vol, Options{Segments: 5, Sigma: 9}},
+		{"sigma 1e-300", img, Options{Segments: 5, Sigma: 1e-300}},
+		{"radius at the longest axis", img, Options{Segments: 5, SearchRadius: 20}},
+		{"compactness 1e12", img, Options{Segments: 5, Compactness: 1e12}},
+		{"size factors 1e300", img, Options{Segments: 5, MinSizeFactor: 1e300, MaxSizeFactor: 1e300}},
+		{"more segments than voxels", vol, Options{Segments: 1 << 40}},
+		{"huge samples rescaled", huge, Options{Segments: 5}},
+	}
+	for _, tc := range good {
+		t.Run(tc.name, func(t *testing.T) {
+			m, n, err := Segment(tc.v, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkLabels(t, m, n, true)
+		})
+	}
+	// σ = 1e-300 is no smoothing at all (its kernel used to be NaN).
+	a, _, _ := Segment(img, Options{Segments: 5, Sigma: 1e-300})
+	b, _, _ := Segment(img, Options{Segments: 5})
+	if !slices.Equal(a.Labels, b.Labels) {
+		t.Error("σ = 1e-300 does not give the labels of σ = 0")
 	}
 }
 

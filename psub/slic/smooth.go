@@ -6,6 +6,11 @@ import "math"
 // truncated at radius ⌊4σ + 0.5⌋ (scipy.ndimage's rule).
 func gaussKernel(sigma float64) []float32 {
 	r := int(4*sigma + 0.5)
+	if r == 0 {
+		// One tap, normalised: the identity. (Computed, exp(-0.5·0/σ²)
+		// is NaN once σ² underflows to 0.)
+		return []float32{1}
+	}
 	k := make([]float64, 2*r+1)
 	sum := 0.0
 	for i := range k {
@@ -35,10 +40,13 @@ func reflect(i, n int) int {
 	return i
 }
 
-// smooth filters f (shape sh, channels interleaved) in place with a
+// smooth filters the plane f (shape sh, one channel) in place with a
 // separable Gaussian of standard deviation sigma[a] voxels along axis a
 // (0 = x, 1 = y, 2 = z); axes with sigma 0 or length 1 are left alone.
 func smooth(f []float32, sh shape, sigma [3]float64, workers int) {
+	if sh.C != 1 {
+		panic("slic: smooth needs one channel")
+	}
 	if sigma[0] > 0 && sh.W > 1 {
 		smoothX(f, sh, gaussKernel(sigma[0]), workers)
 	}
@@ -51,88 +59,146 @@ func smooth(f []float32, sh shape, sigma [3]float64, workers int) {
 }
 
 // smoothX filters every row; a row is padded by reflection into a scratch
-// line so the inner loop has no bounds logic.
+// line so the inner loop has no bounds logic. Four outputs are summed at
+// once: each is still the sum k[0]·p[x] + k[1]·p[x+1] + ... in that order,
+// but the four chains of additions overlap instead of waiting on each
+// other.
 func smoothX(f []float32, sh shape, k []float32, workers int) {
 	r := len(k) / 2
 	rows := sh.H * sh.D
+	W := sh.W
 	runTasks(workers, workers, func(_, w int) {
-		pad := make([]float32, sh.W+2*r)
+		pad := make([]float32, W+2*r)
 		for row := rows * w / workers; row < rows*(w+1)/workers; row++ {
-			line := f[row*sh.W*sh.C : (row+1)*sh.W*sh.C]
-			for c := range sh.C {
-				for i := range pad {
-					if i < r || i >= r+sh.W {
-						pad[i] = line[reflect(i-r, sh.W)*sh.C+c]
-					} else {
-						pad[i] = line[(i-r)*sh.C+c]
-					}
+			line := f[row*W : (row+1)*W]
+			for i := range r {
+				pad[i] = line[reflect(i-r, W)]
+				pad[r+W+i] = line[reflect(W+i, W)]
+			}
+			copy(pad[r:r+W], line)
+			x := 0
+			for ; x+4 <= W; x += 4 {
+				w0 := pad[x : x+len(k)]
+				w1 := pad[x+1 : x+1+len(k)]
+				w2 := pad[x+2 : x+2+len(k)]
+				w3 := pad[x+3 : x+3+len(k)]
+				var s0, s1, s2, s3 float32
+				for j, kj := range k {
+					s0 += kj * w0[j]
+					s1 += kj * w1[j]
+					s2 += kj * w2[j]
+					s3 += kj * w3[j]
 				}
-				for x := range sh.W {
-					win := pad[x : x+len(k)]
-					s := float32(0)
-					for j, kj := range k {
-						s += kj * win[j]
-					}
-					line[x*sh.C+c] = s
+				line[x], line[x+1], line[x+2], line[x+3] = s0, s1, s2, s3
+			}
+			for ; x < W; x++ {
+				win := pad[x : x+len(k)]
+				s := float32(0)
+				for j, kj := range k {
+					s += kj * win[j]
 				}
+				line[x] = s
 			}
 		}
 	})
 }
 
-// smoothY filters each slice along y, a whole row at a time (the inner loop
-// runs over contiguous x and channels).
+// smoothY filters each slice along y. An output row is the sum over the
+// taps j of k[j] times input row reflect(y+j-r), added in the order of j;
+// see filterRows. A volume of many slices is filtered a slice at a time
+// into per-worker scratch; an image (or a volume of few slices) is cut into
+// bands of rows written to one scratch plane, so that all workers share it.
 func smoothY(f []float32, sh shape, k []float32, workers int) {
 	r := len(k) / 2
-	rowLen := sh.W * sh.C
-	slice := sh.H * rowLen
-	scratch := make([][]float32, workers)
-	runTasks(sh.D, workers, func(w, z int) {
-		src := f[z*slice : (z+1)*slice]
-		out := zeroed(&scratch[w], slice)
-		for y := range sh.H {
-			dst := out[y*rowLen : (y+1)*rowLen]
-			for j, kj := range k {
-				row := src[reflect(y+j-r, sh.H)*rowLen:][:rowLen]
-				for i, v := range row {
-					dst[i] += kj * v
-				}
+	W := sh.W
+	slice := sh.H * W
+	if sh.D >= 2*workers {
+		scratch := make([][]float32, workers)
+		runTasks(sh.D, workers, func(w, z int) {
+			src := f[z*slice : (z+1)*slice]
+			out := grow(&scratch[w], slice)
+			for y := range sh.H {
+				filterRows(out[y*W:(y+1)*W], k, func(j int) []float32 {
+					return src[reflect(y+j-r, sh.H)*W:][:W]
+				})
 			}
+			copy(src, out)
+		})
+		return
+	}
+	out := make([]float32, len(f))
+	bands := min(4*workers, sh.H)
+	runTasks(sh.D*bands, workers, func(_, t int) {
+		z, b := t/bands, t%bands
+		src := f[z*slice : (z+1)*slice]
+		for y := sh.H * b / bands; y < sh.H*(b+1)/bands; y++ {
+			filterRows(out[z*slice+y*W:][:W], k, func(j int) []float32 {
+				return src[reflect(y+j-r, sh.H)*W:][:W]
+			})
 		}
-		copy(src, out)
 	})
+	parallelFor(len(f), workers, func(a, b int) { copy(f[a:b], out[a:b]) })
 }
 
-// smoothZ filters along z one y-row at a time: the rows (z, y) for all z
-// are gathered into scratch, so memory is read in contiguous runs.
+// smoothZ filters along z one y-row at a time, into scratch: the rows (z,
+// y) for all z are read in contiguous runs.
 func smoothZ(f []float32, sh shape, k []float32, workers int) {
 	r := len(k) / 2
-	rowLen := sh.W * sh.C
-	slice := sh.H * rowLen
+	W := sh.W
+	slice := sh.H * W
 	scratch := make([][]float32, workers)
 	runTasks(sh.H, workers, func(w, y int) {
-		out := zeroed(&scratch[w], sh.D*rowLen)
+		out := grow(&scratch[w], sh.D*W)
 		for z := range sh.D {
-			dst := out[z*rowLen : (z+1)*rowLen]
-			for j, kj := range k {
-				row := f[reflect(z+j-r, sh.D)*slice+y*rowLen:][:rowLen]
-				for i, v := range row {
-					dst[i] += kj * v
-				}
-			}
+			filterRows(out[z*W:(z+1)*W], k, func(j int) []float32 {
+				return f[reflect(z+j-r, sh.D)*slice+y*W:][:W]
+			})
 		}
 		for z := range sh.D {
-			copy(f[z*slice+y*rowLen:][:rowLen], out[z*rowLen:(z+1)*rowLen])
+			copy(f[z*slice+y*W:][:W], out[z*W:(z+1)*W])
 		}
 	})
 }
 
-// zeroed returns *buf resized to n zeros, allocating only the first time.
-func zeroed(buf *[]float32, n int) []float32 {
+// filterRows sets dst[x] = k[0]·row(0)[x] + k[1]·row(1)[x] + ..., summed in
+// that order from 0, every row(j) having len(dst) samples. Eight outputs
+// are summed at once in registers.
+func filterRows(dst, k []float32, row func(j int) []float32) {
+	var rowsBuf [64][]float32
+	rows := rowsBuf[:0]
+	for j := range k {
+		rows = append(rows, row(j)[:len(dst)])
+	}
+	x := 0
+	for ; x+8 <= len(dst); x += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float32
+		for j, kj := range k {
+			p := rows[j][x : x+8 : x+8]
+			s0 += kj * p[0]
+			s1 += kj * p[1]
+			s2 += kj * p[2]
+			s3 += kj * p[3]
+			s4 += kj * p[4]
+			s5 += kj * p[5]
+			s6 += kj * p[6]
+			s7 += kj * p[7]
+		}
+		d := dst[x : x+8 : x+8]
+		d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = s0, s1, s2, s3, s4, s5, s6, s7
+	}
+	for ; x < len(dst); x++ {
+		s := float32(0)
+		for j, kj := range k {
+			s += kj * rows[j][x]
+		}
+		dst[x] = s
+	}
+}
+
+// grow returns *buf resized to n, allocating only when it is too short.
+func grow(buf *[]float32, n int) []float32 {
 	if cap(*buf) < n {
 		*buf = make([]float32, n)
 	}
-	b := (*buf)[:n]
-	clear(b)
-	return b
+	return (*buf)[:n]
 }
