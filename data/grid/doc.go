@@ -96,7 +96,7 @@
 // a checkout whose changes are comments, layout or unreached code keeps
 // the plain commit.
 //
-// # Order of jobs, and replays
+// # Order of jobs
 //
 // Options.After makes a job wait for another (a fit for the one whose
 // working set it starts from). Among the jobs whose wait is over, Run
@@ -104,18 +104,7 @@
 // long chain is not started last while the other workers idle. What a job
 // costs is Options.Cost, or else estimated from the results file's rows
 // and the jobs finished so far (Estimate: the same job's time, else the
-// mean of the same job in other folds, of its set and stage, ...). Replay
-// runs the same scheduler on a simulated clock with recorded times: what a
-// grid takes on more workers than the machine that ran it had
-// (psub protocol NAME -profile full -replay 32).
-//
-// Replayed with the committed full-profile rows, the cows grid (840 fits,
-// 6 000 s of fits) takes 3 004 s on 2 workers and 382 s on 16 (7.87×; it
-// was 404 s, 7.44×, with ready fits in listed order), the retina grid
-// (1 680 fits, 9 852 s) 4 927 s and 618 s (7.97×; was 627 s); a rerun
-// that finds these rows in its results file, 377 s and 617 s, within 1 %
-// of the bound max(work/W, longest chain). scripts/slurm/README.md gives
-// the table and how it was made.
+// mean of the same job in other folds, of its set and stage, ...).
 //
 // # Splits and statistics
 //

@@ -58,7 +58,7 @@ func (e *estimator) add(r Result) {
 
 func (e *estimator) cost(j Job) float64 { return e.costOf(j.Key(), j) }
 
-// costOf is cost(j) given j's key (a replay asks for the same jobs'
+// costOf is cost(j) given j's key (the scheduler asks for the same jobs'
 // costs over and over).
 func (e *estimator) costOf(key string, j Job) float64 {
 	if s, ok := e.exact[key]; ok {

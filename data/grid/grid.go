@@ -121,7 +121,7 @@ type Options struct {
 	// the jobs finished so far, estimated again after every job; before
 	// any is known, and always on one worker (where the order does not
 	// change the grid's time), ready jobs start in the order given, as they
-	// do for a Cost that is 0 everywhere. Replay shows what an order costs.
+	// do for a Cost that is 0 everywhere.
 	Cost func(Job) float64
 	// Slots, when set, is a pool shared with other grids running at
 	// once: each job holds one of its slots while it runs (Workers still

@@ -4,8 +4,7 @@ import "container/heap"
 
 // queue is Run's scheduler: it holds the jobs not yet started, those whose
 // wait (Options.After) is over in a ready heap, and says which starts
-// next. Run drives it with real workers, Replay on a simulated clock, so
-// that a replay schedules exactly as a run would.
+// next.
 type queue struct {
 	ready   readyHeap
 	waiting map[int][]int // job → the jobs waiting for it
@@ -126,7 +125,7 @@ func chainCosts(waitFor []int, cost func(i int) float64) []float64 {
 
 // learning makes q re-estimate its priorities as jobs finish: Estimate of
 // rows (an earlier run's) and of the jobs finished so far, whose row
-// row(i) gives. Run uses it when Options.Cost is nil, Replay likewise.
+// row(i) gives. Run uses it when Options.Cost is nil.
 func (q *queue) learning(jobs []Job, waitFor []int, rows []Result, row func(i int) Result) {
 	e := newEstimator()
 	for _, r := range rows {

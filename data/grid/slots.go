@@ -15,8 +15,7 @@ import (
 // A freed slot goes to the waiting job of the highest rank, over all the
 // grids: each grid ranks a job by the cost of the chain of waits it heads
 // (Options.Cost), so that one grid's long chain does not queue behind the
-// other grids' short jobs, as Replay of several grids assumes. Equal ranks
-// are served in the order they came.
+// other grids' short jobs. Equal ranks are served in the order they came.
 type Slots struct {
 	mu      sync.Mutex
 	n, used int

@@ -49,11 +49,9 @@ var badNumbers = map[string]map[string][]string{
 	},
 	"protocol cows -profile tiny -results /nonexistent/r.jsonl": {
 		"workers": {"-1", "1025"},
-		"replay":  {"-1", "65537"},
 	},
 	"protocol all -profile tiny -dir /nonexistent": {
 		"workers": {"-1", "1025"},
-		"replay":  {"-1", "65537"},
 	},
 	"protocol cows -profile tiny -slurm /nonexistent/slurm": {
 		"shards":        {"-1", "2147483648"},

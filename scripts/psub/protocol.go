@@ -29,7 +29,7 @@ type protocolResult struct {
 // runProtocol runs one of the paper's protocols (or a shard of it), merges
 // shard files, or lists the protocols.
 func runProtocol(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("protocol", "psub protocol -list | psub protocol NAME [-profile quick] [-results FILE] [-shard i/n] [-workers N] | psub protocol NAME -profile P -replay N [-results FILE] | psub protocol NAME [-profile P] -merge -results OUT SHARD_FILE... | psub protocol all [-profile P] [-workers N] [-replay N]", stdout)
+	fs := newFlags("protocol", "psub protocol -list | psub protocol NAME [-profile quick] [-results FILE] [-shard i/n] [-workers N] | psub protocol NAME [-profile P] -merge -results OUT SHARD_FILE... | psub protocol all [-profile P] [-workers N]", stdout)
 	list := fs.Bool("list", false, "list the protocols as JSON")
 	f := protocolFlags{
 		profile:     fs.String("profile", string(protocol.Quick), "profile: tiny (tests), quick (minutes), full (the paper's protocol)"),
@@ -39,7 +39,6 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 		models:      fs.String("models", "", "directory of the final models, which the notebooks' figures load (default: models/NAME-PROFILE beside the results file: notebooks/results/models/NAME-full for the full profile, out/models/NAME-PROFILE for the others)"),
 		checkpoints: fs.String("checkpoints", "", "directory of training checkpoints: interrupted fits resume from their last iteration"),
 		merge:       fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running: adds their new rows, never removes one, under the lock a running grid takes"),
-		replay:      fs.Int("replay", 0, "instead of running, schedule the grid again on 1, 2, 4, ... `N` workers with the fit times recorded in -results; prints a table on stderr, JSON on stdout"),
 	}
 	fs.after = func(w io.Writer) {
 		fmt.Fprintln(w, "\nprotocols (one per notebook; rows: one JSON object per fit, grid.Result):")
@@ -48,7 +47,6 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(w, "\nA run resumes from its results file: fits with a row of the running code are not run again.")
 		fmt.Fprintln(w, "psub protocol all [-profile P] [-workers N] runs every protocol at once, their fits sharing N slots;")
-		fmt.Fprintln(w, "with -replay N it replays their grids' union instead (psub protocol all -h).")
 		fmt.Fprintln(w, "Shards split the grid into whole groups of dependent fits; merge joins their files.")
 		fmt.Fprintln(w, "On a Slurm cluster: psub protocol NAME -slurm DIR [-submit] (flags: psub protocol NAME -slurm DIR -h).")
 	}
@@ -83,14 +81,10 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 	return runOneProtocol(p, fs, f, stdout, stderr)
 }
 
-// maxReplay bounds -replay: the replay simulates a pool of up to this many
-// workers (1, 2, 4, ... of them).
-const maxReplay = 1 << 16
-
 // protocolFlags are the flags of a run or merge.
 type protocolFlags struct {
 	profile, results, shard, models, checkpoints *string
-	workers, replay                              *int
+	workers                                      *int
 	merge                                        *bool
 }
 
@@ -104,24 +98,8 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 	if err != nil {
 		return fs.usageErr("-shard: %v", err)
 	}
-	if err := firstErr(
-		fs.intIn("workers", *workers, 0, maxWorkers, "fits at once, 0 for one per core"),
-		fs.intIn("replay", *f.replay, 0, maxReplay, "the most workers to replay on, 0 to run instead"),
-	); err != nil {
+	if err := fs.intIn("workers", *workers, 0, maxWorkers, "fits at once, 0 for one per core"); err != nil {
 		return err
-	}
-	if *f.replay != 0 {
-		switch {
-		case *merge || *shardArg != "":
-			return fs.usageErr("-replay replays the whole grid: no -merge or -shard")
-		}
-		if err := fs.noArgs(); err != nil {
-			return err
-		}
-		if *results == "" {
-			*results = protocol.DefaultResults(p.Name(), prof)
-		}
-		return runReplay(p, prof, *results, *f.replay, stdout, stderr)
 	}
 	if *merge {
 		if *results == "" || fs.NArg() == 0 {

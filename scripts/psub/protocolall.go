@@ -20,14 +20,12 @@ import (
 )
 
 // runProtocolAll is "psub protocol all": every protocol at once, their
-// fits sharing one pool of workers; with -replay, their grids' union
-// replayed instead (replayall.go).
+// fits sharing one pool of workers.
 func runProtocolAll(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("protocol", "psub protocol all [-profile quick] [-workers N] [-dir DIR] | psub protocol all -profile P -replay N", stdout)
+	fs := newFlags("protocol", "psub protocol all [-profile quick] [-workers N] [-dir DIR]", stdout)
 	profileName := fs.String("profile", string(protocol.Quick), "profile: tiny (tests), quick (minutes), full (the paper's protocol)")
 	workers := fs.Int("workers", 0, "fits at once over all the protocols (0: one per core)")
 	dir := fs.String("dir", "", "write each protocol's rows to DIR/NAME-PROFILE.jsonl (models beside them) instead of its default results file")
-	replay := fs.Int("replay", 0, "instead of running, schedule the union of every protocol's grid on one pool of 1, 2, 4, ... `N` workers with the fit times recorded in each protocol's default results file, beside the protocols one after another; prints a table on stderr, JSON on stdout")
 	fs.after = func(w io.Writer) {
 		io.WriteString(w, `
 Runs every protocol in one process: the protocols' grids share one pool of -workers fit slots, so
@@ -35,8 +33,7 @@ that a protocol's long chain of fits runs beside the others' instead of after th
 writes its own results file (default: notebooks/results/NAME-full.jsonl for the full profile,
 out/NAME-PROFILE.jsonl for the others) and resumes from it as a single run does. efficiency runs
 last and alone: its fits run one at a time, each on every core, and their times are its table.
-Building each protocol's problems (on every core) is not bounded by the pool. -replay reads the
-default results files, each of a complete run.
+Building each protocol's problems (on every core) is not bounded by the pool.
 `)
 	}
 	if err := fs.parse(args); err != nil {
@@ -49,17 +46,8 @@ default results files, each of a complete run.
 	if err != nil {
 		return fs.usageErr("-profile: %v", err)
 	}
-	if err := firstErr(
-		fs.intIn("workers", *workers, 0, maxWorkers, "fits at once over all the protocols, 0 for one per core"),
-		fs.intIn("replay", *replay, 0, maxReplay, "the most workers to replay on, 0 to run instead"),
-	); err != nil {
+	if err := fs.intIn("workers", *workers, 0, maxWorkers, "fits at once over all the protocols, 0 for one per core"); err != nil {
 		return err
-	}
-	switch {
-	case *replay > 0 && (*dir != "" || *workers != 0):
-		return fs.usageErr("-replay reads the default results files and simulates its workers: no -dir or -workers")
-	case *replay > 0:
-		return runReplayAll(prof, *replay, stdout, stderr)
 	}
 	if err := fs.guard(paths(folderArg("-dir", *dir)), dataFolders("")); err != nil {
 		return err
