@@ -15,7 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/probably-submodular/crf/data/grid"
+	"github.com/probably-submodular/crf/internal/codever"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub/imageio"
 )
@@ -77,12 +77,12 @@ func DefaultSegmentCache() *SegmentCache {
 // descriptors. A new function of data/ that builds segmentation sources
 // must be reached from them (a test checks).
 func builderRoots() []string {
-	return []string{grid.FuncDecl(BuildCows), grid.FuncDecl(BuildHorses), grid.FuncDecl(BuildMito),
-		grid.FuncDecl(BuildSegmented), grid.FuncDecl(CowDescriptor), grid.FuncDecl(RetinaDescriptor), grid.FuncDecl(EMDescriptor)}
+	return []string{codever.FuncDecl(BuildCows), codever.FuncDecl(BuildHorses), codever.FuncDecl(BuildMito),
+		codever.FuncDecl(BuildSegmented), codever.FuncDecl(CowDescriptor), codever.FuncDecl(RetinaDescriptor), codever.FuncDecl(EMDescriptor)}
 }
 
 // BuilderSource is the version of the code the segment cache's entries
-// depend on: the Source of grid.CodeOf(builderRoots()), what the builders
+// depend on: the Source of codever.CodeOf(builderRoots()), what the builders
 // reach, so that a change of the learner, of a protocol or of a comment
 // keeps the built graphs. It is computed once per process; "" with an
 // error when the module's source is not found.
@@ -95,7 +95,7 @@ var builderHash func() (string, error)
 // initialisation cycle.
 func init() {
 	builderHash = sync.OnceValues(func() (string, error) {
-		v, err := grid.CodeOf(builderRoots(), nil)
+		v, err := codever.CodeOf(builderRoots(), nil)
 		return v.Source, err
 	})
 }

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/probably-submodular/crf/data/grid"
+	"github.com/probably-submodular/crf/internal/codever"
 	"github.com/probably-submodular/crf/internal/modroot"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub/imageio"
@@ -375,7 +375,7 @@ func TestBuilderSourceListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decls, err := grid.CodeDecls(builderRoots(), nil)
+	decls, err := codever.CodeDecls(builderRoots(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +439,7 @@ func TestBuilderSourceListed(t *testing.T) {
 	if builders < 5 {
 		t.Errorf("found %d functions that build segmentation sources; the scan is broken", builders)
 	}
-	for _, d := range []string{"psub.Train", "data.BuildMultiLabel", "data/protocol.Cows.Run", "data.SyntheticSegmentation"} {
+	for _, d := range []string{"psub.Train", "data.BuildMultiLabel", "notebooks/protocol.Cows.Run", "data.SyntheticSegmentation"} {
 		if reached[d] {
 			t.Errorf("the segment cache's key depends on %s, which builds no segmentation source", d)
 		}

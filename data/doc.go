@@ -1,9 +1,10 @@
 // Package data finds, reads and builds the data sets of the experiments:
 // where they are, their loaders and file formats, the problem builders and
 // their caches, and the synthetic generators. It sits between the core
-// (psub and its sub-packages) and the experiments: data/protocol holds the
-// paper's experiments on top of it; data/grid, which it imports for its
-// folds (grid.Fold), runs grids of jobs and keeps their results.
+// (psub and its sub-packages) and the experiments, which are beside their
+// notebooks (notebooks/protocol and each notebook's package) and import it;
+// it imports none of them. Fold, KFold, RandomFolds and HoldOut split
+// example indices with seeds.
 //
 // # Where the data is
 //

@@ -40,3 +40,14 @@ func ExampleBuildMultiLabel() {
 		len(p.LabelNames), g.Nodes(), len(g.Edges), g.UnaryDim(), g.PairwiseDim())
 	// Output: 5 labels → 5 nodes, 10 edges; unary dim 65 = 5·(12+1), pairwise dim 80 = 10·2·4
 }
+
+// Split examples into seeded folds.
+func ExampleKFold() {
+	folds, _ := data.KFold(10, 5, 1)
+	for _, f := range folds[:2] {
+		fmt.Println(len(f.Train), "train,", len(f.Test), "test")
+	}
+	// Output:
+	// 8 train, 2 test
+	// 8 train, 2 test
+}

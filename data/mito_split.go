@@ -3,8 +3,6 @@ package data
 import (
 	"fmt"
 	"strings"
-
-	"github.com/probably-submodular/crf/data/grid"
 )
 
 // MitoHalves splits a crop (the zero value: the whole volume) into its two
@@ -32,13 +30,13 @@ func MitoHalves(b MitoBox) ([2]MitoBox, error) {
 // (notebooks/TARGETS.md §4) for a crop (opt.Crop; zero: the whole volumes):
 // three items, the two x-halves of the training crop (MitoHalves) and the
 // same crop of the testing volume, and one fold {Train: [0 1], Test: [2]}.
-// The mito protocol (data/protocol) then chooses C by training on one half
+// The mito protocol (notebooks/protocol) then chooses C by training on one half
 // and validating on the other, and trains the final model on both halves; the only departure from one training instance is that no edge joins
 // supervoxels across the cut at the middle of x. opt.Volume must be "" (both
 // volumes are built); opt.Segments, when set, is the count for the whole crop
 // and is halved for each half. KeepImage applies to the test item only (for
 // figures). Progress counts the three builds.
-func BuildMitoSplit(opt MitoOptions) (*SegmentedSet, []grid.Fold, error) {
+func BuildMitoSplit(opt MitoOptions) (*SegmentedSet, []Fold, error) {
 	if opt.Volume != "" {
 		return nil, nil, fmt.Errorf("%s: split: Volume %q given; the split builds both volumes", MitoDir, opt.Volume)
 	}
@@ -75,5 +73,5 @@ func BuildMitoSplit(opt MitoOptions) (*SegmentedSet, []grid.Fold, error) {
 	desc := "train on the two x-halves of the training volume (C chosen on one half trained with the other), test on the testing volume. " +
 		strings.Join(descs, " | ")
 	return &SegmentedSet{Name: MitoDir, Description: desc, Reduced: reduced, Items: items},
-		[]grid.Fold{{Train: []int{0, 1}, Test: []int{2}}}, nil
+		[]Fold{{Train: []int{0, 1}, Test: []int{2}}}, nil
 }

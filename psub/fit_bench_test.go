@@ -99,7 +99,7 @@ var fitCaches = []int{0, 10}
 // It reports the CPU seconds of the process (all threads), the training's
 // wall seconds, iterations, cache hits and QP solves, and the certified
 // primal, dual and gap, which a faster learner must reproduce.
-// data/protocol's BenchmarkFitOneCoreCows runs the same fit on the real
+// notebooks/protocol's BenchmarkFitOneCoreCows runs the same fit on the real
 // cows.
 func BenchmarkFitOneCore(b *testing.B) {
 	for _, fc := range fitCases {

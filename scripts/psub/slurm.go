@@ -19,8 +19,9 @@ import (
 	"time"
 
 	"github.com/probably-submodular/crf/data"
-	"github.com/probably-submodular/crf/data/grid"
-	"github.com/probably-submodular/crf/data/protocol"
+	"github.com/probably-submodular/crf/internal/codever"
+	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 )
 
 const slurmSynopsis = `psub protocol NAME -profile P -slurm DIR [-shards N] [-submit] [-cpus-per-task N] [-mem M] [-time T] [-partition P] [-account A]`
@@ -40,7 +41,7 @@ type slurmPlan struct {
 	// it, so it must be on storage that every node sees.
 	Root string `json:"root"`
 	// Psub is the binary the jobs run; Source is the version of the
-	// checkout's source when the jobs were written (grid.CurrentCode), which
+	// checkout's source when the jobs were written (codever.CurrentCode), which
 	// the jobs check before they run: rows record the version of the source
 	// they find, which must be the one psub was built from.
 	Psub      string `json:"psub"`
@@ -87,7 +88,7 @@ func buildFunc(p protocol.Protocol) func(protocol.Profile, func(done, total int)
 			return len(set.Items), nil
 		}
 	case interface {
-		Build(protocol.Profile, func(int, int)) (*data.SegmentedSet, []grid.Fold, error)
+		Build(protocol.Profile, func(int, int)) (*data.SegmentedSet, []data.Fold, error)
 	}:
 		return func(prof protocol.Profile, building func(int, int)) (int, error) {
 			set, _, err := b.Build(prof, building)
@@ -262,7 +263,7 @@ again: every task reruns only the fits missing from its shard file.
 	} else if plan.Psub, err = checkExecutable(plan.Psub); err != nil {
 		return fs.usageErr("-psub: %v", err)
 	}
-	if code, err := grid.CurrentCode(); err == nil && code.Known() {
+	if code, err := codever.CurrentCode(); err == nil && code.Known() {
 		plan.Source = code.Source
 	} else {
 		fmt.Fprintf(stderr, "warning: the jobs cannot check that the checkout stays unchanged: %v\n", err)
@@ -619,7 +620,7 @@ func runPrepare(p protocol.Protocol, prof protocol.Profile, stdout, stderr io.Wr
 
 // checkCode fails unless the checkout's source version is want.
 func checkCode(want string) error {
-	code, err := grid.CurrentCode()
+	code, err := codever.CurrentCode()
 	if err != nil {
 		return fmt.Errorf("cannot read the checkout's source version: %w", err)
 	}

@@ -12,8 +12,9 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
-	"github.com/probably-submodular/crf/data/grid"
-	"github.com/probably-submodular/crf/data/protocol"
+	"github.com/probably-submodular/crf/internal/codever"
+	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 )
 
 // fakeExecutable writes a shell script that appends its arguments, one per
@@ -398,7 +399,7 @@ func TestSlurmMeasuresCostsFromShards(t *testing.T) {
 // TestSlurmChecksSource: the jobs' first step fails, naming the change,
 // when the checkout's source is not the one the jobs were written from.
 func TestSlurmChecksSource(t *testing.T) {
-	code, err := grid.CurrentCode()
+	code, err := codever.CurrentCode()
 	if err != nil || !code.Known() {
 		t.Skipf("no source version here: %v", err)
 	}

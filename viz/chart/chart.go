@@ -1,5 +1,5 @@
 // Package chart holds the plain values that charts and tables are drawn
-// from: the experiments (package data/protocol) compute them, package viz
+// from: the experiments (package notebooks/protocol) compute them, package viz
 // draws them. It imports nothing, so computing a table does not pull in
 // the drawing libraries.
 package chart

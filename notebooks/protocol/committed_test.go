@@ -1,0 +1,67 @@
+package protocol
+
+import (
+	"errors"
+	"io/fs"
+	"testing"
+
+	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/psub"
+)
+
+// TestCommittedFullResults checks the raw rows the committed full renders
+// come from (notebooks/results/NAME-full.jsonl): every fit the full profile
+// lists has a successful row, and none of them stopped at the iteration
+// cap. A rerun that leaves a fit capped or a job missing cannot be
+// committed without this failing.
+func TestCommittedFullResults(t *testing.T) {
+	for _, p := range All() {
+		t.Run(p.Name(), func(t *testing.T) {
+			file := DefaultResults(p.Name(), Full)
+			rows, err := grid.ReadResults(file)
+			if errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("%s: no committed results for the full profile", file)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var latest []grid.Result // the newest row of each job, in file order
+			at := map[string]int{}   // job key → its row in latest
+			for _, r := range rows {
+				if i, seen := at[r.Key()]; seen {
+					latest[i] = r
+				} else {
+					at[r.Key()] = len(latest)
+					latest = append(latest, r)
+				}
+			}
+			jobs, err := p.Jobs(Full, latest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(jobs) == 0 {
+				t.Fatalf("%s: the full profile lists no jobs", p.Name())
+			}
+			capped := 0
+			for _, j := range jobs {
+				i, ok := at[j.Key()]
+				r := grid.Result{}
+				if ok {
+					r = latest[i]
+				}
+				switch {
+				case !ok:
+					t.Errorf("%s: no row for job %s", file, j.Key())
+				case r.Error != "":
+					t.Errorf("%s: job %s failed: %s", file, j.Key(), r.Error)
+				default:
+					if stop, _, ok := grid.StopOf(r.Metrics); ok && stop == psub.StopMaxIter {
+						capped++
+						t.Errorf("%s: job %s stopped at the iteration cap (%v iterations, gap %v)", file, j.Key(), r.Metrics["iterations"], r.Metrics["gap"])
+					}
+				}
+			}
+			t.Logf("%s: %d jobs, each with a row, %d at the cap", file, len(jobs), capped)
+		})
+	}
+}

@@ -1,0 +1,298 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/probably-submodular/crf/internal/codever"
+	"github.com/probably-submodular/crf/notebooks/grid"
+)
+
+// Cost is what a protocol's fits take on one core: what a cluster job must
+// ask for (psub protocol -slurm sizes its array tasks with it).
+type Cost struct {
+	// Fits is how many fits the profile runs, Groups how many groups of
+	// dependent fits it has (the most shards it splits into).
+	Fits   int `json:"fits"`
+	Groups int `json:"groups"`
+	// FitSeconds is the mean wall time of one fit, MaxFitSeconds the
+	// longest (a task cannot end before its longest fit).
+	FitSeconds    float64 `json:"fit_seconds"`
+	MaxFitSeconds float64 `json:"max_fit_seconds"`
+	// MemoryMB is the peak resident memory of a run with one worker (the
+	// built problems and one fit); FitMemoryMB is what each further
+	// worker adds.
+	MemoryMB    float64 `json:"memory_mb"`
+	FitMemoryMB float64 `json:"fit_memory_mb"`
+	// BuildSeconds is the wall time of building the problems (superpixels,
+	// features) with an empty cache, on one core.
+	BuildSeconds float64 `json:"build_seconds"`
+	// Source says where the numbers come from.
+	Source string `json:"source"`
+}
+
+// Coster is a protocol that states its own costs per profile, used when no
+// results file measures them.
+type Coster interface {
+	Cost(p Profile) Cost
+}
+
+// knownCosts are measured costs of the protocols' profiles, for sizing a
+// run before any of its rows exist. Each says where its numbers come from.
+// The full profiles state no seconds: their committed results files
+// (DefaultResults, notebooks/results/NAME-full.jsonl) record every fit's
+// seconds, and EstimateCost measures them there, so that a cluster job is
+// sized by the code the repository ships, not by an older run's numbers.
+var knownCosts = map[string]map[Profile]Cost{
+	"cows": {
+		// Memory (2026-11-25, 2-core Xeon, /usr/bin/time -v): shard 1/140
+		// (C0, hamming, fold 0: 5 selection fits and the final one, one
+		// worker) peaked at 772 MB, building the 111 problems (-prepare) at
+		// 471 MB in 9.4 s. C3's working set added 25 MB to a fit at the
+		// quick profile's scale (66 MB against C0's 41 MB); 5.5 times the
+		// superpixels and twice the margin give the 300 MB added here.
+		Full: {Fits: 840, MemoryMB: 772 + 300, FitMemoryMB: (772 - 471) + 300, BuildSeconds: 30,
+			Source: "shard 1/140 measured (2026-11-25), 300 MB more assumed for C3"},
+		// The quick profile (2026-11-25, same machine, loaded): 28 fits,
+		// 0.61 s each on average, 1.9 s the longest; a C3 group's run
+		// peaked at 66 MB, the whole grid on two workers at 84 MB.
+		Quick: {Fits: 28, FitSeconds: 0.61, MaxFitSeconds: 1.9, MemoryMB: 66, FitMemoryMB: 18, BuildSeconds: 10,
+			Source: "a measured quick run (28 fits, 2026-11-25)"},
+	},
+	"retina": {
+		// Memory (2026-11-25, as the cows): shard 1/280 (C0, fold 0) peaked
+		// at 257 MB with the 50 horses built in 125 MB; 300 MB more for
+		// C3's working set, as for the cows.
+		Full: {Fits: 1680, MemoryMB: 257 + 300, FitMemoryMB: (257 - 125) + 300, BuildSeconds: 30,
+			Source: "shard 1/280 measured (2026-11-25), 300 MB more assumed for C3"},
+	},
+	"mito": {
+		// Memory (2026-11-25, 2-core Xeon): the whole run at commit
+		// 9c26855, `psub protocol mito -profile full -workers 2` under
+		// /usr/bin/time -v, peaked at 14 967 564 kB resident (14 617 MiB)
+		// with both volumes built. One worker was not measured separately,
+		// so the prior keeps a further worker's assumed 2 048 MiB and gives
+		// one worker the rest of that peak, rounded up to 256 MiB:
+		// 12 800 + 2 048 = 14 848 MiB for two workers. Build time: the EM
+		// oracle test built both volumes in 701 s wall at a load average of
+		// about 13 (data/BENCHMARKS.md).
+		Full: {Fits: 96, MemoryMB: 14848 - 2048, FitMemoryMB: 2048, BuildSeconds: 700,
+			Source: "the full run on two workers at 9c26855 measured (2026-11-25), one worker not measured, build time from data/BENCHMARKS.md's build of both volumes"},
+	},
+}
+
+// fallbackCost is assumed for a protocol and profile that nothing measured:
+// generous, so that a first cluster run is not killed at its time limit.
+// defaultSeconds and defaultMemory say where its numbers come from when
+// rows measure the seconds, or a prior states only memory.
+var fallbackCost = Cost{FitSeconds: 600, MaxFitSeconds: 3600, MemoryMB: 8192, FitMemoryMB: 2048, BuildSeconds: 3600,
+	Source: "nothing measured: a conservative default (10 min per fit, 1 h the longest, 8 GiB, 2 GiB per further worker, 1 h to build)"}
+
+const (
+	defaultSeconds = "a conservative default (10 min per fit, 1 h the longest)"
+	defaultMemory  = "a conservative default (8 GiB, 2 GiB per further worker, 1 h to build)"
+)
+
+// EstimateCost returns the costs of running profile prof of p. Fits and
+// Groups come from the protocol's jobs. The prior costs are the protocol's
+// Coster, else the known costs, else a conservative default. The seconds
+// are measured from the successful rows of the profile's jobs in the
+// results files (none given: DefaultResults; missing files are skipped):
+// the mean always, the longest fit only when the rows cover every fit (a
+// partial run's longest fit may be among those still missing, so the
+// prior's counts too). For the full profile, when the files measure none
+// of its fits or not all, the committed DefaultResults file (the fits the
+// repository ships, of whatever code version) is measured too, and its
+// seconds take the place of the prior's. Only when no rows measure any fit
+// do the seconds come from the prior (the default's, when the prior states
+// none). Memory is not recorded in rows and always comes from the prior.
+//
+// Source then reads "seconds: WHERE; memory and build time: PRIOR", or is
+// the prior's own Source when the prior gives every number.
+func EstimateCost(p Protocol, prof Profile, results ...string) (Cost, error) {
+	shipped := DefaultResults(p.Name(), prof)
+	if len(results) == 0 {
+		results = []string{shipped}
+	}
+	first, err := p.Jobs(prof, nil)
+	if err != nil {
+		return Cost{}, err
+	}
+	c := fallbackCost
+	if k, ok := knownCosts[p.Name()][prof]; ok {
+		c = k
+	}
+	if cs, ok := p.(Coster); ok {
+		c = cs.Cost(prof)
+	}
+	// Where the seconds and the memory come from so far: the prior, or the
+	// default for what the prior leaves out.
+	seconds, memory := c.Source, c.Source
+	if c == fallbackCost {
+		seconds, memory = defaultSeconds, defaultMemory
+	}
+	if !(c.FitSeconds > 0) {
+		c.FitSeconds, c.MaxFitSeconds = fallbackCost.FitSeconds, fallbackCost.MaxFitSeconds
+		seconds = defaultSeconds
+	}
+	c.Groups = len(groupOrder(first, p.Group))
+	listed := listedFits(first, p.Group)
+	if c.Fits == 0 {
+		c.Fits = listed
+	}
+
+	given, err := measureSeconds(p, prof, results)
+	if err != nil {
+		return Cost{}, err
+	}
+	if prof == Full && !given.complete(listed) && !among(shipped, results) {
+		m, err := measureSeconds(p, prof, []string{shipped})
+		if err != nil {
+			return Cost{}, err
+		}
+		if m.n > 0 {
+			c, seconds = m.apply(c, listed, seconds, shipped)
+		}
+	}
+	if given.n > 0 {
+		c, seconds = given.apply(c, listed, seconds, shipped)
+	}
+	if seconds != memory && !(seconds == defaultSeconds && memory == defaultMemory) {
+		c.Source = "seconds: " + seconds + "; memory and build time: " + memory
+	}
+	return c, nil
+}
+
+// fitSeconds is what the rows of some results files measure of a profile's
+// fits: n of the jobs listed given those rows, their total and longest
+// seconds, and the code versions that ran them.
+type fitSeconds struct {
+	n, jobs  int
+	sum, max float64
+	read     []string // the files that exist
+	codes    map[codever.CodeVersion]int
+}
+
+// complete reports whether the rows measure every fit of the profile.
+func (m fitSeconds) complete(listed int) bool {
+	return m.n > 0 && m.n == m.jobs && m.n >= listed
+}
+
+// apply puts the measured seconds in place of c's. seconds says where c's
+// seconds come from, and apply returns where they come from now; shipped
+// is the committed results file, named so among the files read.
+func (m fitSeconds) apply(c Cost, listed int, seconds, shipped string) (Cost, string) {
+	files := make([]string, len(m.read))
+	for i, f := range m.read {
+		files[i] = f
+		if among(f, []string{shipped}) {
+			files[i] = "the committed results " + f
+		}
+	}
+	where := fmt.Sprintf("measured in %s (%s)", strings.Join(files, ", "), m.codeList())
+	c.FitSeconds = m.sum / float64(m.n)
+	if m.complete(listed) {
+		c.Fits, c.MaxFitSeconds = m.n, m.max // a complete run lists every fit
+		return c, fmt.Sprintf("all %d fits %s", m.n, where)
+	}
+	c.MaxFitSeconds = math.Max(m.max, c.MaxFitSeconds)
+	return c, fmt.Sprintf("the mean of %d of %d fits %s, the longest fit the larger of theirs and that of %s", m.n, c.Fits, where, seconds)
+}
+
+// codeList names the code versions of the measured rows, most rows first.
+func (m fitSeconds) codeList() string {
+	codes := make([]codever.CodeVersion, 0, len(m.codes))
+	for v := range m.codes {
+		codes = append(codes, v)
+	}
+	slices.SortFunc(codes, func(a, b codever.CodeVersion) int {
+		if d := m.codes[b] - m.codes[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(a.String(), b.String())
+	})
+	if len(codes) == 1 {
+		return "rows of " + codes[0].String()
+	}
+	parts := make([]string, len(codes))
+	for i, v := range codes {
+		parts[i] = fmt.Sprintf("%s: %d fits", v, m.codes[v])
+	}
+	return "rows of " + strings.Join(parts, " and ")
+}
+
+// measureSeconds reads the newest row of each fit over the files (missing
+// files are skipped) and measures the successful rows of the jobs p lists
+// for prof given those rows.
+func measureSeconds(p Protocol, prof Profile, files []string) (fitSeconds, error) {
+	m := fitSeconds{codes: map[codever.CodeVersion]int{}}
+	byKey := map[string]grid.Result{}
+	var rows []grid.Result
+	for _, f := range files {
+		rs, err := grid.ReadResults(f)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return m, fmt.Errorf("costs of %s %s: %w", p.Name(), prof, err)
+		}
+		m.read = append(m.read, f)
+		for _, r := range rs {
+			if _, seen := byKey[r.Key()]; !seen {
+				rows = append(rows, r)
+			}
+			byKey[r.Key()] = r
+		}
+	}
+	for i := range rows {
+		rows[i] = byKey[rows[i].Key()]
+	}
+	jobs, err := p.Jobs(prof, rows)
+	if err != nil {
+		return m, err
+	}
+	m.jobs = len(jobs)
+	for _, j := range jobs {
+		r, ok := byKey[j.Key()]
+		if !ok || r.Error != "" || !(r.Seconds > 0) {
+			continue
+		}
+		m.n, m.sum, m.max = m.n+1, m.sum+r.Seconds, math.Max(m.max, r.Seconds)
+		m.codes[r.Code]++
+	}
+	return m, nil
+}
+
+// among reports whether file is one of files, compared as absolute paths.
+func among(file string, files []string) bool {
+	abs := func(f string) string {
+		if a, err := filepath.Abs(f); err == nil {
+			return a
+		}
+		return filepath.Clean(f)
+	}
+	for _, f := range files {
+		if abs(f) == abs(file) {
+			return true
+		}
+	}
+	return false
+}
+
+// listedFits counts the fits of a listing made without rows: a group of
+// selection fits (Tag "select") adds its final fit once they are done, so
+// such a listing lacks one fit per group that selects.
+func listedFits(first []grid.Job, group func(grid.Job) string) int {
+	sel := map[string]bool{}
+	for _, j := range first {
+		if j.Tag == "select" {
+			sel[group(j)] = true
+		}
+	}
+	return len(first) + len(sel)
+}

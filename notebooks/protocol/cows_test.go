@@ -1,0 +1,64 @@
+package protocol
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/probably-submodular/crf/internal/datadir"
+	"github.com/probably-submodular/crf/notebooks/grid"
+)
+
+func TestCowsJobs(t *testing.T) {
+	c := Cows{}
+	for _, tc := range []struct {
+		p       Profile
+		listed  int // before any row: the selection fits, or the finals with one C
+		stageOf string
+	}{{Full, 7 * 2 * 5 * 10, "select"}, {Quick, 7 * 2 * 2, "final"}, {Tiny, 2 * 2 * 2, "select"}} {
+		jobs, err := c.Jobs(tc.p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(jobs) != tc.listed {
+			t.Errorf("%s: %d jobs listed, want %d", tc.p, len(jobs), tc.listed)
+		}
+		for _, j := range jobs {
+			if j.Tag != tc.stageOf || j.Dataset != "cows" {
+				t.Fatalf("%s: job %s, want dataset cows, stage %s", tc.p, j.Key(), tc.stageOf)
+			}
+		}
+	}
+}
+
+// TestCowsTinyShardsMergeToWholeRun runs the tiny profile on the real cows
+// (8 images at half resolution) whole and in two shards, and checks that
+// the merged shards hold the whole run's fits, metric for metric.
+func TestCowsTinyShardsMergeToWholeRun(t *testing.T) {
+	datadir.Need(t, "tud_cows")
+	dir := t.TempDir()
+	c := Cows{}
+	run := func(name string, s Shard) []grid.Result {
+		rows, err := c.Run(context.Background(), Options{Profile: Tiny, Shard: s, Results: filepath.Join(dir, name+".jsonl"),
+			Models: filepath.Join(dir, "models-"+name), Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	whole := run("whole", Shard{})
+	if len(whole) != 8+4 {
+		t.Fatalf("whole run: %d rows, want 8 selection and 4 final fits", len(whole))
+	}
+	for _, r := range Tagged(whole, "final") {
+		if r.Metrics["converged"] != 1 {
+			t.Errorf("final fit %s did not converge: %v", r.Key(), r.Metrics)
+		}
+		if _, err := FinalModel(c, Options{Profile: Tiny, Models: filepath.Join(dir, "models-whole")}, r.Set, r.Loss, r.Fold); err != nil {
+			t.Errorf("final model of %s: %v", r.Key(), err)
+		}
+	}
+	checkShardsMergeToWhole(t, c, Tiny, dir, func(name string, s Shard) Options {
+		return Options{Profile: Tiny, Shard: s, Results: filepath.Join(dir, name+".jsonl"), Models: filepath.Join(dir, "models-"+name)}
+	}, whole)
+}

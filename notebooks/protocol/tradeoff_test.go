@@ -1,0 +1,160 @@
+package protocol
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/psub"
+)
+
+func TestTradeoffJobs(t *testing.T) {
+	tr := Tradeoff{}
+	for _, p := range Profiles() {
+		s := tr.Settings(p)
+		jobs, err := tr.Jobs(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(jobs) != len(s.Seeds)*len(TradeoffLadder()) {
+			t.Errorf("%s: %d jobs, want %d seeds × %d entries", p, len(jobs), len(s.Seeds), len(TradeoffLadder()))
+		}
+		seen := map[string]bool{}
+		for _, j := range jobs {
+			if seen[tr.Group(j)] {
+				t.Errorf("%s: group %s twice", p, tr.Group(j))
+			}
+			seen[tr.Group(j)] = true
+			if _, err := ladderEntry(j.Set); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	q, f := tr.Settings(Quick), tr.Settings(Full)
+	if !reflect.DeepEqual(q.Seeds, []uint64{1}) || q.Train != 10 || q.Test != 10 || q.C != 1 || q.Tol != 1e-3 ||
+		len(f.Seeds) != 5 || f.Train != 20 || f.Test != 20 {
+		t.Errorf("quick %+v, full %+v differ from notebook 07's", q, f)
+	}
+	if _, err := ladderEntry("C5"); err == nil || !strings.Contains(err.Error(), "TRW-S") {
+		t.Errorf("unknown entry: %v, want an error listing the ladder", err)
+	}
+}
+
+func TestTradeoffRowRoundTrip(t *testing.T) {
+	want := TradeoffRow{Name: "QPBO", Set: psub.Unconstrained{}.Name(), Inference: "qpbo",
+		Primal: 1.5, PrimalLo: 1.25, PrimalHi: 1.75, Norm2: 0.5, Iters: 17, Converged: true, Seconds: 2.5,
+		TrainAcc: 0.9, TestAcc: 0.8, NonSubmodularTrain: 0.01, NonSubmodularTest: 0.02,
+		TGCTruncated: 3, TestEdges: 300, QPBOUnlabelled: 4, TestNodes: 200, TRWSGap: 1e-4, TRWSExact: 2}
+	e, _ := ladderEntry("QPBO")
+	want.Inference = e.Inference.Name()
+	got, err := tradeoffRow(grid.Result{Job: grid.Job{Set: "QPBO"}, Metrics: tradeoffMetrics(want)})
+	if err != nil || got != want {
+		t.Errorf("round trip: %+v, %v; want %+v", got, err, want)
+	}
+}
+
+// tradeoffRows makes result rows of one entry over seeds.
+func tradeoffRows(entry string, rs ...TradeoffRow) []grid.Result {
+	var out []grid.Result
+	for i, r := range rs {
+		out = append(out, grid.Result{Job: grid.Job{Dataset: "synthetic", Set: entry, Loss: "hamming", C: 1, Fold: i + 1},
+			Metrics: tradeoffMetrics(r)})
+	}
+	return out
+}
+
+func TestTradeoffTables(t *testing.T) {
+	tr := Tradeoff{}
+	p := Tiny // seeds 1 and 2, every entry
+	var rows []grid.Result
+	for _, e := range tr.Settings(p).Entries {
+		a := TradeoffRow{TestAcc: 0.9, PrimalLo: 1, PrimalHi: 1, TestNodes: 100, QPBOUnlabelled: 10}
+		b := TradeoffRow{TestAcc: 0.8, PrimalLo: 2, PrimalHi: 2, TestNodes: 100, NonSubmodularTest: 0.01}
+		switch e {
+		case "QPBO": // +5 and +2 points of test accuracy; certified worse in seed 2 only
+			a.TestAcc, a.PrimalLo, a.PrimalHi = 0.95, 0.5, 1.5
+			b.TestAcc, b.PrimalLo, b.PrimalHi = 0.82, 2.5, 3
+		case "C4":
+			b.NonSubmodularTest = 0.03
+		}
+		rows = append(rows, tradeoffRows(e, a, b)...)
+	}
+	runs, err := tr.Runs(p, rows)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs: %d, %v", len(runs), err)
+	}
+	lines := tr.VersusC4(runs)
+	var qpbo string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "QPBO") {
+			qpbo = l
+		}
+	}
+	// Differences 5 and 2: mean 3.5, sd 2.121, standard error 1.5.
+	if len(lines) != 3 || qpbo != "QPBO − C4: test accuracy +3.50 points ± 1.50 (paired over 2 seeds); objective of the final w certified worse than C4's in 1 of 2 seeds" {
+		t.Errorf("versus C4: %q", lines)
+	}
+	side := tr.SideBySide(runs)
+	if len(side.Rows) != 9 || side.Rows[5][0] != "C4" || side.Rows[5][5] != "85.0 ± 5.0" || side.Rows[5][6] != "1.50 ± 1.50" {
+		t.Errorf("side by side, C4: %q", side.Rows[5])
+	}
+	cmp := tr.NonSubmodular(runs)
+	if cmp.Ours[5][0] != 1.5 || cmp.Ours[0][0] != 0.5 || !math.IsNaN(cmp.Ours[5][1]) || cmp.Paper[4][1] != 5 {
+		t.Errorf("comparison: ours %v, paper %v", cmp.Ours, cmp.Paper)
+	}
+	if h := tr.Headline(runs); !strings.Contains(h, "ours 1.50 %") || !strings.Contains(h, "paper 0 % on cows and 1 %") {
+		t.Errorf("headline %q", h)
+	}
+	acc := tr.Accuracy(runs)
+	if acc.Series[1].Values[7] != 88.5 || acc.Series[1].Errors[7] != 6.5 {
+		t.Errorf("QPBO test accuracy bar %v ± %v, want 88.5 ± 6.5", acc.Series[1].Values[7], acc.Series[1].Errors[7])
+	}
+	if ex := tr.Exactness(runs); ex.Series[1].Values[0] != 5 {
+		t.Errorf("QPBO unlabelled %v %%, want 5", ex.Series[1].Values[0])
+	}
+	// A seed without every entry is left out of the runs.
+	runs, err = tr.Runs(p, rows[1:])
+	if err != nil || len(runs) != 1 || runs[0][5].TestAcc != 0.8 {
+		t.Errorf("runs without seed 1's C0: %d runs, %v", len(runs), err)
+	}
+}
+
+// TestTradeoffTiny runs the tiny profile: every fit of seed 1 gives what
+// RunTradeoff gives for the whole ladder at once (the notebook's former
+// way), the constraint sets' objectives are certified points, and two
+// shards merge to the whole run.
+func TestTradeoffTiny(t *testing.T) {
+	tr := Tradeoff{}
+	dir := t.TempDir()
+	rows, err := tr.Run(context.Background(), Options{Profile: Tiny, Results: filepath.Join(dir, "whole.jsonl"), Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tr.Settings(Tiny)
+	pr := tr.Problem(Tiny, 1)
+	want, err := RunTradeoff(pr.Train, pr.Test, TradeoffOptions{Settings: psub.Settings{C: s.C, Tol: s.Tol, Workers: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := tr.Runs(Tiny, rows)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("%d runs, %v", len(runs), err)
+	}
+	for i, w := range want {
+		g := runs[0][i]
+		g.Seconds, w.Seconds = 0, 0
+		if g != w {
+			t.Errorf("%s: protocol %+v\nwant (RunTradeoff) %+v", w.Name, g, w)
+		}
+		if w.Inference == "graphcut" && math.Abs(w.PrimalLo-w.PrimalHi) > 1e-9*math.Max(1, w.PrimalHi) {
+			t.Errorf("%s: certified objective [%g, %g], want a point (exact graph cuts)", w.Name, w.PrimalLo, w.PrimalHi)
+		}
+	}
+	checkShardsMergeToWhole(t, tr, Tiny, dir, func(name string, s Shard) Options {
+		return Options{Profile: Tiny, Results: filepath.Join(dir, name+".jsonl"), Shard: s}
+	}, rows)
+}

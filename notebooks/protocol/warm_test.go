@@ -1,0 +1,169 @@
+package protocol
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/internal/datadir"
+	"github.com/probably-submodular/crf/notebooks/grid"
+)
+
+// TestWarmStartsMatchColdFits runs a cows grid on the tiny profile's images
+// (three sets, both losses, three values of C) with warm starts and cold,
+// and checks it with checkWarmGrid.
+func TestWarmStartsMatchColdFits(t *testing.T) {
+	datadir.Need(t, "tud_cows")
+	c := Cows{}
+	set, err := c.Build(Tiny, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Settings(Tiny)
+	s.Sets, s.Losses, s.Cs, s.MaxIter = []string{"C0", "C4", "C4bar"}, []string{"hamming", "avg"}, []float64{0.1, 1, 10}, 0
+	folds, err := data.KFold(len(set.Items), s.Folds, s.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWarmGrid(t, withSettings{c, s}, s, set, folds, 36+12)
+}
+
+// TestWarmStartsRetina does the same on the retina protocol's tiny profile
+// (horses, Δ_avg only, C0, C4 and QPBO, two values of C), whose final fits
+// start from planes re-costed to the final training set's class weights.
+func TestWarmStartsRetina(t *testing.T) {
+	datadir.Need(t, "weizmann_horse")
+	r := Retina{}
+	set, err := r.Build(Tiny, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folds, err := r.Folds(Tiny, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Settings(Tiny)
+	s.MaxIter = 0 // psub's default cap: every fit converges
+	checkWarmGrid(t, withSettings{r, s}, s, set, folds, len(s.Sets)*len(s.Losses)*s.Folds*(len(s.Cs)+1))
+}
+
+// checkWarmGrid runs protocol p's grid with settings s on set with warm
+// starts and cold, and checks, fit by fit, that both are certified and
+// that the warm fit's primal is within 2·Tol of the cold one's (each is
+// within Tol of the same optimum); that every fit which has a predecessor
+// started from it (a selection fit from the next smaller C, a final fit
+// from the selection fit at its C) and took its planes over: as they are
+// along C, re-costed for the finals under Δ_avg (whose class weights
+// change with the training set) and scaled for the finals under Hamming,
+// each final's also completed on its new images; and that the working
+// sets are gone once the finals ran.
+func checkWarmGrid(t *testing.T, p Protocol, s SegmentationSettings, set *data.SegmentedSet, folds []data.Fold, fits int) {
+	t.Helper()
+	dir := t.TempDir()
+	run := func(name string, cold bool) map[string]grid.Result {
+		s := s
+		s.Cold = cold
+		opt := Options{Profile: Tiny, Results: filepath.Join(dir, name+".jsonl"), Models: filepath.Join(dir, "models-"+name), Workers: 2}
+		e := s.experiment(p.Name(), set, folds, opt)
+		if cold != (e.Warm == nil) {
+			t.Fatalf("%s: warm starts %v", name, e.Warm != nil)
+		}
+		if e.Warm != nil {
+			e.Warm.Dir = filepath.Join(dir, "warm")
+		}
+		rows, err := runSegmentation(context.Background(), p, s, e, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]grid.Result{}
+		for _, r := range rows {
+			out[r.Key()] = r
+		}
+		return out
+	}
+	warm, cold := run("warm", false), run("cold", true)
+	if len(warm) != fits || len(cold) != len(warm) {
+		t.Fatalf("%d warm and %d cold fits, want %d", len(warm), len(cold), fits)
+	}
+	cs := slices.Sorted(slices.Values(s.Cs))
+	tol := s.Tol
+	if tol == 0 {
+		tol = DefaultTol
+	}
+	var itWarm, itCold, finWarm, finCold, recosted float64
+	for k, w := range warm {
+		cf, ok := cold[k]
+		if !ok {
+			// The finals may pick another C when the scores tie within
+			// rounding; compare those only by convergence.
+			if w.Metrics["converged"] != 1 {
+				t.Errorf("%s: warm fit not converged", k)
+			}
+			continue
+		}
+		if w.Metrics["converged"] != 1 || cf.Metrics["converged"] != 1 {
+			t.Errorf("%s: converged warm %v, cold %v", k, w.Metrics["converged"], cf.Metrics["converged"])
+			continue
+		}
+		pw, pc := w.Metrics["primal"], cf.Metrics["primal"]
+		if math.Abs(pw-pc) > 2*tol*math.Max(pw, pc) {
+			t.Errorf("%s: primal warm %.9g, cold %.9g: more than 2·Tol apart", k, pw, pc)
+		}
+		if cf.Metrics["warm_planes"] != 0 || cf.Metrics["warm_from"] != 0 {
+			t.Errorf("%s: cold fit records a warm start: %v", k, cf.Metrics)
+		}
+		wantFrom := 0.0
+		if i := slices.Index(cs, w.C); w.Tag == "final" {
+			wantFrom = w.C
+		} else if i > 0 {
+			wantFrom = cs[i-1]
+		}
+		if w.Metrics["warm_from"] != wantFrom {
+			t.Errorf("%s: warm_from %v, want %v", k, w.Metrics["warm_from"], wantFrom)
+		}
+		if got := w.Metrics["warm_planes"] > 0; got != (wantFrom > 0) {
+			t.Errorf("%s: %v warm planes, want some: %v", k, w.Metrics["warm_planes"], wantFrom > 0)
+		}
+		wantRecosted := wantFrom > 0 && w.Tag == "final" && w.Loss == "avg"
+		if got := w.Metrics["warm_recosted"]; (got > 0) != wantRecosted || (wantRecosted && got != w.Metrics["warm_planes"]) {
+			t.Errorf("%s: %v of %v warm planes re-costed, want all: %v", k, got, w.Metrics["warm_planes"], wantRecosted)
+		}
+		wantCompleted := w.Metrics["warm_planes"]
+		if w.Tag != "final" || w.Metrics["iterations"] <= 1 {
+			wantCompleted = 0
+		}
+		if got := w.Metrics["warm_completed"]; got != wantCompleted {
+			t.Errorf("%s: %v planes completed, want %v", k, got, wantCompleted)
+		}
+		if w.Set != "C0" && w.Set != "QPBO" && wantFrom > 0 && w.Metrics["warm_hard"] == 0 && w.Metrics["hard_active"] > 0 {
+			t.Errorf("%s: no warm hard constraints", k)
+		}
+		if wantFrom > 0 {
+			itWarm += w.Metrics["iterations"]
+			itCold += cf.Metrics["iterations"]
+		}
+		if wantRecosted {
+			finWarm += w.Metrics["iterations"]
+			finCold += cf.Metrics["iterations"]
+			recosted += w.Metrics["warm_recosted"]
+		}
+	}
+	t.Logf("fits with a predecessor: %.0f iterations warm, %.0f cold; Δ_avg finals: %.0f warm (%.0f planes re-costed), %.0f cold", itWarm, itCold, finWarm, recosted, finCold)
+	if left, _ := os.ReadDir(filepath.Join(dir, "warm")); len(left) != 0 {
+		t.Errorf("%d working sets left after the finals, want none", len(left))
+	}
+}
+
+// withSettings is a segmentation protocol with other settings.
+type withSettings struct {
+	Protocol
+	s SegmentationSettings
+}
+
+func (c withSettings) Jobs(_ Profile, rows []grid.Result) ([]grid.Job, error) {
+	return segmentationJobs(c.Name(), c.s, rows), nil
+}
