@@ -105,7 +105,7 @@ func TestCommittedModelsReproduceRows(t *testing.T) {
 // fullExperiment is the full profile's SegmentationExperiment of a
 // segmentation protocol: the one its final fits run.
 func fullExperiment(name string) (*SegmentationExperiment, error) {
-	opt, err := Options{Profile: Full}.withDefaults(name)
+	opt, err := Options{Profile: Full}.WithDefaults(name)
 	if err != nil {
 		return nil, err
 	}

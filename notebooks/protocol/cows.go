@@ -13,7 +13,7 @@ import (
 // constraint set with both losses.
 type Cows struct{}
 
-func init() { register(Cows{}) }
+func init() { Register(Cows{}) }
 
 // Name implements Protocol.
 func (Cows) Name() string { return "cows" }
@@ -75,7 +75,7 @@ func (Cows) Group(j grid.Job) string { return segmentationGroup(j) }
 
 // Run implements Protocol.
 func (c Cows) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
-	opt, err := opt.withDefaults(c.Name())
+	opt, err := opt.WithDefaults(c.Name())
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ import (
 // each on every core, whatever Options.Workers says.
 type Efficiency struct{}
 
-func init() { register(Efficiency{}) }
+func init() { Register(Efficiency{}) }
 
 // Name implements Protocol.
 func (Efficiency) Name() string { return "efficiency" }
@@ -135,7 +135,7 @@ func (e Efficiency) params(p Profile) any {
 // Run implements Protocol. The fold is built when the first fit runs, so a
 // run whose rows are all stored reads only its results file.
 func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
-	opt, err := opt.withDefaults(e.Name())
+	opt, err := opt.WithDefaults(e.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -184,10 +184,10 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		}
 		return map[string]float64{"margins": float64(r.Margins), "iterations": float64(r.Iterations),
 			"constraint_seconds": r.ConstraintSeconds, "train_seconds": r.Seconds, "cpu_seconds": r.CPUSeconds,
-			"converged": b2f(r.Converged), "hard_introduced": float64(r.HardIntroduced), "hard_active": float64(r.ActiveHard),
+			"converged": BoolMetric(r.Converged), "hard_introduced": float64(r.HardIntroduced), "hard_active": float64(r.ActiveHard),
 			"primal": r.Primal, "psub_c": cfg.Settings.C}, nil
 	}
-	return runStaged(ctx, e, opt, fit, e.params(opt.Profile), nil)
+	return RunStaged(ctx, e, opt, fit, e.params(opt.Profile), nil)
 }
 
 // EfficiencyCurves is a fit's compute-gains data, its row's Detail: the

@@ -366,7 +366,7 @@ func trainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, ba
 func trainMetrics(trace *psub.Trace, tol float64) map[string]float64 {
 	fin := trace.Final()
 	return map[string]float64{
-		"iterations": float64(trace.Iters), "stop": float64(trace.Stop), "converged": b2f(trace.Converged),
+		"iterations": float64(trace.Iters), "stop": float64(trace.Stop), "converged": BoolMetric(trace.Converged),
 		"hard_violated": float64(trace.HardViolated), "qp_missed": float64(qpMissed(trace, tol)),
 		"problems": float64(len(trace.Problems)), "scale": trace.Scale,
 		"primal": fin.Primal, "gap": fin.Gap,

@@ -222,7 +222,7 @@ func TestTrainJobCertificateMetrics(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		t.Logf("%s: %v; metrics %v", tc.name, trace.Status(), m)
-		if trace.Converged != tc.certified || m["converged"] != b2f(tc.certified) || psub.StopReason(m["stop"]) != trace.Stop {
+		if trace.Converged != tc.certified || m["converged"] != BoolMetric(tc.certified) || psub.StopReason(m["stop"]) != trace.Stop {
 			t.Errorf("%s: converged %v (metric %v, stop %v), want %v", tc.name, trace.Converged, m["converged"], m["stop"], tc.certified)
 		}
 		if m["problems"] != float64(len(trace.Problems)) || (m["problems"] == 0) != tc.certified {

@@ -267,7 +267,7 @@ func sameFit(a, b grid.Result) bool {
 	strip := func(m map[string]float64) map[string]float64 {
 		c := maps.Clone(m)
 		for k := range c {
-			if isTiming(k) {
+			if IsTiming(k) {
 				delete(c, k)
 			}
 		}
@@ -276,9 +276,9 @@ func sameFit(a, b grid.Result) bool {
 	return reflect.DeepEqual(strip(a.Metrics), strip(b.Metrics)) && string(a.Detail) == string(b.Detail)
 }
 
-// isTiming tells the metrics that measure time, which differ between two
+// IsTiming tells the metrics that measure time, which differ between two
 // runs of the same fit.
-func isTiming(metric string) bool {
+func IsTiming(metric string) bool {
 	for _, s := range []string{"seconds", "_cpu", "cpu_"} {
 		if strings.HasSuffix(metric, s) || strings.HasPrefix(metric, s) {
 			return true

@@ -20,7 +20,7 @@ import (
 // and QPBO columns, gap 1e-3 or 5000 iterations.
 type Mito struct{}
 
-func init() { register(Mito{}) }
+func init() { Register(Mito{}) }
 
 // Name implements Protocol.
 func (Mito) Name() string { return "mito" }
@@ -88,7 +88,7 @@ func (Mito) Group(j grid.Job) string { return segmentationGroup(j) }
 // out/checkpoints/mito-PROFILE and an interrupted run resumes them from
 // their last iteration.
 func (m Mito) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
-	opt, err := opt.withDefaults(m.Name())
+	opt, err := opt.WithDefaults(m.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (m Mito) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 		Settings      MitoSettings
 		Select, Final SegmentationParams
 	}{s.axesless(), sel.Params(), final.Params()}
-	return runStaged(ctx, m, opt, fit, params, sel.Warm.After)
+	return RunStaged(ctx, m, opt, fit, params, sel.Warm.After)
 }
 
 // experiments are the two experiments of the protocol's one fold: sel

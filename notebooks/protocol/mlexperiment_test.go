@@ -196,7 +196,7 @@ func TestMultiLabelRecordsStop(t *testing.T) {
 			t.Fatal(err)
 		}
 		stop, conv, ok := grid.StopOf(m)
-		if !ok || conv == tc.capped || (stop == psub.StopMaxIter) != tc.capped || m["converged"] != b2f(!tc.capped) {
+		if !ok || conv == tc.capped || (stop == psub.StopMaxIter) != tc.capped || m["converged"] != BoolMetric(!tc.capped) {
 			t.Errorf("MaxIter %d: stop %v (recorded %v), converged %v, after %v iterations; want capped %v",
 				tc.maxIter, stop, ok, m["converged"], m["iterations"], tc.capped)
 		}

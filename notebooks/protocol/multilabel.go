@@ -25,7 +25,7 @@ import (
 // what the reading of C does); metric "c_psub" is the C psub trained at.
 type MultiLabel struct{}
 
-func init() { register(MultiLabel{}) }
+func init() { Register(MultiLabel{}) }
 
 // Name implements Protocol.
 func (MultiLabel) Name() string { return "multilabel" }
@@ -214,7 +214,7 @@ func PsubC(j grid.Job, pr *data.MultiLabelProblem) (float64, error) {
 
 // Run implements Protocol: one fit per core, rows in opt.Results.
 func (m MultiLabel) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
-	opt, err := opt.withDefaults(m.Name())
+	opt, err := opt.WithDefaults(m.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -254,13 +254,13 @@ func (m MultiLabel) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		met["c_psub"] = c
 		return met, nil
 	}
-	return runStaged(ctx, m, opt, fit, params, nil)
+	return RunStaged(ctx, m, opt, fit, params, nil)
 }
 
 // Load reads the rows of the profile's jobs from opt.Results (default
 // DefaultResults): what a notebook's table cells show after Run.
 func (m MultiLabel) Load(opt Options) ([]grid.Result, error) {
-	opt, err := opt.withDefaults(m.Name())
+	opt, err := opt.WithDefaults(m.Name())
 	if err != nil {
 		return nil, err
 	}

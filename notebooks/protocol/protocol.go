@@ -77,7 +77,10 @@ type Display interface {
 	Done(summary string)
 }
 
-func (o Options) withDefaults(name string) (Options, error) {
+// WithDefaults fills in what o leaves zero for the protocol named name:
+// the profile ($PSUB_PROFILE), the results file and the models beside it,
+// and the displays that Show drives.
+func (o Options) WithDefaults(name string) (Options, error) {
 	if o.Profile == "" {
 		p, err := EnvProfile()
 		if err != nil {
@@ -161,11 +164,12 @@ func ModelsBeside(results, name string, p Profile) string {
 // notebookOrder is the order of All: that of the notebooks.
 var notebookOrder = []string{"cows", "efficiency", "retina", "mito", "multilabel", "sample-complexity", "tradeoff"}
 
-// registered holds every protocol, by name; each protocol's file registers
-// it in an init function.
+// registered holds every protocol, by name; each protocol's package
+// registers it in an init function (Register).
 var registered = map[string]Protocol{}
 
-func register(p Protocol) {
+// Register adds p to All; it panics when a protocol of that name is there.
+func Register(p Protocol) {
 	if _, dup := registered[p.Name()]; dup {
 		panic("protocol: " + p.Name() + " registered twice")
 	}
@@ -206,12 +210,12 @@ func ByName(name string) (Protocol, error) {
 }
 
 // Code is the version of the code p's fits execute (codever.CodeOf): what
-// p's Run method reaches, the runner excluded (codeRoots). A
+// p's Run method reaches, the runner excluded (CodeRoots). A
 // row of p is stale when its code's Source differs from this one's. An
 // error (the module's source not found) comes with an empty Source, which
 // matches no row.
 func Code(p Protocol) (codever.CodeVersion, error) {
-	roots, stops := codeRoots(p)
+	roots, stops := CodeRoots(p)
 	v, err := codever.CodeOf(roots, stops)
 	if errors.Is(err, codever.ErrUndeclared) || roots[0] == "" {
 		// A protocol declared outside the module's source (a test's):
@@ -221,22 +225,22 @@ func Code(p Protocol) (codever.CodeVersion, error) {
 	return v, err
 }
 
-// codeRoots are the roots and stops of Code(p): p's Run method; not the
-// runner (runStaged, which calls grid.Run), nor the segment cache's key
+// CodeRoots are the roots and stops of Code(p): p's Run method; not the
+// runner (RunStaged, which calls grid.Run), nor the segment cache's key
 // (data.BuilderSource: which built problems are reused, not what they
 // hold — their content is in the rows' params, InstancesDigest).
-func codeRoots(p Protocol) (roots, stops []string) {
-	return []string{codever.MethodDecl(p, "Run")}, []string{codever.FuncDecl(runStaged), codever.FuncDecl(data.BuilderSource)}
+func CodeRoots(p Protocol) (roots, stops []string) {
+	return []string{codever.MethodDecl(p, "Run")}, []string{codever.FuncDecl(RunStaged), codever.FuncDecl(data.BuilderSource)}
 }
 
-// runStaged runs the jobs of p listed for opt.Shard through fn, stage after
+// RunStaged runs the jobs of p listed for opt.Shard through fn, stage after
 // stage: it runs the jobs listed so far, lists again from their rows (which
 // adds the jobs that waited for them), and stops when nothing new is
 // listed. Rows of jobs already in the results file are reused by
 // grid.Run, so a second pass costs nothing but reading. params is what
 // every fit depends on besides its job (grid.Options.Params). It fails
 // when a job fails, after the other jobs of its stage ran.
-func runStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, params any, after func(grid.Job) (grid.Job, bool)) ([]grid.Result, error) {
+func RunStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, params any, after func(grid.Job) (grid.Job, bool)) ([]grid.Result, error) {
 	first, err := p.Jobs(opt.Profile, nil)
 	if err != nil {
 		return nil, err
@@ -298,4 +302,12 @@ func runStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, pa
 // Tagged keeps the rows of one stage (grid.Job.Tag: "select", "final").
 func Tagged(rows []grid.Result, tag string) []grid.Result {
 	return slices.DeleteFunc(slices.Clone(rows), func(r grid.Result) bool { return r.Tag != tag })
+}
+
+// BoolMetric is a yes/no metric of a row: 1 or 0.
+func BoolMetric(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -58,11 +58,11 @@ func (p toy) Jobs(_ Profile, rows []grid.Result) ([]grid.Job, error) {
 }
 func (toy) Group(j grid.Job) string { return segmentationGroup(j) }
 func (p toy) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
-	opt, err := opt.withDefaults(p.Name())
+	opt, err := opt.WithDefaults(p.Name())
 	if err != nil {
 		return nil, err
 	}
-	return runStaged(ctx, p, opt, p.fit, p.s.axesless(), nil)
+	return RunStaged(ctx, p, opt, p.fit, p.s.axesless(), nil)
 }
 
 // fit scores C by its distance to a set- and fold-dependent optimum.
@@ -155,7 +155,7 @@ func comparable(rs []grid.Result) map[string]map[string]float64 {
 	for _, r := range rs {
 		m := map[string]float64{}
 		for k, v := range r.Metrics {
-			if !isTiming(k) {
+			if !IsTiming(k) {
 				m[k] = v
 			}
 		}
@@ -307,7 +307,7 @@ func TestDefaultModels(t *testing.T) {
 		if want := filepath.Join("out", "models", "cows-"+string(p)); !strings.HasSuffix(got, want) {
 			t.Errorf("%s profile's models in %s, want %s", p, got, want)
 		}
-		opt, err := Options{Profile: p}.withDefaults("cows")
+		opt, err := Options{Profile: p}.WithDefaults("cows")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,17 +315,17 @@ func TestDefaultModels(t *testing.T) {
 			t.Errorf("%s profile: Options.Models defaults to %s, want %s", p, opt.Models, got)
 		}
 	}
-	opt, err := Options{Profile: Full}.withDefaults("cows")
+	opt, err := Options{Profile: Full}.WithDefaults("cows")
 	if err != nil || opt.Models != full {
 		t.Errorf("full profile: Options.Models defaults to %s (%v), want %s", opt.Models, err, full)
 	}
 	// A run with its own results file keeps its models beside them, not
 	// over the committed ones.
 	own := filepath.Join(t.TempDir(), "runs", "cows.jsonl")
-	if opt, _ := (Options{Profile: Full, Results: own}).withDefaults("cows"); opt.Models != filepath.Join(filepath.Dir(own), "models", "cows-full") {
+	if opt, _ := (Options{Profile: Full, Results: own}).WithDefaults("cows"); opt.Models != filepath.Join(filepath.Dir(own), "models", "cows-full") {
 		t.Errorf("full profile with results %s: models in %s, want beside the results", own, opt.Models)
 	}
-	if opt, _ := (Options{Profile: Full, Models: "elsewhere"}).withDefaults("cows"); opt.Models != "elsewhere" {
+	if opt, _ := (Options{Profile: Full, Models: "elsewhere"}).WithDefaults("cows"); opt.Models != "elsewhere" {
 		t.Errorf("a given Models %q was replaced by %q", "elsewhere", opt.Models)
 	}
 }

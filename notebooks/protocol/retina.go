@@ -19,7 +19,7 @@ import (
 // paper's numbers are the retina's: a reference, not a target.
 type Retina struct{}
 
-func init() { register(Retina{}) }
+func init() { Register(Retina{}) }
 
 // Name implements Protocol.
 func (Retina) Name() string { return "retina" }
@@ -87,7 +87,7 @@ func (Retina) Group(j grid.Job) string { return segmentationGroup(j) }
 
 // Run implements Protocol.
 func (r Retina) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
-	opt, err := opt.withDefaults(r.Name())
+	opt, err := opt.WithDefaults(r.Name())
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ import (
 //	control   Dataset "uniform-Dd", Set "n=N"
 type SampleComplexity struct{}
 
-func init() { register(SampleComplexity{}) }
+func init() { Register(SampleComplexity{}) }
 
 // Name implements Protocol.
 func (SampleComplexity) Name() string { return "sample-complexity" }
@@ -197,7 +197,7 @@ func (sc SampleComplexity) Split(p Profile, set *data.SegmentedSet) (train, test
 // that needs them runs, so a run whose rows are all stored reads only its
 // results file.
 func (sc SampleComplexity) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
-	opt, err := opt.withDefaults(sc.Name())
+	opt, err := opt.WithDefaults(sc.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func (sc SampleComplexity) Run(ctx context.Context, opt Options) ([]grid.Result,
 		w.pool, w.held = PairwiseRows(w.train), PairwiseRows(w.test)
 		return nil
 	})
-	return runStaged(ctx, sc, opt, w.run, w.s.params(), nil)
+	return RunStaged(ctx, sc, opt, w.run, w.s.params(), nil)
 }
 
 // sampleWork runs the protocol's jobs on the lazily built cows.
@@ -274,7 +274,7 @@ func (w *sampleWork) c4(k int) (map[string]float64, error) {
 	}
 	return map[string]float64{"images": float64(k), "edges": float64(pt.Edges), "nonsubmodular_test": pt.Fraction,
 		"own_outside_hull": hull, "own_outside_cone": cone,
-		"iterations": float64(pt.Iters), "converged": b2f(pt.Converged), "train_seconds": pt.Seconds}, nil
+		"iterations": float64(pt.Iters), "converged": BoolMetric(pt.Converged), "train_seconds": pt.Seconds}, nil
 }
 
 // control measures the hull and cone coverage of n uniform points on
@@ -357,13 +357,6 @@ func coverageAt(train, held [][]float64, n, rep, queries int, seed uint64) (outH
 		}
 	}
 	return float64(oh) / float64(nq), float64(oc) / float64(nq), nil
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // Coverage aggregates the coverage rows of one data set ("cows", or a

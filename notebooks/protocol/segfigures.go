@@ -84,7 +84,7 @@ func cappedCs(all []grid.Result, g grid.ConvergenceRow) string {
 // FinalModel loads the final model of (set, loss, fold) that a run of p
 // with opt saved (ModelPath under opt.Models).
 func FinalModel(p Protocol, opt Options, set, loss string, fold int) (*psub.Model, error) {
-	opt, err := opt.withDefaults(p.Name())
+	opt, err := opt.WithDefaults(p.Name())
 	if err != nil {
 		return nil, err
 	}

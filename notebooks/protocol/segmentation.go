@@ -109,7 +109,7 @@ func runSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e 
 		Settings   SegmentationSettings
 		Experiment SegmentationParams
 	}{s.axesless(), e.Params()}
-	return runStaged(ctx, p, opt, e.Run, params, e.Warm.After)
+	return RunStaged(ctx, p, opt, e.Run, params, e.Warm.After)
 }
 
 // experiment is the SegmentationExperiment of protocol name on a built

@@ -1,4 +1,4 @@
-package protocol
+package notebooks_test
 
 import (
 	"go/format"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/probably-submodular/crf/internal/codever"
 	"github.com/probably-submodular/crf/internal/modroot"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	_ "github.com/probably-submodular/crf/notebooks/tradeoff"
 )
 
 // copyModule copies the module's non-test Go source, go.mod, go.sum and
@@ -92,8 +94,8 @@ func TestCodeFollowsTheFit(t *testing.T) {
 	versions := func() map[string]string {
 		t.Helper()
 		out := map[string]string{}
-		for _, p := range All() {
-			roots, stops := codeRoots(p)
+		for _, p := range protocol.All() {
+			roots, stops := protocol.CodeRoots(p)
 			h, err := codever.SourceAt(root, roots, stops)
 			if err != nil {
 				t.Fatalf("%s: %v", p.Name(), err)
@@ -103,7 +105,7 @@ func TestCodeFollowsTheFit(t *testing.T) {
 		return out
 	}
 	base := versions()
-	if len(base) != len(All()) {
+	if len(base) != len(protocol.All()) {
 		t.Fatalf("versions %v", base)
 	}
 	before := base
@@ -176,8 +178,8 @@ func TestCodeFollowsTheFit(t *testing.T) {
 // reach the multi-label loader, and no protocol reaches the runner.
 func TestCodeDecls(t *testing.T) {
 	all := map[string][]string{}
-	for _, p := range All() {
-		roots, stops := codeRoots(p)
+	for _, p := range protocol.All() {
+		roots, stops := protocol.CodeRoots(p)
 		decls, err := codever.CodeDecls(roots, stops)
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name(), err)
@@ -185,10 +187,10 @@ func TestCodeDecls(t *testing.T) {
 		all[p.Name()] = decls
 		t.Logf("%s: %d declarations", p.Name(), len(decls))
 		for _, d := range decls {
-			if strings.HasPrefix(d, "viz/") || d == "notebooks/grid.Run" || d == "notebooks/protocol.runStaged" || d == "internal/codever.CodeOf" {
+			if strings.HasPrefix(d, "viz/") || d == "notebooks/grid.Run" || d == "notebooks/protocol.RunStaged" || d == "internal/codever.CodeOf" {
 				t.Errorf("%s reaches %s", p.Name(), d)
 			}
-			if strings.HasSuffix(d, ".Run") && strings.HasPrefix(d, "notebooks/protocol.") && d != roots[0] &&
+			if strings.HasSuffix(d, ".Run") && strings.HasPrefix(d, "notebooks/") && d != roots[0] &&
 				!slices.Contains([]string{"notebooks/protocol.SegmentationExperiment.Run", "notebooks/protocol.MultiLabelExperiment.Run"}, d) {
 				t.Errorf("%s reaches another protocol's %s", p.Name(), d)
 			}

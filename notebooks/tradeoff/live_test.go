@@ -1,4 +1,4 @@
-package protocol
+package tradeoff
 
 import (
 	"errors"
@@ -9,8 +9,8 @@ import (
 	"github.com/probably-submodular/crf/psub"
 )
 
-// Refit measures what RunTradeoff measures, on the same graphs with the same
-// learner settings: RunTradeoff (the runner of notebook 07's tables) is the
+// Refit measures what RunLadder measures, on the same graphs with the same
+// learner settings: RunLadder (the runner of notebook 07's tables) is the
 // oracle for the accuracies, the objective and its interval, and the
 // fraction of non-submodular test edges.
 func TestLiveRefitMatchesTradeoff(t *testing.T) {
@@ -32,14 +32,14 @@ func TestLiveRefitMatchesTradeoff(t *testing.T) {
 			t.Fatal(err)
 		}
 		opt := l.Options()
-		rows, err := RunTradeoff(train, test, TradeoffOptions{Settings: psub.Settings{C: s.C, Tol: opt.Tol, MaxIter: opt.MaxIter}, Entries: []TradeoffEntry{en}})
+		rows, err := RunLadder(train, test, LadderOptions{Settings: psub.Settings{C: s.C, Tol: opt.Tol, MaxIter: opt.MaxIter}, Entries: []Entry{en}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := rows[0]
 		near := func(what string, got, want float64) {
 			if math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
-				t.Errorf("%s: %s %.12g, RunTradeoff says %.12g", name, what, got, want)
+				t.Errorf("%s: %s %.12g, RunLadder says %.12g", name, what, got, want)
 			}
 		}
 		near("training accuracy", f.TrainAcc, r.TrainAcc)
@@ -49,7 +49,7 @@ func TestLiveRefitMatchesTradeoff(t *testing.T) {
 		near("objective interval, high end", f.PrimalHi, r.PrimalHi)
 		near("non-submodular test edges", f.NonSubmodularTest, r.NonSubmodularTest)
 		if f.Iters != r.Iters || f.TestEdges != r.TestEdges {
-			t.Errorf("%s: %d iterations, %d test edges; RunTradeoff %d, %d", name, f.Iters, f.TestEdges, r.Iters, r.TestEdges)
+			t.Errorf("%s: %d iterations, %d test edges; RunLadder %d, %d", name, f.Iters, f.TestEdges, r.Iters, r.TestEdges)
 		}
 
 		// The drawn graph is the first test graph, labelled as the accuracy

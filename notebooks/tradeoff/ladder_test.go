@@ -1,4 +1,4 @@
-package protocol
+package tradeoff
 
 import (
 	"math"
@@ -17,11 +17,11 @@ func smallSegmentation(seed uint64, train, test, side int) *data.Segmentation {
 func TestTradeoffLadder(t *testing.T) {
 	s := smallSegmentation(2, 6, 4, 6)
 	const tol = 1e-3
-	rows, err := RunTradeoff(s.Train, s.Test, TradeoffOptions{Settings: psub.Settings{C: 1, Tol: tol}})
+	rows, err := RunLadder(s.Train, s.Test, LadderOptions{Settings: psub.Settings{C: 1, Tol: tol}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ladder := TradeoffLadder()
+	ladder := Ladder()
 	if len(rows) != len(ladder) {
 		t.Fatalf("%d rows for %d entries", len(rows), len(ladder))
 	}
@@ -30,7 +30,7 @@ func TestTradeoffLadder(t *testing.T) {
 		edges += len(in.Edges)
 		nodes += in.Nodes()
 	}
-	byName := map[string]TradeoffRow{}
+	byName := map[string]Row{}
 	for i, r := range rows {
 		byName[r.Name] = r
 		if r.Name != ladder[i].Name {
@@ -145,88 +145,38 @@ func TestPrimalIntervalBruteForce(t *testing.T) {
 	}
 }
 
-func TestNonSubmodularCurve(t *testing.T) {
-	s := smallSegmentation(3, 4, 3, 6)
-	set := psub.Settings{Set: psub.C2{}, Tol: 1e-2}
-	pts, err := NonSubmodularCurve(s.Train, s.Test, 2, []int{1, 2, 4}, set, 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range pts {
-		if p.Fraction != 0 {
-			t.Errorf("C2 with %d graphs: non-submodular fraction %g, want 0", p.Images, p.Fraction)
-		}
-		want := 0
-		for _, in := range s.Train[:p.Images] {
-			want += len(in.Edges)
-		}
-		if p.Edges != want || (i > 0 && p.Edges <= pts[i-1].Edges) {
-			t.Errorf("point %d: %d edges, want %d", i, p.Edges, want)
-		}
-	}
-	// A C4 model is submodular on its own training edges: with the test set
-	// equal to the training prefix, the fraction is 0.
-	set.Set = psub.C4{}
-	pts, err = NonSubmodularCurve(s.Train, s.Train[:1], 2, []int{1}, set, 0, nil)
-	if err != nil || pts[0].Fraction != 0 {
-		t.Errorf("C4 on its training edges: %+v, %v", pts, err)
-	}
-	for _, bad := range [][]int{nil, {0}, {2, 2}, {5}} {
-		if _, err := NonSubmodularCurve(s.Train, s.Test, 2, bad, set, 0, nil); err == nil {
-			t.Errorf("sizes %v: no error", bad)
-		}
-	}
-}
-
 func TestTradeoffErrors(t *testing.T) {
 	s := smallSegmentation(4, 2, 1, 4)
 	cases := []struct {
 		name        string
 		train, test []psub.Instance
-		opt         TradeoffOptions
+		opt         LadderOptions
 	}{
-		{"empty train", nil, s.Test, TradeoffOptions{}},
-		{"empty test", s.Train, nil, TradeoffOptions{}},
-		{"three labels", s.Train, s.Test, TradeoffOptions{Labels: 3}},
-		{"no set", s.Train, s.Test, TradeoffOptions{Entries: []TradeoffEntry{{Name: "x", Inference: inference.QPBO{}}}}},
+		{"empty train", nil, s.Test, LadderOptions{}},
+		{"empty test", s.Train, nil, LadderOptions{}},
+		{"three labels", s.Train, s.Test, LadderOptions{Labels: 3}},
+		{"no set", s.Train, s.Test, LadderOptions{Entries: []Entry{{Name: "x", Inference: inference.QPBO{}}}}},
 	}
 	for _, c := range cases {
-		if _, err := RunTradeoff(c.train, c.test, c.opt); err == nil {
+		if _, err := RunLadder(c.train, c.test, c.opt); err == nil {
 			t.Errorf("%s: no error", c.name)
 		}
 	}
 }
 
-func TestPairwiseRows(t *testing.T) {
-	s := smallSegmentation(6, 3, 1, 4)
-	rows := PairwiseRows(s.Train)
-	i := 0
-	for _, in := range s.Train {
-		for e := range in.Edges {
-			if &rows[i][0] != &in.Pairwise[e][0] {
-				t.Fatalf("row %d is not edge %d of %s", i, e, in.Name)
-			}
-			i++
-		}
-	}
-	if i != len(rows) {
-		t.Fatalf("%d rows for %d edges", len(rows), i)
-	}
-}
-
 func TestTradeoffStat(t *testing.T) {
-	runs := [][]TradeoffRow{{{TestAcc: 0.5}, {TestAcc: 0.9}}, {{TestAcc: 0.7}, {TestAcc: 0.9}}}
-	acc := func(r TradeoffRow) float64 { return r.TestAcc }
-	if m, se := TradeoffStat(runs, 0, acc); math.Abs(m-0.6) > 1e-15 || math.Abs(se-0.1) > 1e-15 {
+	runs := [][]Row{{{TestAcc: 0.5}, {TestAcc: 0.9}}, {{TestAcc: 0.7}, {TestAcc: 0.9}}}
+	acc := func(r Row) float64 { return r.TestAcc }
+	if m, se := Stat(runs, 0, acc); math.Abs(m-0.6) > 1e-15 || math.Abs(se-0.1) > 1e-15 {
 		t.Errorf("entry 0: %g ± %g, want 0.6 ± 0.1", m, se)
 	}
-	if m, se := TradeoffStat(runs, 1, acc); m != 0.9 || se != 0 {
+	if m, se := Stat(runs, 1, acc); m != 0.9 || se != 0 {
 		t.Errorf("entry 1: %g ± %g, want 0.9 ± 0", m, se)
 	}
-	if m, se := TradeoffStat(runs[:1], 0, acc); m != 0.5 || se != 0 {
+	if m, se := Stat(runs[:1], 0, acc); m != 0.5 || se != 0 {
 		t.Errorf("one run: %g ± %g", m, se)
 	}
-	if m, _ := TradeoffStat(nil, 0, acc); !math.IsNaN(m) {
+	if m, _ := Stat(nil, 0, acc); !math.IsNaN(m) {
 		t.Errorf("no runs: %g", m)
 	}
 }

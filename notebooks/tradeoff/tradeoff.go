@@ -1,4 +1,4 @@
-package protocol
+package tradeoff
 
 import (
 	"context"
@@ -9,34 +9,35 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 )
 
-// Tradeoff is notebook 07's experiment (the paper's §3, table "tradeoff"
+// Experiment is notebook 07's experiment (the paper's §3, table "tradeoff"
 // for reference): the capacity ladder C0 ⊂ C1 ⊂ C2 ⊂ C2* ⊆ C3 ⊆ C4 against
 // unconstrained training with approximate inference (TGC, QPBO, TRW-S) on
 // the embedded synthetic segmentation (data.SyntheticSegmentation), one
-// problem per seed, measured by RunTradeoff: the learner's objective and
+// problem per seed, measured by RunLadder: the learner's objective and
 // the certified objective of the final w, accuracy, and how exact inference
 // is on the test images.
 //
 // Its jobs are independent fits (each its own group), one per seed and
 // entry of the ladder: Dataset "synthetic", Set the entry's name
-// (TradeoffLadder), Loss "hamming", C psub's C, Fold the seed.
-type Tradeoff struct{}
+// (Ladder), Loss "hamming", C psub's C, Fold the seed.
+type Experiment struct{}
 
-func init() { register(Tradeoff{}) }
+func init() { protocol.Register(Experiment{}) }
 
 // Name implements Protocol.
-func (Tradeoff) Name() string { return "tradeoff" }
+func (Experiment) Name() string { return "tradeoff" }
 
 // Title implements Protocol.
-func (Tradeoff) Title() string {
+func (Experiment) Title() string {
 	return "§3 capacity ladder C0…C4 against unconstrained TGC/QPBO/TRW-S on the synthetic segmentation: objective, accuracy, exactness"
 }
 
-// TradeoffSettings are the protocol's settings for one profile.
-type TradeoffSettings struct {
+// Settings are the protocol's settings for one profile.
+type Settings struct {
 	// Seeds are the synthetic problems, each with Train training and Test
 	// test images.
 	Seeds       []uint64
@@ -45,23 +46,23 @@ type TradeoffSettings struct {
 	// shared by every entry (Hamming loss).
 	C, Tol float64
 	// Entries are the names of the ladder's entries trained, in
-	// TradeoffLadder's order.
+	// Ladder's order.
 	Entries []string
 }
 
 // Settings are the protocol's settings for a profile: the learner's paper
 // defaults (C = 1, relative gap 1e-3); Full and Quick are notebook 07's
 // and differ only in the number of images and of seeds.
-func (Tradeoff) Settings(p Profile) TradeoffSettings {
+func (Experiment) Settings(p protocol.Profile) Settings {
 	var all []string
-	for _, e := range TradeoffLadder() {
+	for _, e := range Ladder() {
 		all = append(all, e.Name)
 	}
-	s := TradeoffSettings{Seeds: []uint64{1, 2, 3, 4, 5}, Train: 20, Test: 20, C: 1, Tol: 1e-3, Entries: all}
+	s := Settings{Seeds: []uint64{1, 2, 3, 4, 5}, Train: 20, Test: 20, C: 1, Tol: 1e-3, Entries: all}
 	switch p {
-	case Quick:
+	case protocol.Quick:
 		s.Seeds, s.Train, s.Test = []uint64{1}, 10, 10
-	case Tiny:
+	case protocol.Tiny:
 		// Two seeds (for the standard errors) of 3 + 3 images, every entry.
 		s.Seeds, s.Train, s.Test = []uint64{1, 2}, 3, 3
 	}
@@ -69,13 +70,13 @@ func (Tradeoff) Settings(p Profile) TradeoffSettings {
 }
 
 // params is what every fit depends on besides its job.
-func (s TradeoffSettings) params() any {
+func (s Settings) params() any {
 	s.Seeds, s.Entries, s.C = nil, nil, 0
 	return s
 }
 
 // Jobs implements Protocol: seed after seed, the ladder in order.
-func (t Tradeoff) Jobs(p Profile, _ []grid.Result) ([]grid.Job, error) {
+func (t Experiment) Jobs(p protocol.Profile, _ []grid.Result) ([]grid.Job, error) {
 	s := t.Settings(p)
 	var jobs []grid.Job
 	for _, seed := range s.Seeds {
@@ -87,17 +88,17 @@ func (t Tradeoff) Jobs(p Profile, _ []grid.Result) ([]grid.Job, error) {
 }
 
 // Group implements Protocol: the fits do not depend on each other.
-func (Tradeoff) Group(j grid.Job) string { return j.Key() }
+func (Experiment) Group(j grid.Job) string { return j.Key() }
 
 // Problem is the synthetic segmentation of one seed.
-func (t Tradeoff) Problem(p Profile, seed uint64) *data.Segmentation {
+func (t Experiment) Problem(p protocol.Profile, seed uint64) *data.Segmentation {
 	s := t.Settings(p)
 	return data.SyntheticSegmentation(data.SegmentationOptions{Seed: seed, Train: s.Train, Test: s.Test})
 }
 
 // Run implements Protocol.
-func (t Tradeoff) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
-	opt, err := opt.withDefaults(t.Name())
+func (t Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Result, error) {
+	opt, err := opt.WithDefaults(t.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -118,32 +119,32 @@ func (t Tradeoff) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 			return nil, err
 		}
 		pr := problem(j.Fold)
-		rows, err := RunTradeoff(pr.Train, pr.Test, TradeoffOptions{
-			Settings: psub.Settings{C: j.C, Tol: s.Tol, Workers: 1}, Entries: []TradeoffEntry{entry}})
+		rows, err := RunLadder(pr.Train, pr.Test, LadderOptions{
+			Settings: psub.Settings{C: j.C, Tol: s.Tol, Workers: 1}, Entries: []Entry{entry}})
 		if err != nil {
 			return nil, err
 		}
-		return tradeoffMetrics(rows[0]), nil
+		return rowMetrics(rows[0]), nil
 	}
-	return runStaged(ctx, t, opt, fit, s.params(), nil)
+	return protocol.RunStaged(ctx, t, opt, fit, s.params(), nil)
 }
 
-func ladderEntry(name string) (TradeoffEntry, error) {
+func ladderEntry(name string) (Entry, error) {
 	var names []string
-	for _, e := range TradeoffLadder() {
+	for _, e := range Ladder() {
 		if e.Name == name {
 			return e, nil
 		}
 		names = append(names, e.Name)
 	}
-	return TradeoffEntry{}, fmt.Errorf("tradeoff: no entry %q in the ladder (%v)", name, names)
+	return Entry{}, fmt.Errorf("tradeoff: no entry %q in the ladder (%v)", name, names)
 }
 
-// tradeoffMetrics are a TradeoffRow's numbers; tradeoffRow reads them back.
-func tradeoffMetrics(r TradeoffRow) map[string]float64 {
+// rowMetrics are a Row's numbers; rowOf reads them back.
+func rowMetrics(r Row) map[string]float64 {
 	return map[string]float64{
 		"primal": r.Primal, "primal_lo": r.PrimalLo, "primal_hi": r.PrimalHi, "norm2": r.Norm2,
-		"iterations": float64(r.Iters), "converged": b2f(r.Converged), "stop": float64(r.Stop), "train_seconds": r.Seconds,
+		"iterations": float64(r.Iters), "converged": protocol.BoolMetric(r.Converged), "stop": float64(r.Stop), "train_seconds": r.Seconds,
 		"train_acc": r.TrainAcc, "test_acc": r.TestAcc,
 		"nonsubmodular_train": r.NonSubmodularTrain, "nonsubmodular_test": r.NonSubmodularTest,
 		"tgc_truncated": float64(r.TGCTruncated), "test_edges": float64(r.TestEdges),
@@ -152,15 +153,15 @@ func tradeoffMetrics(r TradeoffRow) map[string]float64 {
 	}
 }
 
-// tradeoffRow rebuilds the TradeoffRow of a result; the names come from
+// rowOf rebuilds the Row of a result; the names come from
 // the ladder.
-func tradeoffRow(r grid.Result) (TradeoffRow, error) {
+func rowOf(r grid.Result) (Row, error) {
 	e, err := ladderEntry(r.Set)
 	if err != nil {
-		return TradeoffRow{}, err
+		return Row{}, err
 	}
 	m := r.Metrics
-	row := TradeoffRow{Name: e.Name, Set: e.Set.Name(), Inference: "graphcut",
+	row := Row{Name: e.Name, Set: e.Set.Name(), Inference: "graphcut",
 		Primal: m["primal"], PrimalLo: m["primal_lo"], PrimalHi: m["primal_hi"], Norm2: m["norm2"],
 		Iters: int(m["iterations"]), Converged: m["converged"] == 1, Stop: psub.StopReason(m["stop"]), Seconds: m["train_seconds"],
 		TrainAcc: m["train_acc"], TestAcc: m["test_acc"],
@@ -176,24 +177,24 @@ func tradeoffRow(r grid.Result) (TradeoffRow, error) {
 
 // Runs are the rows as ladders, one per seed whose every entry succeeded
 // (in the order of the seeds), each in the order of the settings' entries:
-// what TradeoffStat averages over.
-func (t Tradeoff) Runs(p Profile, rows []grid.Result) ([][]TradeoffRow, error) {
+// what Stat averages over.
+func (t Experiment) Runs(p protocol.Profile, rows []grid.Result) ([][]Row, error) {
 	s := t.Settings(p)
 	byKey := map[string]grid.Result{}
 	for _, r := range rows {
 		byKey[r.Key()] = r
 	}
 	jobs, _ := t.Jobs(p, nil)
-	var runs [][]TradeoffRow
+	var runs [][]Row
 	for i := range s.Seeds {
-		var ladder []TradeoffRow
+		var ladder []Row
 		for _, j := range jobs[i*len(s.Entries) : (i+1)*len(s.Entries)] {
 			r, ok := byKey[j.Key()]
 			if !ok || r.Error != "" {
 				ladder = nil
 				break
 			}
-			tr, err := tradeoffRow(r)
+			tr, err := rowOf(r)
 			if err != nil {
 				return nil, err
 			}
@@ -212,8 +213,8 @@ func (t Tradeoff) Runs(p Profile, rows []grid.Result) ([][]TradeoffRow, error) {
 
 // stat formats an entry's metric as mean ± standard error over the runs
 // (just the mean for one run).
-func stat(runs [][]TradeoffRow, i int, f func(TradeoffRow) float64, format string) string {
-	m, se := TradeoffStat(runs, i, f)
+func stat(runs [][]Row, i int, f func(Row) float64, format string) string {
+	m, se := Stat(runs, i, f)
 	if len(runs) < 2 {
 		return fmt.Sprintf(format, m)
 	}
@@ -223,23 +224,23 @@ func stat(runs [][]TradeoffRow, i int, f func(TradeoffRow) float64, format strin
 // SideBySide is the table of every entry: the learner's objective, the
 // certified objective of its final w, accuracy, exactness on the test
 // images, iterations and time (mean ± standard error over the seeds).
-func (Tradeoff) SideBySide(runs [][]TradeoffRow) Table {
-	t := Table{Title: "the ladder side by side", Header: []string{"entry", "training inference", "objective (learner)",
+func (Experiment) SideBySide(runs [][]Row) protocol.Table {
+	t := protocol.Table{Title: "the ladder side by side", Header: []string{"entry", "training inference", "objective (learner)",
 		"objective of final w (certified interval)", "train acc %", "test acc %", "non-submodular test edges %",
 		"TGC truncated", "QPBO unlabelled", "TRW-S gap", "iterations", "training s"}}
 	for i, r := range runs[0] {
 		t.Rows = append(t.Rows, []string{r.Name, r.Inference,
-			stat(runs, i, func(r TradeoffRow) float64 { return r.Primal }, "%.4f"),
-			stat(runs, i, func(r TradeoffRow) float64 { return r.PrimalLo }, "%.4f") + " … " +
-				stat(runs, i, func(r TradeoffRow) float64 { return r.PrimalHi }, "%.4f"),
-			stat(runs, i, func(r TradeoffRow) float64 { return 100 * r.TrainAcc }, "%.1f"),
-			stat(runs, i, func(r TradeoffRow) float64 { return 100 * r.TestAcc }, "%.1f"),
-			stat(runs, i, func(r TradeoffRow) float64 { return 100 * r.NonSubmodularTest }, "%.2f"),
-			stat(runs, i, func(r TradeoffRow) float64 { return float64(r.TGCTruncated) }, "%.0f") + fmt.Sprintf(" / %d", r.TestEdges),
-			stat(runs, i, func(r TradeoffRow) float64 { return float64(r.QPBOUnlabelled) }, "%.0f") + fmt.Sprintf(" / %d", r.TestNodes),
-			stat(runs, i, func(r TradeoffRow) float64 { return r.TRWSGap }, "%.1e"),
-			stat(runs, i, func(r TradeoffRow) float64 { return float64(r.Iters) }, "%.0f"),
-			stat(runs, i, func(r TradeoffRow) float64 { return r.Seconds }, "%.1f"),
+			stat(runs, i, func(r Row) float64 { return r.Primal }, "%.4f"),
+			stat(runs, i, func(r Row) float64 { return r.PrimalLo }, "%.4f") + " … " +
+				stat(runs, i, func(r Row) float64 { return r.PrimalHi }, "%.4f"),
+			stat(runs, i, func(r Row) float64 { return 100 * r.TrainAcc }, "%.1f"),
+			stat(runs, i, func(r Row) float64 { return 100 * r.TestAcc }, "%.1f"),
+			stat(runs, i, func(r Row) float64 { return 100 * r.NonSubmodularTest }, "%.2f"),
+			stat(runs, i, func(r Row) float64 { return float64(r.TGCTruncated) }, "%.0f") + fmt.Sprintf(" / %d", r.TestEdges),
+			stat(runs, i, func(r Row) float64 { return float64(r.QPBOUnlabelled) }, "%.0f") + fmt.Sprintf(" / %d", r.TestNodes),
+			stat(runs, i, func(r Row) float64 { return r.TRWSGap }, "%.1e"),
+			stat(runs, i, func(r Row) float64 { return float64(r.Iters) }, "%.0f"),
+			stat(runs, i, func(r Row) float64 { return r.Seconds }, "%.1f"),
 		})
 	}
 	return t
@@ -250,8 +251,8 @@ func (Tradeoff) SideBySide(runs [][]TradeoffRow) Table {
 // (mean ± standard error over seeds) and in how many seeds the certified
 // objective of its final w is worse than C4's (its lower end above C4's
 // upper end). Nil without a C4 entry.
-func (Tradeoff) VersusC4(runs [][]TradeoffRow) []string {
-	c4 := slices.IndexFunc(runs[0], func(r TradeoffRow) bool { return r.Name == "C4" })
+func (Experiment) VersusC4(runs [][]Row) []string {
+	c4 := slices.IndexFunc(runs[0], func(r Row) bool { return r.Name == "C4" })
 	if c4 < 0 {
 		return nil
 	}
@@ -296,7 +297,7 @@ func meanSE(v []float64) (mean, se float64) {
 }
 
 // entryNames are the names of a ladder's entries.
-func entryNames(runs [][]TradeoffRow) []string {
+func entryNames(runs [][]Row) []string {
 	var n []string
 	for _, r := range runs[0] {
 		n = append(n, r.Name)
@@ -306,10 +307,10 @@ func entryNames(runs [][]TradeoffRow) []string {
 
 // statSeries is one metric of every entry: means and standard errors over
 // the runs.
-func statSeries(runs [][]TradeoffRow, name string, f func(TradeoffRow) float64) BarSeries {
-	s := BarSeries{Name: name}
+func statSeries(runs [][]Row, name string, f func(Row) float64) protocol.BarSeries {
+	s := protocol.BarSeries{Name: name}
 	for i := range runs[0] {
-		m, se := TradeoffStat(runs, i, f)
+		m, se := Stat(runs, i, f)
 		s.Values, s.Errors = append(s.Values, m), append(s.Errors, se)
 	}
 	return s
@@ -318,32 +319,32 @@ func statSeries(runs [][]TradeoffRow, name string, f func(TradeoffRow) float64) 
 // Capacity is the training objective along the ladder: the learner's own
 // beside the certified objective of the final w (the interval's upper end,
 // with its standard error over seeds).
-func (Tradeoff) Capacity(runs [][]TradeoffRow) Bars {
-	own := statSeries(runs, "objective reported by the learner", func(r TradeoffRow) float64 { return r.Primal })
+func (Experiment) Capacity(runs [][]Row) protocol.Bars {
+	own := statSeries(runs, "objective reported by the learner", func(r Row) float64 { return r.Primal })
 	own.Errors = nil
-	return Bars{Title: "training objective ½‖w‖² + C·ξ (lower = more capacity)", Unit: "objective", Categories: entryNames(runs),
-		Series: []BarSeries{own, statSeries(runs, "certified objective of the final w", func(r TradeoffRow) float64 { return r.PrimalHi })}}
+	return protocol.Bars{Title: "training objective ½‖w‖² + C·ξ (lower = more capacity)", Unit: "objective", Categories: entryNames(runs),
+		Series: []protocol.BarSeries{own, statSeries(runs, "certified objective of the final w", func(r Row) float64 { return r.PrimalHi })}}
 }
 
 // Accuracy is the training and test accuracy of every entry (%, with
 // standard errors over seeds).
-func (Tradeoff) Accuracy(runs [][]TradeoffRow) Bars {
-	return Bars{Title: "accuracy (fraction of nodes labelled right)", Unit: "%", Categories: entryNames(runs),
-		Series: []BarSeries{
-			statSeries(runs, "training", func(r TradeoffRow) float64 { return 100 * r.TrainAcc }),
-			statSeries(runs, "test", func(r TradeoffRow) float64 { return 100 * r.TestAcc })}}
+func (Experiment) Accuracy(runs [][]Row) protocol.Bars {
+	return protocol.Bars{Title: "accuracy (fraction of nodes labelled right)", Unit: "%", Categories: entryNames(runs),
+		Series: []protocol.BarSeries{
+			statSeries(runs, "training", func(r Row) float64 { return 100 * r.TrainAcc }),
+			statSeries(runs, "test", func(r Row) float64 { return 100 * r.TestAcc })}}
 }
 
 // Exactness is how exact inference is on the test images: non-submodular
 // edges and the nodes QPBO leaves unlabelled (%, means over seeds).
-func (Tradeoff) Exactness(runs [][]TradeoffRow) Bars {
-	ns := statSeries(runs, "non-submodular edges", func(r TradeoffRow) float64 { return 100 * r.NonSubmodularTest })
-	qp := statSeries(runs, "nodes QPBO leaves unlabelled", func(r TradeoffRow) float64 {
+func (Experiment) Exactness(runs [][]Row) protocol.Bars {
+	ns := statSeries(runs, "non-submodular edges", func(r Row) float64 { return 100 * r.NonSubmodularTest })
+	qp := statSeries(runs, "nodes QPBO leaves unlabelled", func(r Row) float64 {
 		return 100 * float64(r.QPBOUnlabelled) / float64(r.TestNodes)
 	})
 	ns.Errors, qp.Errors = nil, nil
-	return Bars{Title: "inference exactness on the test images", Unit: "% of test edges / nodes", Categories: entryNames(runs),
-		Series: []BarSeries{ns, qp}}
+	return protocol.Bars{Title: "inference exactness on the test images", Unit: "% of test edges / nodes", Categories: entryNames(runs),
+		Series: []protocol.BarSeries{ns, qp}}
 }
 
 // PaperNonSubmodular is the paper's table "tradeoff": the fraction of
@@ -356,15 +357,15 @@ var PaperNonSubmodular = map[string][2]float64{
 // NonSubmodular is our fraction of non-submodular test edges (%, mean over
 // seeds) of the constraint sets in a column of its own beside the paper's
 // cows and feline columns, which are other data (for reference).
-func (Tradeoff) NonSubmodular(runs [][]TradeoffRow) Comparison {
+func (Experiment) NonSubmodular(runs [][]Row) protocol.Comparison {
 	nan := math.NaN()
 	sets := []string{"C0", "C1", "C2", "C2*", "C3", "C4"}
-	c := Comparison{Title: "non-submodular test edges (%)", Corner: "set", Rows: sets,
+	c := protocol.Comparison{Title: "non-submodular test edges (%)", Corner: "set", Rows: sets,
 		Cols: []string{"synthetic (ours)", "cows", "feline"}, Format: "%.2f"}
 	for _, name := range sets {
 		ours := nan
-		if i := slices.IndexFunc(runs[0], func(r TradeoffRow) bool { return r.Name == name }); i >= 0 {
-			ours, _ = TradeoffStat(runs, i, func(r TradeoffRow) float64 { return 100 * r.NonSubmodularTest })
+		if i := slices.IndexFunc(runs[0], func(r Row) bool { return r.Name == name }); i >= 0 {
+			ours, _ = Stat(runs, i, func(r Row) float64 { return 100 * r.NonSubmodularTest })
 		}
 		p := PaperNonSubmodular[name]
 		c.Paper = append(c.Paper, []float64{nan, p[0], p[1]})
@@ -374,7 +375,7 @@ func (Tradeoff) NonSubmodular(runs [][]TradeoffRow) Comparison {
 }
 
 // Headline states C4's non-submodular test edges beside the paper's.
-func (t Tradeoff) Headline(runs [][]TradeoffRow) string {
+func (t Experiment) Headline(runs [][]Row) string {
 	c4 := t.NonSubmodular(runs).Ours[5][0]
 	p := PaperNonSubmodular["C4"]
 	return fmt.Sprintf("non-submodular test edges of C4: ours %.2f %% on the synthetic segmentation, paper %.0f %% on cows and %.0f %% on the feline retina", c4, p[0], p[1])

@@ -1,4 +1,4 @@
-package protocol
+package notebooks_test
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	_ "github.com/probably-submodular/crf/notebooks/tradeoff"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -15,9 +17,9 @@ import (
 // cap. A rerun that leaves a fit capped or a job missing cannot be
 // committed without this failing.
 func TestCommittedFullResults(t *testing.T) {
-	for _, p := range All() {
+	for _, p := range protocol.All() {
 		t.Run(p.Name(), func(t *testing.T) {
-			file := DefaultResults(p.Name(), Full)
+			file := protocol.DefaultResults(p.Name(), protocol.Full)
 			rows, err := grid.ReadResults(file)
 			if errors.Is(err, fs.ErrNotExist) {
 				t.Fatalf("%s: no committed results for the full profile", file)
@@ -35,7 +37,7 @@ func TestCommittedFullResults(t *testing.T) {
 					latest = append(latest, r)
 				}
 			}
-			jobs, err := p.Jobs(Full, latest)
+			jobs, err := p.Jobs(protocol.Full, latest)
 			if err != nil {
 				t.Fatal(err)
 			}

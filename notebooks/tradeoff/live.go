@@ -1,4 +1,4 @@
-package protocol
+package tradeoff
 
 // Live re-fits of notebook 07's capacity ladder, for the live controls of
 // notebooks 00 and 07: a student picks an entry of the ladder (C0 … C4, C̄4,
@@ -49,7 +49,7 @@ func DefaultLiveSettings() LiveSettings {
 	return LiveSettings{Entry: "C4", C: 1, Train: 4, EdgeNoise: 0.3}
 }
 
-// liveEntries is the ladder of the controls: TradeoffLadder with the
+// liveEntries is the ladder of the controls: Ladder with the
 // transductive C̄4 after C4 (its test edges are bound in NewLive).
 var liveEntries = []string{"C0", "C1", "C2", "C2*", "C3", "C4", "C̄4", "TGC", "QPBO", "TRW-S"}
 
@@ -177,16 +177,16 @@ type LiveFit struct {
 var ErrUnknownEntry = errors.New("unknown entry")
 
 // entry returns the ladder entry of a name; C̄4 binds the test graphs.
-func liveEntry(name string, test []psub.Instance) (TradeoffEntry, error) {
+func liveEntry(name string, test []psub.Instance) (Entry, error) {
 	if name == "C̄4" {
-		return TradeoffEntry{Name: name, Set: psub.C4Bar{Test: test}}, nil
+		return Entry{Name: name, Set: psub.C4Bar{Test: test}}, nil
 	}
-	for _, e := range TradeoffLadder() {
+	for _, e := range Ladder() {
 		if e.Name == name {
 			return e, nil
 		}
 	}
-	return TradeoffEntry{}, fmt.Errorf("live: %w %q (want one of %v)", ErrUnknownEntry, name, liveEntries)
+	return Entry{}, fmt.Errorf("live: %w %q (want one of %v)", ErrUnknownEntry, name, liveEntries)
 }
 
 // Refit trains the model the settings describe and measures it. Bad

@@ -1,4 +1,4 @@
-package protocol
+package tradeoff
 
 import (
 	"context"
@@ -9,19 +9,21 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/protocol/protocoltest"
 	"github.com/probably-submodular/crf/psub"
 )
 
 func TestTradeoffJobs(t *testing.T) {
-	tr := Tradeoff{}
-	for _, p := range Profiles() {
+	tr := Experiment{}
+	for _, p := range protocol.Profiles() {
 		s := tr.Settings(p)
 		jobs, err := tr.Jobs(p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(jobs) != len(s.Seeds)*len(TradeoffLadder()) {
-			t.Errorf("%s: %d jobs, want %d seeds × %d entries", p, len(jobs), len(s.Seeds), len(TradeoffLadder()))
+		if len(jobs) != len(s.Seeds)*len(Ladder()) {
+			t.Errorf("%s: %d jobs, want %d seeds × %d entries", p, len(jobs), len(s.Seeds), len(Ladder()))
 		}
 		seen := map[string]bool{}
 		for _, j := range jobs {
@@ -34,7 +36,7 @@ func TestTradeoffJobs(t *testing.T) {
 			}
 		}
 	}
-	q, f := tr.Settings(Quick), tr.Settings(Full)
+	q, f := tr.Settings(protocol.Quick), tr.Settings(protocol.Full)
 	if !reflect.DeepEqual(q.Seeds, []uint64{1}) || q.Train != 10 || q.Test != 10 || q.C != 1 || q.Tol != 1e-3 ||
 		len(f.Seeds) != 5 || f.Train != 20 || f.Test != 20 {
 		t.Errorf("quick %+v, full %+v differ from notebook 07's", q, f)
@@ -45,35 +47,35 @@ func TestTradeoffJobs(t *testing.T) {
 }
 
 func TestTradeoffRowRoundTrip(t *testing.T) {
-	want := TradeoffRow{Name: "QPBO", Set: psub.Unconstrained{}.Name(), Inference: "qpbo",
+	want := Row{Name: "QPBO", Set: psub.Unconstrained{}.Name(), Inference: "qpbo",
 		Primal: 1.5, PrimalLo: 1.25, PrimalHi: 1.75, Norm2: 0.5, Iters: 17, Converged: true, Seconds: 2.5,
 		TrainAcc: 0.9, TestAcc: 0.8, NonSubmodularTrain: 0.01, NonSubmodularTest: 0.02,
 		TGCTruncated: 3, TestEdges: 300, QPBOUnlabelled: 4, TestNodes: 200, TRWSGap: 1e-4, TRWSExact: 2}
 	e, _ := ladderEntry("QPBO")
 	want.Inference = e.Inference.Name()
-	got, err := tradeoffRow(grid.Result{Job: grid.Job{Set: "QPBO"}, Metrics: tradeoffMetrics(want)})
+	got, err := rowOf(grid.Result{Job: grid.Job{Set: "QPBO"}, Metrics: rowMetrics(want)})
 	if err != nil || got != want {
 		t.Errorf("round trip: %+v, %v; want %+v", got, err, want)
 	}
 }
 
 // tradeoffRows makes result rows of one entry over seeds.
-func tradeoffRows(entry string, rs ...TradeoffRow) []grid.Result {
+func tradeoffRows(entry string, rs ...Row) []grid.Result {
 	var out []grid.Result
 	for i, r := range rs {
 		out = append(out, grid.Result{Job: grid.Job{Dataset: "synthetic", Set: entry, Loss: "hamming", C: 1, Fold: i + 1},
-			Metrics: tradeoffMetrics(r)})
+			Metrics: rowMetrics(r)})
 	}
 	return out
 }
 
 func TestTradeoffTables(t *testing.T) {
-	tr := Tradeoff{}
-	p := Tiny // seeds 1 and 2, every entry
+	tr := Experiment{}
+	p := protocol.Tiny // seeds 1 and 2, every entry
 	var rows []grid.Result
 	for _, e := range tr.Settings(p).Entries {
-		a := TradeoffRow{TestAcc: 0.9, PrimalLo: 1, PrimalHi: 1, TestNodes: 100, QPBOUnlabelled: 10}
-		b := TradeoffRow{TestAcc: 0.8, PrimalLo: 2, PrimalHi: 2, TestNodes: 100, NonSubmodularTest: 0.01}
+		a := Row{TestAcc: 0.9, PrimalLo: 1, PrimalHi: 1, TestNodes: 100, QPBOUnlabelled: 10}
+		b := Row{TestAcc: 0.8, PrimalLo: 2, PrimalHi: 2, TestNodes: 100, NonSubmodularTest: 0.01}
 		switch e {
 		case "QPBO": // +5 and +2 points of test accuracy; certified worse in seed 2 only
 			a.TestAcc, a.PrimalLo, a.PrimalHi = 0.95, 0.5, 1.5
@@ -124,23 +126,23 @@ func TestTradeoffTables(t *testing.T) {
 }
 
 // TestTradeoffTiny runs the tiny profile: every fit of seed 1 gives what
-// RunTradeoff gives for the whole ladder at once (the notebook's former
+// RunLadder gives for the whole ladder at once (the notebook's former
 // way), the constraint sets' objectives are certified points, and two
 // shards merge to the whole run.
 func TestTradeoffTiny(t *testing.T) {
-	tr := Tradeoff{}
+	tr := Experiment{}
 	dir := t.TempDir()
-	rows, err := tr.Run(context.Background(), Options{Profile: Tiny, Results: filepath.Join(dir, "whole.jsonl"), Workers: 2})
+	rows, err := tr.Run(context.Background(), protocol.Options{Profile: protocol.Tiny, Results: filepath.Join(dir, "whole.jsonl"), Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := tr.Settings(Tiny)
-	pr := tr.Problem(Tiny, 1)
-	want, err := RunTradeoff(pr.Train, pr.Test, TradeoffOptions{Settings: psub.Settings{C: s.C, Tol: s.Tol, Workers: 1}})
+	s := tr.Settings(protocol.Tiny)
+	pr := tr.Problem(protocol.Tiny, 1)
+	want, err := RunLadder(pr.Train, pr.Test, LadderOptions{Settings: psub.Settings{C: s.C, Tol: s.Tol, Workers: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := tr.Runs(Tiny, rows)
+	runs, err := tr.Runs(protocol.Tiny, rows)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("%d runs, %v", len(runs), err)
 	}
@@ -148,13 +150,13 @@ func TestTradeoffTiny(t *testing.T) {
 		g := runs[0][i]
 		g.Seconds, w.Seconds = 0, 0
 		if g != w {
-			t.Errorf("%s: protocol %+v\nwant (RunTradeoff) %+v", w.Name, g, w)
+			t.Errorf("%s: protocol %+v\nwant (RunLadder) %+v", w.Name, g, w)
 		}
 		if w.Inference == "graphcut" && math.Abs(w.PrimalLo-w.PrimalHi) > 1e-9*math.Max(1, w.PrimalHi) {
 			t.Errorf("%s: certified objective [%g, %g], want a point (exact graph cuts)", w.Name, w.PrimalLo, w.PrimalHi)
 		}
 	}
-	checkShardsMergeToWhole(t, tr, Tiny, dir, func(name string, s Shard) Options {
-		return Options{Profile: Tiny, Results: filepath.Join(dir, name+".jsonl"), Shard: s}
+	protocoltest.ShardsMergeToWhole(t, tr, protocol.Tiny, dir, func(name string, s protocol.Shard) protocol.Options {
+		return protocol.Options{Profile: protocol.Tiny, Results: filepath.Join(dir, name+".jsonl"), Shard: s}
 	}, rows)
 }

@@ -1,28 +1,4 @@
-package protocol
-
-// Experiment runners of notebooks 06 (sample complexity) and 07 (model
-// error vs inference error).
-//
-// RunTradeoff trains one model per rung of the ladder C0 ⊂ C1 ⊂ C2 ⊂ C2* ⊆ C4
-// (and C3) and, past the top of the ladder, without constraints but with
-// approximate training-time inference (TGC, QPBO, TRW-S), and measures for
-// each the two kinds of error the paper trades against each other:
-//
-//   - model error: what the constraint set leaves out. Measured by the
-//     capacity, the optimal value of the training objective ½‖w‖² + C·ξ
-//     (smaller = the set fits the training data better), and by accuracy.
-//   - inference error: what approximate inference gets wrong. Measured on
-//     the test graphs by the fraction of non-submodular edges, the edges
-//     TGC truncates, the nodes QPBO leaves unlabelled and the gap between
-//     TRW-S's energy and its lower bound.
-//
-// With approximate training-time inference the learner's own objective is
-// not certified: a missed most-violated labelling makes ξ look smaller. So
-// RunTradeoff re-evaluates the final w's objective on the training set with
-// an interval [PrimalLo, PrimalHi]: the best labelling any of TGC, QPBO and
-// TRW-S finds gives the lower end, the best of their lower bounds on the
-// loss-augmented energy the upper end. For the constraint sets the training
-// edges are submodular, graph cut is exact, and the interval is a point.
+package tradeoff
 
 import (
 	"errors"
@@ -34,8 +10,8 @@ import (
 	"github.com/probably-submodular/crf/psub/inference"
 )
 
-// TradeoffEntry is one model of the tradeoff ladder.
-type TradeoffEntry struct {
+// Entry is one model of the tradeoff ladder.
+type Entry struct {
 	Name string // as in tables: "C0", …, "C4", "TGC", "QPBO", "TRW-S"
 	Set  psub.ConstraintSet
 	// Inference is the training-time inference of an Unconstrained entry,
@@ -44,10 +20,10 @@ type TradeoffEntry struct {
 	Inference inference.Method
 }
 
-// TradeoffLadder is the default ladder: the six constraint sets in order of
+// Ladder is the default ladder: the six constraint sets in order of
 // growing capacity, then unconstrained training with TGC, QPBO and TRW-S.
-func TradeoffLadder() []TradeoffEntry {
-	return []TradeoffEntry{
+func Ladder() []Entry {
+	return []Entry{
 		{Name: "C0", Set: psub.C0{}},
 		{Name: "C1", Set: psub.C1{}},
 		{Name: "C2", Set: psub.C2{}},
@@ -60,13 +36,13 @@ func TradeoffLadder() []TradeoffEntry {
 	}
 }
 
-// TradeoffOptions sets RunTradeoff.
-type TradeoffOptions struct {
+// LadderOptions sets RunLadder.
+type LadderOptions struct {
 	// Settings are the learner's settings shared by every entry (C, Tol,
 	// MaxIter, Loss, …); each entry overrides Set and Inference.
 	Settings psub.Settings
-	// Entries is the ladder (nil means TradeoffLadder()).
-	Entries []TradeoffEntry
+	// Entries is the ladder (nil means Ladder()).
+	Entries []Entry
 	// Labels is the number of labels (0 means 2).
 	Labels int
 	// Eps is the tolerance of NonSubmodularFraction (0 means its default).
@@ -75,8 +51,8 @@ type TradeoffOptions struct {
 	Progress func(done int, entry string)
 }
 
-// TradeoffRow is what RunTradeoff measures for one entry.
-type TradeoffRow struct {
+// Row is what RunLadder measures for one entry.
+type Row struct {
 	Name      string
 	Set       string // constraint set name
 	Inference string // training-time inference ("graphcut" for the sets)
@@ -103,10 +79,10 @@ type TradeoffRow struct {
 	TRWSExact                             int     // test graphs where TRW-S certified optimality
 }
 
-// RunTradeoff trains every entry on train and measures it on train and test
+// RunLadder trains every entry on train and measures it on train and test
 // (see the file comment). Every training graph must be labelled; test graphs
 // must be labelled too (for the accuracy).
-func RunTradeoff(train, test []psub.Instance, opt TradeoffOptions) ([]TradeoffRow, error) {
+func RunLadder(train, test []psub.Instance, opt LadderOptions) ([]Row, error) {
 	if len(train) == 0 || len(test) == 0 {
 		return nil, errors.New("tradeoff: empty training or test set")
 	}
@@ -119,7 +95,7 @@ func RunTradeoff(train, test []psub.Instance, opt TradeoffOptions) ([]TradeoffRo
 	}
 	entries := opt.Entries
 	if entries == nil {
-		entries = TradeoffLadder()
+		entries = Ladder()
 	}
 	loss := opt.Settings.Loss
 	if loss == nil {
@@ -129,7 +105,7 @@ func RunTradeoff(train, test []psub.Instance, opt TradeoffOptions) ([]TradeoffRo
 	if err != nil {
 		return nil, fmt.Errorf("tradeoff: training loss: %w", err)
 	}
-	rows := make([]TradeoffRow, 0, len(entries))
+	rows := make([]Row, 0, len(entries))
 	for i, en := range entries {
 		if opt.Progress != nil {
 			opt.Progress(i, en.Name)
@@ -144,7 +120,7 @@ func RunTradeoff(train, test []psub.Instance, opt TradeoffOptions) ([]TradeoffRo
 		if err != nil {
 			return nil, fmt.Errorf("tradeoff: %s: %w", en.Name, err)
 		}
-		row := TradeoffRow{
+		row := Row{
 			Name: en.Name, Set: en.Set.Name(), Inference: "graphcut",
 			Primal: tr.Final().Primal, Iters: tr.Iters, Converged: tr.Converged, Stop: tr.Stop,
 			Seconds: time.Since(start).Seconds(),
@@ -258,7 +234,7 @@ func tradeoffAccuracy(m *psub.Model, set []psub.Instance, method inference.Metho
 
 // tradeoffExactness runs TGC, QPBO and TRW-S on the model's energy of every test
 // graph and records what each says about the difficulty of inference.
-func tradeoffExactness(m *psub.Model, test []psub.Instance, row *TradeoffRow) error {
+func tradeoffExactness(m *psub.Model, test []psub.Instance, row *Row) error {
 	var gap, mag float64
 	for i := range test {
 		in := &test[i]
@@ -300,63 +276,9 @@ func tradeoffSqNorm(a []float64) float64 {
 	return s
 }
 
-// PairwiseRows returns the pairwise feature rows φ_p of every edge of set,
-// in order (views into the instances, not copies).
-func PairwiseRows(set []psub.Instance) [][]float64 {
-	var rows [][]float64
-	for i := range set {
-		rows = append(rows, set[i].Pairwise...)
-	}
-	return rows
-}
-
-// NonSubmodularPoint is one point of NonSubmodularCurve.
-type NonSubmodularPoint struct {
-	Images, Edges int     // training graphs used and their edges
-	Fraction      float64 // non-submodular fraction of the test edges
-	Converged     bool
-	Iters         int
-	Seconds       float64
-}
-
-// NonSubmodularCurve trains a model on the first k graphs of train for each
-// k in sizes (ascending) and measures the fraction of the edges of test on
-// which its pairwise energy is not submodular (Model.NonSubmodularFraction
-// with tolerance eps): the observed counterpart of the hull/cone coverage
-// of notebook 06 (settings.Set is typically psub.C4{} or psub.C3{}).
-func NonSubmodularCurve(train, test []psub.Instance, labels int, sizes []int, settings psub.Settings, eps float64, progress func(done int)) ([]NonSubmodularPoint, error) {
-	if len(sizes) == 0 || len(test) == 0 {
-		return nil, errors.New("non-submodular curve: no sizes or no test graphs")
-	}
-	var out []NonSubmodularPoint
-	for i, k := range sizes {
-		if k < 1 || k > len(train) || (i > 0 && k <= sizes[i-1]) {
-			return nil, fmt.Errorf("non-submodular curve: sizes %v must be ascending within 1..%d (training graphs)", sizes, len(train))
-		}
-		if progress != nil {
-			progress(i)
-		}
-		start := time.Now()
-		m, tr, err := psub.Train(train[:k], labels, settings)
-		if err != nil {
-			return nil, fmt.Errorf("non-submodular curve: %d training graphs: %w", k, err)
-		}
-		f, err := m.NonSubmodularFraction(test, eps)
-		if err != nil {
-			return nil, fmt.Errorf("non-submodular curve: %d training graphs: %w", k, err)
-		}
-		p := NonSubmodularPoint{Images: k, Fraction: f, Converged: tr.Converged, Iters: tr.Iters, Seconds: time.Since(start).Seconds()}
-		for _, in := range train[:k] {
-			p.Edges += len(in.Edges)
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// TradeoffStat is the mean and the standard error (0 for one run) over
+// Stat is the mean and the standard error (0 for one run) over
 // runs of the ladder (e.g. seeds) of one metric of entry i.
-func TradeoffStat(runs [][]TradeoffRow, i int, metric func(TradeoffRow) float64) (mean, stderr float64) {
+func Stat(runs [][]Row, i int, metric func(Row) float64) (mean, stderr float64) {
 	if len(runs) == 0 {
 		return math.NaN(), math.NaN()
 	}

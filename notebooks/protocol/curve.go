@@ -1,0 +1,63 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/probably-submodular/crf/psub"
+)
+
+// PairwiseRows returns the pairwise feature rows φ_p of every edge of set,
+// in order (views into the instances, not copies).
+func PairwiseRows(set []psub.Instance) [][]float64 {
+	var rows [][]float64
+	for i := range set {
+		rows = append(rows, set[i].Pairwise...)
+	}
+	return rows
+}
+
+// NonSubmodularPoint is one point of NonSubmodularCurve.
+type NonSubmodularPoint struct {
+	Images, Edges int     // training graphs used and their edges
+	Fraction      float64 // non-submodular fraction of the test edges
+	Converged     bool
+	Iters         int
+	Seconds       float64
+}
+
+// NonSubmodularCurve trains a model on the first k graphs of train for each
+// k in sizes (ascending) and measures the fraction of the edges of test on
+// which its pairwise energy is not submodular (Model.NonSubmodularFraction
+// with tolerance eps): the observed counterpart of the hull/cone coverage
+// of notebook 06 (settings.Set is typically psub.C4{} or psub.C3{}).
+func NonSubmodularCurve(train, test []psub.Instance, labels int, sizes []int, settings psub.Settings, eps float64, progress func(done int)) ([]NonSubmodularPoint, error) {
+	if len(sizes) == 0 || len(test) == 0 {
+		return nil, errors.New("non-submodular curve: no sizes or no test graphs")
+	}
+	var out []NonSubmodularPoint
+	for i, k := range sizes {
+		if k < 1 || k > len(train) || (i > 0 && k <= sizes[i-1]) {
+			return nil, fmt.Errorf("non-submodular curve: sizes %v must be ascending within 1..%d (training graphs)", sizes, len(train))
+		}
+		if progress != nil {
+			progress(i)
+		}
+		start := time.Now()
+		m, tr, err := psub.Train(train[:k], labels, settings)
+		if err != nil {
+			return nil, fmt.Errorf("non-submodular curve: %d training graphs: %w", k, err)
+		}
+		f, err := m.NonSubmodularFraction(test, eps)
+		if err != nil {
+			return nil, fmt.Errorf("non-submodular curve: %d training graphs: %w", k, err)
+		}
+		p := NonSubmodularPoint{Images: k, Fraction: f, Converged: tr.Converged, Iters: tr.Iters, Seconds: time.Since(start).Seconds()}
+		for _, in := range train[:k] {
+			p.Edges += len(in.Edges)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
