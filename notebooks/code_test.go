@@ -12,6 +12,7 @@ import (
 	"github.com/probably-submodular/crf/internal/codever"
 	"github.com/probably-submodular/crf/internal/modroot"
 	"github.com/probably-submodular/crf/notebooks/protocol"
+	_ "github.com/probably-submodular/crf/notebooks/samplecomplexity"
 	_ "github.com/probably-submodular/crf/notebooks/tradeoff"
 )
 

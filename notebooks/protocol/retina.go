@@ -95,7 +95,7 @@ func (r Retina) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt.logf("%s", set.Description)
+	opt.Logf("%s", set.Description)
 	folds, err := r.Folds(opt.Profile, set)
 	if err != nil {
 		return nil, err

@@ -2,5 +2,6 @@ package main
 
 // The experiments register their protocols (protocol.All) when imported.
 import (
+	_ "github.com/probably-submodular/crf/notebooks/samplecomplexity"
 	_ "github.com/probably-submodular/crf/notebooks/tradeoff"
 )

@@ -1,4 +1,4 @@
-package protocol
+package samplecomplexity
 
 import (
 	"context"
@@ -13,11 +13,12 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
 )
 
-// SampleComplexity is the paper's §4 (notebooks/TARGETS.md §6) on the TU
+// Experiment is the paper's §4 (notebooks/TARGETS.md §6) on the TU
 // Darmstadt cows' pairwise features: the fraction of held-out features
 // outside the convex hull and outside the convex cone of n training
 // features as n grows; the fraction of test edges on which a C4 model
@@ -32,15 +33,15 @@ import (
 //	coverage  Dataset "cows", Set "n=N", Fold the repeat
 //	c4        Dataset "cows", Set "k=K" (the first K images), Loss "hamming", C psub's C
 //	control   Dataset "uniform-Dd", Set "n=N"
-type SampleComplexity struct{}
+type Experiment struct{}
 
-func init() { Register(SampleComplexity{}) }
+func init() { protocol.Register(Experiment{}) }
 
 // Name implements Protocol.
-func (SampleComplexity) Name() string { return "sample-complexity" }
+func (Experiment) Name() string { return "sample-complexity" }
 
 // Title implements Protocol.
-func (SampleComplexity) Title() string {
+func (Experiment) Title() string {
 	return "§6 (paper §4) cows: held-out pairwise features outside the hull and cone of n training features; C4's non-submodular test fraction; a uniform-polytope control"
 }
 
@@ -62,8 +63,8 @@ const (
 	controlDrawSeed2 = 7
 )
 
-// SampleComplexitySettings are the protocol's settings for one profile.
-type SampleComplexitySettings struct {
+// Settings are the protocol's settings for one profile.
+type Settings struct {
 	// Images is how many cow images are built (0: all 111, in name order),
 	// each shrunk by Downscale (1: full resolution); the last TestImages are
 	// the test images, the others the pool of training features.
@@ -94,10 +95,10 @@ type SampleComplexitySettings struct {
 
 // Settings are the protocol's settings for a profile. Full and Quick are
 // those of notebook 06.
-func (SampleComplexity) Settings(p Profile) SampleComplexitySettings {
+func (Experiment) Settings(p protocol.Profile) Settings {
 	// Full: every cow image (the last 11 the test images), 200 held-out
 	// features × 2 repeats, n up to 32768, C4 models on 1 … 100 images.
-	s := SampleComplexitySettings{Downscale: 1, TestImages: 11, Queries: 200, Repeats: 2,
+	s := Settings{Downscale: 1, TestImages: 11, Queries: 200, Repeats: 2,
 		Sizes:       []int{8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
 		TrainImages: []int{1, 2, 4, 8, 16, 32, 64, 100}, BoundQueries: 200, C: 1, Tol: 1e-3,
 		// psub's cap of 1 000 stopped the k = 64 model before the
@@ -106,13 +107,13 @@ func (SampleComplexity) Settings(p Profile) SampleComplexitySettings {
 		ControlDims:  []int{2, 3},
 		ControlSizes: []int{8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192}, ControlQueries: 4000}
 	switch p {
-	case Quick:
+	case protocol.Quick:
 		// 16 images (8 + 8), fewer of everything.
 		s.Images, s.TestImages, s.Queries, s.Repeats, s.BoundQueries = 16, 8, 60, 1, 30
 		s.Sizes = []int{10, 30, 100, 300, 1000, 3000}
 		s.TrainImages, s.Tol = []int{1, 2, 4}, 1e-2
 		s.ControlSizes, s.ControlQueries = []int{10, 30, 100, 300, 1000, 3000}, 1000
-	case Tiny:
+	case protocol.Tiny:
 		// 4 images at half resolution (2 + 2), two repeats of 10 queries.
 		s.Images, s.Downscale, s.TestImages, s.Queries, s.Repeats, s.BoundQueries = 4, 2, 2, 10, 2, 10
 		s.Sizes = []int{10, 100, 600}
@@ -125,20 +126,20 @@ func (SampleComplexity) Settings(p Profile) SampleComplexitySettings {
 // params is what every job depends on besides its own key: the settings
 // without the grid's axes, plus the control's number of drawn training
 // points (its largest size), which shifts the draw of its held-out points.
-func (s SampleComplexitySettings) params() any {
+func (s Settings) params() any {
 	pool := 0
 	if len(s.ControlSizes) > 0 {
 		pool = slices.Max(s.ControlSizes)
 	}
 	s.Sizes, s.TrainImages, s.ControlSizes, s.ControlDims, s.Repeats = nil, nil, nil, nil, 0
 	return struct {
-		Settings    SampleComplexitySettings
+		Settings    Settings
 		ControlPool int
 	}{s, pool}
 }
 
 // Jobs implements Protocol: every job is known from the settings.
-func (sc SampleComplexity) Jobs(p Profile, _ []grid.Result) ([]grid.Job, error) {
+func (sc Experiment) Jobs(p protocol.Profile, _ []grid.Result) ([]grid.Job, error) {
 	s := sc.Settings(p)
 	var jobs []grid.Job
 	for _, n := range s.Sizes {
@@ -158,7 +159,7 @@ func (sc SampleComplexity) Jobs(p Profile, _ []grid.Result) ([]grid.Job, error) 
 }
 
 // Group implements Protocol: the jobs do not depend on each other.
-func (SampleComplexity) Group(j grid.Job) string { return j.Key() }
+func (Experiment) Group(j grid.Job) string { return j.Key() }
 
 func sizeLabel(name string, n int) string { return name + "=" + strconv.Itoa(n) }
 
@@ -176,7 +177,7 @@ func jobSize(j grid.Job) (int, error) {
 
 // Build builds the profile's cow images (superpixel graphs, cached on disk
 // by data.DefaultSegmentCache).
-func (sc SampleComplexity) Build(p Profile, building func(done, total int)) (*data.SegmentedSet, error) {
+func (sc Experiment) Build(p protocol.Profile, building func(done, total int)) (*data.SegmentedSet, error) {
 	s := sc.Settings(p)
 	return data.BuildCows(data.ImageSetOptions{Limit: s.Images, Downscale: s.Downscale,
 		Cache: data.DefaultSegmentCache(), Progress: building})
@@ -184,7 +185,7 @@ func (sc SampleComplexity) Build(p Profile, building func(done, total int)) (*da
 
 // Split returns the training images (the pool) and the test images (the
 // last TestImages) of a built set.
-func (sc SampleComplexity) Split(p Profile, set *data.SegmentedSet) (train, test []psub.Instance, err error) {
+func (sc Experiment) Split(p protocol.Profile, set *data.SegmentedSet) (train, test []psub.Instance, err error) {
 	all := set.Instances()
 	k := len(all) - sc.Settings(p).TestImages
 	if k < 1 || k >= len(all) {
@@ -196,7 +197,7 @@ func (sc SampleComplexity) Split(p Profile, set *data.SegmentedSet) (train, test
 // Run implements Protocol. The cow images are built when the first job
 // that needs them runs, so a run whose rows are all stored reads only its
 // results file.
-func (sc SampleComplexity) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
+func (sc Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Result, error) {
 	opt, err := opt.WithDefaults(sc.Name())
 	if err != nil {
 		return nil, err
@@ -207,19 +208,19 @@ func (sc SampleComplexity) Run(ctx context.Context, opt Options) ([]grid.Result,
 		if err != nil {
 			return err
 		}
-		opt.logf("%s", set.Description)
+		opt.Logf("%s", set.Description)
 		if w.train, w.test, err = sc.Split(opt.Profile, set); err != nil {
 			return err
 		}
 		w.pool, w.held = PairwiseRows(w.train), PairwiseRows(w.test)
 		return nil
 	})
-	return RunStaged(ctx, sc, opt, w.run, w.s.params(), nil)
+	return protocol.RunStaged(ctx, sc, opt, w.run, w.s.params(), nil)
 }
 
 // sampleWork runs the protocol's jobs on the lazily built cows.
 type sampleWork struct {
-	s           SampleComplexitySettings
+	s           Settings
 	load        func() error
 	train, test []psub.Instance
 	pool, held  [][]float64 // pairwise features of train and test
@@ -274,7 +275,7 @@ func (w *sampleWork) c4(k int) (map[string]float64, error) {
 	}
 	return map[string]float64{"images": float64(k), "edges": float64(pt.Edges), "nonsubmodular_test": pt.Fraction,
 		"own_outside_hull": hull, "own_outside_cone": cone,
-		"iterations": float64(pt.Iters), "converged": BoolMetric(pt.Converged), "train_seconds": pt.Seconds}, nil
+		"iterations": float64(pt.Iters), "converged": protocol.BoolMetric(pt.Converged), "train_seconds": pt.Seconds}, nil
 }
 
 // control measures the hull and cone coverage of n uniform points on
@@ -363,7 +364,7 @@ func coverageAt(train, held [][]float64, n, rep, queries int, seed uint64) (outH
 // control's "uniform-2d") into feature.CoveragePoints: per n, the mean over
 // repeats and its standard error (0 for one repeat), in the order of the
 // rows. Failed rows are left out.
-func (SampleComplexity) Coverage(rows []grid.Result, dataset string) []feature.CoveragePoint {
+func (Experiment) Coverage(rows []grid.Result, dataset string) []feature.CoveragePoint {
 	var mine []grid.Result
 	for _, r := range rows {
 		if r.Dataset == dataset && (r.Tag == StageCoverage || r.Tag == StageControl) {
@@ -386,8 +387,8 @@ func (SampleComplexity) Coverage(rows []grid.Result, dataset string) []feature.C
 
 // CoverageTable is the cows coverage as a table: n, and the fractions
 // outside the hull and the cone (mean ± standard error over repeats).
-func (sc SampleComplexity) CoverageTable(rows []grid.Result) Table {
-	t := Table{Title: "held-out cow pairwise features outside the hull and cone of n training features",
+func (sc Experiment) CoverageTable(rows []grid.Result) protocol.Table {
+	t := protocol.Table{Title: "held-out cow pairwise features outside the hull and cone of n training features",
 		Header: []string{"n training features", "outside hull", "outside cone"}}
 	for _, c := range sc.Coverage(rows, "cows") {
 		t.Rows = append(t.Rows, []string{strconv.Itoa(c.N), fmt.Sprintf("%.3f ± %.3f", c.OutsideHull, c.HullStdErr),
@@ -409,7 +410,7 @@ type C4Point struct {
 
 // C4 lists the C4 models' rows in order of their training images. Failed
 // rows are left out.
-func (SampleComplexity) C4(rows []grid.Result) []C4Point {
+func (Experiment) C4(rows []grid.Result) []C4Point {
 	var out []C4Point
 	for _, r := range rows {
 		if r.Tag != StageC4 || r.Error != "" {
@@ -425,8 +426,8 @@ func (SampleComplexity) C4(rows []grid.Result) []C4Point {
 }
 
 // C4Table is the C4 models as a table.
-func (sc SampleComplexity) C4Table(rows []grid.Result) Table {
-	t := Table{Title: "C4 models: non-submodular test edges and the bound of their own training cone",
+func (sc Experiment) C4Table(rows []grid.Result) protocol.Table {
+	t := protocol.Table{Title: "C4 models: non-submodular test edges and the bound of their own training cone",
 		Header: []string{"training images", "training edges", "non-submodular test edges", "outside own cone (bound)",
 			"outside own hull", "iterations", "converged", "seconds"}}
 	for _, p := range sc.C4(rows) {
@@ -439,7 +440,7 @@ func (sc SampleComplexity) C4Table(rows []grid.Result) Table {
 
 // Dim is the dimension of the cow pairwise features (0 without a coverage
 // row).
-func (SampleComplexity) Dim(rows []grid.Result) int {
+func (Experiment) Dim(rows []grid.Result) int {
 	for _, r := range rows {
 		if r.Tag == StageCoverage && r.Error == "" {
 			return int(r.Metrics["dim"])
@@ -462,7 +463,7 @@ type ControlCurve struct {
 }
 
 // Control returns the control's curves, one per dimension of the settings.
-func (sc SampleComplexity) Control(p Profile, rows []grid.Result) []ControlCurve {
+func (sc Experiment) Control(p protocol.Profile, rows []grid.Result) []ControlCurve {
 	var out []ControlCurve
 	for _, d := range sc.Settings(p).ControlDims {
 		c := ControlCurve{Dim: d}
@@ -497,13 +498,13 @@ const PaperC4NonSubmodular = 0.0
 // Comparison is the paper's non-submodular fraction of C4 on cows beside
 // that of the C4 model trained on the most images (in %); ok is false
 // without a C4 row.
-func (sc SampleComplexity) Comparison(rows []grid.Result) (c Comparison, ok bool) {
+func (sc Experiment) Comparison(rows []grid.Result) (c protocol.Comparison, ok bool) {
 	pts := sc.C4(rows)
 	if len(pts) == 0 {
 		return c, false
 	}
 	last := pts[len(pts)-1]
-	return Comparison{Title: "non-submodular test edges of C4, cows (%)", Corner: "set",
+	return protocol.Comparison{Title: "non-submodular test edges of C4, cows (%)", Corner: "set",
 		Rows: []string{fmt.Sprintf("C4 (%d training images)", last.Images)}, Cols: []string{"cows"},
 		Paper: [][]float64{{PaperC4NonSubmodular}}, Ours: [][]float64{{100 * last.NonSubmodular}}, Format: "%.2f"}, true
 }

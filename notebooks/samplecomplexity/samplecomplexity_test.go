@@ -1,4 +1,4 @@
-package protocol
+package samplecomplexity
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/protocol/protocoltest"
 	"github.com/probably-submodular/crf/psub/feature"
 )
 
@@ -45,7 +47,7 @@ func TestCoverageAtMatchesFeatureCoverage(t *testing.T) {
 				Metrics: map[string]float64{"outside_hull": h, "outside_cone": c}})
 		}
 	}
-	got := SampleComplexity{}.Coverage(rows, "pts")
+	got := Experiment{}.Coverage(rows, "pts")
 	if len(got) != len(want) {
 		t.Fatalf("%d points, want %d", len(got), len(want))
 	}
@@ -65,8 +67,8 @@ func TestCoverageAtMatchesFeatureCoverage(t *testing.T) {
 }
 
 func TestSampleComplexityJobs(t *testing.T) {
-	sc := SampleComplexity{}
-	for _, p := range Profiles() {
+	sc := Experiment{}
+	for _, p := range protocol.Profiles() {
 		s := sc.Settings(p)
 		jobs, err := sc.Jobs(p, nil)
 		if err != nil {
@@ -88,7 +90,7 @@ func TestSampleComplexityJobs(t *testing.T) {
 		}
 	}
 	// Quick is notebook 06's quick profile.
-	q := sc.Settings(Quick)
+	q := sc.Settings(protocol.Quick)
 	if q.Images != 16 || q.TestImages != 8 || q.Queries != 60 || q.Repeats != 1 || q.Tol != 1e-2 ||
 		!reflect.DeepEqual(q.Sizes, []int{10, 30, 100, 300, 1000, 3000}) || !reflect.DeepEqual(q.TrainImages, []int{1, 2, 4}) {
 		t.Errorf("quick settings %+v differ from notebook 06's", q)
@@ -96,7 +98,7 @@ func TestSampleComplexityJobs(t *testing.T) {
 }
 
 func TestSampleComplexityTables(t *testing.T) {
-	sc := SampleComplexity{}
+	sc := Experiment{}
 	row := func(j grid.Job, m map[string]float64) grid.Result { return grid.Result{Job: j, Metrics: m} }
 	rows := []grid.Result{
 		row(grid.Job{Dataset: "cows", Set: "n=10", Fold: 0, Tag: StageCoverage}, map[string]float64{"outside_hull": 1, "outside_cone": 0.5, "dim": 125}),
@@ -126,7 +128,7 @@ func TestSampleComplexityTables(t *testing.T) {
 	if sc.Dim(rows) != 125 {
 		t.Errorf("dim %d", sc.Dim(rows))
 	}
-	ctl := sc.Control(Quick, rows)
+	ctl := sc.Control(protocol.Quick, rows)
 	if len(ctl) != 2 || math.Abs(ctl[0].Scale-3) > 1e-12 || len(ctl[0].Ref) != 4 || math.Abs(ctl[0].Ref[3]-ctl[0].OutsideHull[3]) > 1e-15 {
 		t.Errorf("control %+v", ctl)
 	}
@@ -139,19 +141,19 @@ func TestSampleComplexityTables(t *testing.T) {
 // job succeeds, the fractions are nested as the argument says, a second run
 // reuses every row, and two shards merge to the whole run.
 func TestSampleComplexityTiny(t *testing.T) {
-	sc := SampleComplexity{}
-	if _, err := sc.Build(Tiny, nil); errors.Is(err, data.ErrNotFound) {
+	sc := Experiment{}
+	if _, err := sc.Build(protocol.Tiny, nil); errors.Is(err, data.ErrNotFound) {
 		t.Skip(err)
 	} else if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "whole.jsonl")
-	rows, err := sc.Run(context.Background(), Options{Profile: Tiny, Results: whole, Workers: 2})
+	rows, err := sc.Run(context.Background(), protocol.Options{Profile: protocol.Tiny, Results: whole, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, _ := sc.Jobs(Tiny, nil)
+	jobs, _ := sc.Jobs(protocol.Tiny, nil)
 	if len(rows) != len(jobs) {
 		t.Fatalf("%d rows for %d jobs", len(rows), len(jobs))
 	}
@@ -168,7 +170,7 @@ func TestSampleComplexityTiny(t *testing.T) {
 	if cov := sc.Coverage(rows, "cows"); len(cov) != 3 || cov[0].OutsideHull < cov[2].OutsideHull {
 		t.Errorf("coverage %+v: want 3 sizes, the hull's fraction not growing with n (nested samples)", cov)
 	}
-	again, err := sc.Run(context.Background(), Options{Profile: Tiny, Results: whole})
+	again, err := sc.Run(context.Background(), protocol.Options{Profile: protocol.Tiny, Results: whole})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +179,7 @@ func TestSampleComplexityTiny(t *testing.T) {
 			t.Errorf("second run ran %s again", again[i].Key())
 		}
 	}
-	checkShardsMergeToWhole(t, sc, Tiny, dir, func(name string, s Shard) Options {
-		return Options{Profile: Tiny, Results: filepath.Join(dir, name+".jsonl"), Shard: s}
+	protocoltest.ShardsMergeToWhole(t, sc, protocol.Tiny, dir, func(name string, s protocol.Shard) protocol.Options {
+		return protocol.Options{Profile: protocol.Tiny, Results: filepath.Join(dir, name+".jsonl"), Shard: s}
 	}, rows)
 }
