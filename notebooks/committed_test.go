@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/notebooks/grid"
+	_ "github.com/probably-submodular/crf/notebooks/multilabel"
 	"github.com/probably-submodular/crf/notebooks/protocol"
 	_ "github.com/probably-submodular/crf/notebooks/samplecomplexity"
 	_ "github.com/probably-submodular/crf/notebooks/tradeoff"

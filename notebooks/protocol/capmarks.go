@@ -11,12 +11,12 @@ import (
 // that stopped at the iteration cap instead of at the tolerance.
 const CapMark = "†"
 
-// markCapped marks, in c, every name whose fits (those of rows for which
+// MarkCapped marks, in c, every name whose fits (those of rows for which
 // belongs reports that name) include any that stopped at the iteration cap
 // (grid.StopOf, never the iteration count), and adds one note per marked
 // name: how many of its fits were capped and the largest relative gap they
 // left. Names without fits or without capped fits are left alone.
-func markCapped(c *Comparison, rows []grid.Result, names []string, belongs func(name string, r grid.Result) bool) {
+func MarkCapped(c *Comparison, rows []grid.Result, names []string, belongs func(name string, r grid.Result) bool) {
 	for _, name := range names {
 		fits, capped, gap := 0, 0, -1.0
 		for _, r := range rows {
@@ -46,7 +46,7 @@ func markCapped(c *Comparison, rows []grid.Result, names []string, belongs func(
 	}
 }
 
-// setIs is markCapped's belongs for tables whose names are constraint sets
+// setIs is MarkCapped's belongs for tables whose names are constraint sets
 // (grid.Result.Set) of one loss ("" for any).
 func setIs(loss string) func(string, grid.Result) bool {
 	return func(name string, r grid.Result) bool { return r.Set == name && (loss == "" || r.Loss == loss) }

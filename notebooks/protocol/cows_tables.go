@@ -88,7 +88,7 @@ func (Cows) HardConstraints(final []grid.Result, s SegmentationSettings) Compari
 		}
 		c.Rows, c.Paper, c.Ours = append(c.Rows, set), append(c.Paper, pv[:]), append(c.Ours, []float64{a, i})
 	}
-	markCapped(&c, final, s.Sets, setIs("hamming"))
+	MarkCapped(&c, final, s.Sets, setIs("hamming"))
 	return c
 }
 
@@ -105,7 +105,7 @@ func (Cows) NonSubmodular(final []grid.Result, s SegmentationSettings) Compariso
 		}
 		c.Rows, c.Paper, c.Ours = append(c.Rows, set), append(c.Paper, []float64{pv, pv}), append(c.Ours, []float64{100 * h, 100 * a})
 	}
-	markCapped(&c, final, s.Sets, setIs(""))
+	MarkCapped(&c, final, s.Sets, setIs(""))
 	return c
 }
 

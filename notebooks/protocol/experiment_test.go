@@ -209,9 +209,9 @@ func TestTrainJobCertificateMetrics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// What trainJob records, through the Save hook, for the same fit.
+		// What TrainJob records, through the Save hook, for the same fit.
 		var nonsub float64
-		m, err := trainJob(context.Background(), grid.Job{Set: "C4", Loss: "hamming", C: tc.c}, train, nil,
+		m, err := TrainJob(context.Background(), grid.Job{Set: "C4", Loss: "hamming", C: tc.c}, train, nil,
 			psub.Settings{MaxIter: 300, Workers: 1, Tuning: psub.Tuning{QP: tc.qp}}, nil,
 			func(model *psub.Model, _ Column, m map[string]float64) error {
 				var err error

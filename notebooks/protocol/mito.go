@@ -198,8 +198,8 @@ func (Mito) Scores(final []grid.Result, s MitoSettings, oracle *feature.Confusio
 			iterations.Paper, iterations.Ours = append(iterations.Paper, prow), append(iterations.Ours, orow)
 		}
 	}
-	markCapped(&scores, final, s.Sets, setIs("avg"))
-	markCapped(&iterations, final, s.Sets, setIs("avg"))
+	MarkCapped(&scores, final, s.Sets, setIs("avg"))
+	MarkCapped(&iterations, final, s.Sets, setIs("avg"))
 	return scores, iterations
 }
 
@@ -263,6 +263,6 @@ func (Mito) NonSubmodular(final []grid.Result, s MitoSettings) Comparison {
 		}
 		c.Rows, c.Paper, c.Ours = append(c.Rows, col), append(c.Paper, []float64{pv}), append(c.Ours, []float64{100 * v})
 	}
-	markCapped(&c, final, s.Sets, setIs("avg"))
+	MarkCapped(&c, final, s.Sets, setIs("avg"))
 	return c
 }

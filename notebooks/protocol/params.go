@@ -85,24 +85,3 @@ func (e *SegmentationExperiment) Params() SegmentationParams {
 		Delayed: e.Delayed, AddK: e.AddK, Cache: e.Cache, PyStructC: e.PyStructC, Warm: e.Warm != nil,
 		Data: InstancesDigest(items), Folds: hex.EncodeToString(sum[:])[:16]}
 }
-
-// MultiLabelParams is what the results of a MultiLabelExperiment on one data
-// set depend on besides the job. Workers, Checkpoints and Progress change
-// how, not what.
-type MultiLabelParams struct {
-	Tol     float64
-	MaxIter int
-	Delayed bool
-	AddK    int
-	Data    string // InstancesDigest of the training and test graphs
-}
-
-// Params returns e's MultiLabelParams for the problem named dataset (Data
-// is "" when e has no such problem).
-func (e *MultiLabelExperiment) Params(dataset string) MultiLabelParams {
-	p := MultiLabelParams{Tol: e.Tol, MaxIter: e.MaxIter, Delayed: e.Delayed, AddK: e.AddK}
-	if pr := e.Problems[dataset]; pr != nil {
-		p.Data = InstancesDigest(pr.Train, pr.Test)
-	}
-	return p
-}

@@ -139,7 +139,7 @@ func (Retina) Scores(final []grid.Result, s SegmentationSettings) Comparison {
 		}
 		c.Paper, c.Ours = append(c.Paper, prow), append(c.Ours, orow)
 	}
-	markCapped(&c, final, cols, setIs("avg"))
+	MarkCapped(&c, final, cols, setIs("avg"))
 	return c
 }
 
@@ -208,6 +208,6 @@ func (Retina) NonSubmodular(final []grid.Result, s SegmentationSettings) Compari
 		c.Rows = append(c.Rows, col)
 		c.Paper, c.Ours = append(c.Paper, []float64{pv}), append(c.Ours, []float64{100 * v})
 	}
-	markCapped(&c, final, s.Sets, setIs("avg"))
+	MarkCapped(&c, final, s.Sets, setIs("avg"))
 	return c
 }

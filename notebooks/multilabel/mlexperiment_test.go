@@ -1,4 +1,4 @@
-package protocol
+package multilabel
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
 )
@@ -63,8 +64,8 @@ func smallMultiLabel(t *testing.T, seed uint64, train, test int) *data.MultiLabe
 // columns beat C0 on the synthetic problem built for it.
 func TestMultiLabelExperiment(t *testing.T) {
 	p := smallMultiLabel(t, 3, 60, 60)
-	e := &MultiLabelExperiment{Problems: map[string]*data.MultiLabelProblem{"syn": p}, Tol: 1e-2, MaxIter: 100, Delayed: true, Workers: 1}
-	cols := MultiLabelColumns()
+	e := &Trainer{Problems: map[string]*data.MultiLabelProblem{"syn": p}, Tol: 1e-2, MaxIter: 100, Delayed: true, Workers: 1}
+	cols := Columns()
 	if testing.Short() {
 		cols = []string{"C0", "C2", "TGC"}
 	}
@@ -119,7 +120,7 @@ func TestMultiLabelExperimentResumes(t *testing.T) {
 	p := smallMultiLabel(t, 4, 40, 20)
 	dir := t.TempDir()
 	job := grid.Job{Dataset: "syn", Set: "C4", Loss: "hamming", C: 10}
-	e := &MultiLabelExperiment{Problems: map[string]*data.MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 3, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
+	e := &Trainer{Problems: map[string]*data.MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 3, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
 	first, err := e.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +156,7 @@ func TestMultiLabelExperimentKeepsFitUntilScored(t *testing.T) {
 		bad[k] = append(append([]float64(nil), row...), 0)
 	}
 	p.Test[0].Pairwise = bad
-	e := &MultiLabelExperiment{Problems: map[string]*data.MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 200, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
+	e := &Trainer{Problems: map[string]*data.MultiLabelProblem{"syn": p}, Tol: 1e-3, MaxIter: 200, Delayed: true, AddK: 10, Workers: 1, Checkpoints: dir}
 	if _, err := e.Run(context.Background(), job); err == nil || !strings.Contains(err.Error(), "test: instance 0") || !strings.Contains(err.Error(), "is kept") {
 		t.Fatalf("scoring a bad test example: err %v, want its error and the kept checkpoint", err)
 	}
@@ -190,13 +191,13 @@ func TestMultiLabelRecordsStop(t *testing.T) {
 		maxIter int
 		capped  bool
 	}{{2, true}, {200, false}} {
-		e := &MultiLabelExperiment{Problems: map[string]*data.MultiLabelProblem{"syn": p}, Tol: 1e-2, MaxIter: tc.maxIter, Workers: 1}
+		e := &Trainer{Problems: map[string]*data.MultiLabelProblem{"syn": p}, Tol: 1e-2, MaxIter: tc.maxIter, Workers: 1}
 		m, err := e.Run(context.Background(), job)
 		if err != nil {
 			t.Fatal(err)
 		}
 		stop, conv, ok := grid.StopOf(m)
-		if !ok || conv == tc.capped || (stop == psub.StopMaxIter) != tc.capped || m["converged"] != BoolMetric(!tc.capped) {
+		if !ok || conv == tc.capped || (stop == psub.StopMaxIter) != tc.capped || m["converged"] != protocol.BoolMetric(!tc.capped) {
 			t.Errorf("MaxIter %d: stop %v (recorded %v), converged %v, after %v iterations; want capped %v",
 				tc.maxIter, stop, ok, m["converged"], m["iterations"], tc.capped)
 		}
