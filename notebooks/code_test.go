@@ -11,6 +11,7 @@ import (
 
 	"github.com/probably-submodular/crf/internal/codever"
 	"github.com/probably-submodular/crf/internal/modroot"
+	_ "github.com/probably-submodular/crf/notebooks/efficiency"
 	_ "github.com/probably-submodular/crf/notebooks/multilabel"
 	"github.com/probably-submodular/crf/notebooks/protocol"
 	_ "github.com/probably-submodular/crf/notebooks/samplecomplexity"

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"testing"
 
+	_ "github.com/probably-submodular/crf/notebooks/efficiency"
 	"github.com/probably-submodular/crf/notebooks/grid"
 	_ "github.com/probably-submodular/crf/notebooks/multilabel"
 	"github.com/probably-submodular/crf/notebooks/protocol"

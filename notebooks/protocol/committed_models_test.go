@@ -119,7 +119,7 @@ func fullExperiment(name string) (*SegmentationExperiment, error) {
 		if err != nil {
 			return nil, err
 		}
-		return Cows{}.Settings(Full).experiment(name, set, folds, opt), nil
+		return Cows{}.Settings(Full).Experiment(name, set, folds, opt), nil
 	case "retina":
 		set, err := Retina{}.Build(Full, nil)
 		if err != nil {
@@ -129,7 +129,7 @@ func fullExperiment(name string) (*SegmentationExperiment, error) {
 		if err != nil {
 			return nil, err
 		}
-		return Retina{}.Settings(Full).experiment(name, set, folds, opt), nil
+		return Retina{}.Settings(Full).Experiment(name, set, folds, opt), nil
 	case "mito":
 		set, folds, err := Mito{}.Build(Full, nil)
 		if err != nil {

@@ -89,5 +89,5 @@ func (c Cows) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 		return nil, err
 	}
 	s := c.Settings(opt.Profile)
-	return runSegmentation(ctx, c, s, s.experiment(c.Name(), set, folds, opt), opt)
+	return runSegmentation(ctx, c, s, s.Experiment(c.Name(), set, folds, opt), opt)
 }

@@ -127,8 +127,8 @@ func (s MitoSettings) experiments(set *data.SegmentedSet, folds []data.Fold, opt
 		return nil, nil, fmt.Errorf("mito: want one fold training on two halves, got %v", folds)
 	}
 	f := folds[0]
-	final = s.experiment(Mito{}.Name(), set, folds, opt)
-	sel = s.experiment(Mito{}.Name(), set, []data.Fold{{Train: f.Train[:1], Test: f.Test}}, opt)
+	final = s.Experiment(Mito{}.Name(), set, folds, opt)
+	sel = s.Experiment(Mito{}.Name(), set, []data.Fold{{Train: f.Train[:1], Test: f.Test}}, opt)
 	sel.HoldOut, sel.Selection = 0, f.Train[1:]
 	return sel, final, nil
 }

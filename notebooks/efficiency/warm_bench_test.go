@@ -1,4 +1,4 @@
-package protocol
+package efficiency
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/internal/cputime"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 )
 
 // BenchmarkCowsCGrid runs one group of the cows protocol's full profile,
@@ -22,7 +23,7 @@ import (
 // runs 20 images at half resolution. Run with -benchtime=1x.
 func BenchmarkCowsCGrid(b *testing.B) {
 	set, folds := benchCows(b)
-	s := Cows{}.Settings(Full)
+	s := protocol.Cows{}.Settings(protocol.Full)
 	for _, loss := range []string{"hamming", "avg"} {
 		for _, column := range []string{"C4", "C2"} {
 			for _, warm := range []bool{false, true} {
@@ -31,7 +32,7 @@ func BenchmarkCowsCGrid(b *testing.B) {
 					name = column + "/" + loss + "/" + map[bool]string{false: "cold", true: "warm"}[warm]
 				}
 				b.Run(name, func(b *testing.B) {
-					e := &SegmentationExperiment{Items: set.Items, Folds: folds, HoldOut: 0.2, Seed: s.Seed,
+					e := &protocol.SegmentationExperiment{Items: set.Items, Folds: folds, HoldOut: 0.2, Seed: s.Seed,
 						Workers: 1, Delayed: true, PyStructC: true}
 					benchChain(b, name, "cows", e, s.Cs, column, loss, warm)
 				})
@@ -51,9 +52,9 @@ func BenchmarkRetinaCGrid(b *testing.B) {
 	if _, err := data.Find("", data.HorsesDir); err != nil {
 		b.Skipf("real data set %s not available: %v", data.HorsesDir, err)
 	}
-	r, p := Retina{}, Full
+	r, p := protocol.Retina{}, protocol.Full
 	if testing.Short() {
-		p = Tiny
+		p = protocol.Tiny
 	}
 	set, err := r.Build(p, nil)
 	if err != nil {
@@ -69,7 +70,7 @@ func BenchmarkRetinaCGrid(b *testing.B) {
 		for _, warm := range []bool{false, true} {
 			name := column + "/" + map[bool]string{false: "cold", true: "warm"}[warm]
 			b.Run(name, func(b *testing.B) {
-				e := s.experiment(r.Name(), set, folds, Options{})
+				e := s.Experiment(r.Name(), set, folds, protocol.Options{})
 				benchChain(b, name, r.Name(), e, s.Cs, column, "avg", warm)
 			})
 		}
@@ -79,16 +80,19 @@ func BenchmarkRetinaCGrid(b *testing.B) {
 // benchChain runs the chain of one group of a segmentation grid: the
 // selection fits of column and loss at every C of cs on fold 0, then the
 // final fit at the largest C, with e (warm along C when warm is set).
-func benchChain(b *testing.B, name, dataset string, e *SegmentationExperiment, cs []float64, column, loss string, warm bool) {
+func benchChain(b *testing.B, name, dataset string, e *protocol.SegmentationExperiment, cs []float64, column, loss string, warm bool) {
 	var iters, final, notConverged, recosted float64
 	cpu0 := cputime.Seconds()
 	for b.Loop() {
 		e.Warm = nil
 		if warm {
-			e.Warm = &WarmStarts{Dir: b.TempDir(), Cs: cs}
+			e.Warm = &protocol.WarmStarts{Dir: b.TempDir(), Cs: cs}
 		}
 		iters, final, notConverged, recosted = 0, 0, 0, 0
-		jobs := tagged(grid.Jobs([]string{dataset}, []string{column}, []string{loss}, cs, 1), "select")
+		jobs := grid.Jobs([]string{dataset}, []string{column}, []string{loss}, cs, 1)
+		for i := range jobs {
+			jobs[i].Tag = "select"
+		}
 		jobs = append(jobs, grid.Job{Dataset: dataset, Set: column, Loss: loss, C: cs[len(cs)-1], Tag: "final"})
 		for _, j := range jobs {
 			m, err := e.Run(context.Background(), j)

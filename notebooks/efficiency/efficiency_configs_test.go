@@ -1,4 +1,4 @@
-package protocol
+package efficiency
 
 import (
 	"math"
@@ -19,7 +19,7 @@ func TestEfficiencyConfigs(t *testing.T) {
 		{"with minibatches", 3, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := EfficiencyConfigs(0.5, 7, tc.minibatches)
+			cs := Configs(0.5, 7, tc.minibatches)
 			if len(cs) != tc.rows {
 				t.Fatalf("%d rows, want %d", len(cs), tc.rows)
 			}
@@ -53,7 +53,7 @@ func TestEfficiencyConfigs(t *testing.T) {
 func TestRunEfficiency(t *testing.T) {
 	seg := data.SyntheticSegmentation(data.SegmentationOptions{Seed: 3, Train: 8, Test: 1})
 	calls := 0
-	rs, err := RunEfficiency(seg.Train, 2, EfficiencyConfigs(1, 0, 3), func(i int, name string) {
+	rs, err := RunConfigs(seg.Train, 2, Configs(1, 0, 3), func(i int, name string) {
 		if i != calls {
 			t.Errorf("progress index %d, want %d", i, calls)
 		}
@@ -115,11 +115,11 @@ func TestPositive(t *testing.T) {
 // round.
 func TestTunedEfficiency(t *testing.T) {
 	seg := data.SyntheticSegmentation(data.SegmentationOptions{Seed: 3, Train: 8, Test: 1})
-	paper, err := RunEfficiency(seg.Train, 2, EfficiencyConfigs(1, 0, 0), nil)
+	paper, err := RunConfigs(seg.Train, 2, Configs(1, 0, 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := RunEfficiency(seg.Train, 2, TunedEfficiencyConfigs(1, 0), nil)
+	rec, err := RunConfigs(seg.Train, 2, TunedConfigs(1, 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

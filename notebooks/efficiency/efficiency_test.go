@@ -1,4 +1,4 @@
-package protocol
+package efficiency
 
 import (
 	"context"
@@ -12,11 +12,12 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 )
 
 func TestEfficiencyJobs(t *testing.T) {
-	e := Efficiency{}
-	for _, p := range Profiles() {
+	e := Experiment{}
+	for _, p := range protocol.Profiles() {
 		jobs, err := e.Jobs(p, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -32,9 +33,9 @@ func TestEfficiencyJobs(t *testing.T) {
 			seen[e.Group(j)] = true
 		}
 	}
-	want := map[Profile]EfficiencySettings{
-		Full:  {Images: 0, Downscale: 1, Folds: 10, Fold: 0, PyStructC: 1, Minibatches: 4},
-		Quick: {Images: 30, Downscale: 2, Folds: 10, Fold: 0, PyStructC: 1, Minibatches: 4},
+	want := map[protocol.Profile]Settings{
+		protocol.Full:  {Images: 0, Downscale: 1, Folds: 10, Fold: 0, PyStructC: 1, Minibatches: 4},
+		protocol.Quick: {Images: 30, Downscale: 2, Folds: 10, Fold: 0, PyStructC: 1, Minibatches: 4},
 	}
 	for p, w := range want {
 		if got := e.Settings(p); got != w {
@@ -42,7 +43,7 @@ func TestEfficiencyJobs(t *testing.T) {
 		}
 	}
 	names := []string{}
-	for _, c := range e.Configs(Quick, 0.2) {
+	for _, c := range e.Configs(protocol.Quick, 0.2) {
 		names = append(names, c.Name)
 		if c.Settings.C != 0.2 {
 			t.Errorf("%s at C = %g, want 0.2", c.Name, c.Settings.C)
@@ -57,11 +58,11 @@ func TestEfficiencyJobs(t *testing.T) {
 // numbers: configuration i computes margins[i]·10⁶ margins in iters[i]
 // iterations, spread over three QP calls (none in the first).
 func efficiencyRows(t *testing.T, margins []float64, iters []int, cpu []float64) []grid.Result {
-	jobs, _ := Efficiency{}.Jobs(Quick, nil)
+	jobs, _ := Experiment{}.Jobs(protocol.Quick, nil)
 	var rows []grid.Result
 	for i, j := range jobs {
 		m := int64(margins[i] * 1e6)
-		c := EfficiencyCurves{QPMargins: []int64{0, m / 2, m - m/2}, Iters: []int{1, 2}, IterMargins: []int64{m / 2, m - m/2}}
+		c := Curves{QPMargins: []int64{0, m / 2, m - m/2}, Iters: []int{1, 2}, IterMargins: []int64{m / 2, m - m/2}}
 		d, err := json.Marshal(c)
 		if err != nil {
 			t.Fatal(err)
@@ -74,11 +75,11 @@ func efficiencyRows(t *testing.T, margins []float64, iters []int, cpu []float64)
 }
 
 func TestEfficiencyTables(t *testing.T) {
-	e := Efficiency{}
+	e := Experiment{}
 	margins := []float64{0, 100, 50, 10, 20, 40, 0, 80, 25, 5, 2}
 	iters := []int{300, 600, 600, 660, 600, 700, 400, 600, 600, 650, 660}
 	cpu := []float64{10, 20, 21, 15, 18, 19, 5, 19, 19, 12, 14}
-	rs, err := e.Results(Quick, efficiencyRows(t, margins, iters, cpu))
+	rs, err := e.Results(protocol.Quick, efficiencyRows(t, margins, iters, cpu))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,10 +125,10 @@ func TestEfficiencyTables(t *testing.T) {
 	}
 	rows := efficiencyRows(t, margins, iters, cpu)
 	rows[2].Detail = nil
-	if _, err := e.Results(Quick, rows); err == nil {
+	if _, err := e.Results(protocol.Quick, rows); err == nil {
 		t.Error("a row without curves: no error")
 	}
-	if _, err := e.Results(Quick, rows[1:]); err == nil {
+	if _, err := e.Results(protocol.Quick, rows[1:]); err == nil {
 		t.Error("a missing configuration: no error")
 	}
 }
@@ -138,18 +139,18 @@ func TestEfficiencyTables(t *testing.T) {
 // QP-call curve adds up to its margins, and two shards merge with the whole
 // run (the same metrics and curves).
 func TestEfficiencyTiny(t *testing.T) {
-	e := Efficiency{}
-	if _, err := e.Build(Tiny, nil); errors.Is(err, data.ErrNotFound) {
+	e := Experiment{}
+	if _, err := e.Build(protocol.Tiny, nil); errors.Is(err, data.ErrNotFound) {
 		t.Skip(err)
 	} else if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	rows, err := e.Run(context.Background(), Options{Profile: Tiny, Results: filepath.Join(dir, "whole.jsonl")})
+	rows, err := e.Run(context.Background(), protocol.Options{Profile: protocol.Tiny, Results: filepath.Join(dir, "whole.jsonl")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := e.Results(Tiny, rows)
+	rs, err := e.Results(protocol.Tiny, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,13 +182,13 @@ func TestEfficiencyTiny(t *testing.T) {
 	var files []string
 	for i := 1; i <= 2; i++ {
 		f := filepath.Join(dir, "shard"+string(rune('0'+i))+".jsonl")
-		if _, err := e.Run(context.Background(), Options{Profile: Tiny, Results: f, Shard: Shard{i, 2}}); err != nil {
+		if _, err := e.Run(context.Background(), protocol.Options{Profile: protocol.Tiny, Results: f, Shard: protocol.Shard{I: i, N: 2}}); err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, f)
 	}
 	out := filepath.Join(dir, "merged.jsonl")
-	rep, err := Merge(e, Tiny, out, append(files, filepath.Join(dir, "whole.jsonl")))
+	rep, err := protocol.Merge(e, protocol.Tiny, out, append(files, filepath.Join(dir, "whole.jsonl")))
 	if err != nil || !rep.Complete || rep.Rows != 11 || rep.Duplicates != 11 {
 		t.Fatalf("merge of the shards and the whole run: %v %+v; want 11 rows, each a duplicate with the same detail", err, rep)
 	}

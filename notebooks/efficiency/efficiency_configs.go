@@ -1,4 +1,4 @@
-package protocol
+package efficiency
 
 import (
 	"fmt"
@@ -9,29 +9,29 @@ import (
 	"github.com/probably-submodular/crf/psub"
 )
 
-// EfficiencyConfig is one row of the paper's efficiency table ("Training
+// Config is one row of the paper's efficiency table ("Training
 // efficiency gains with/without delayed constraint generation and 2-stage
 // weights pretraining", notebooks/TARGETS.md §1): a name and the learner
 // settings that differ between rows.
-type EfficiencyConfig struct {
+type Config struct {
 	Name     string
 	Settings psub.Settings
 }
 
-// EfficiencyConfigs returns the paper's four rows — definitely submodular
+// Configs returns the paper's four rows — definitely submodular
 // (C2), 1-pass full (C4, Algorithm 1), 1-pass delayed (C4, Algorithm 2) and
 // 2-pass delayed (pretraining, then Algorithm 2) — with C and the paper's
 // relative gap 1e-3, plus, when minibatches > 1, a fifth row the paper only
 // describes: Algorithm 2 with that many constraint minibatches. maxIter 0
 // keeps the learner's default.
-func EfficiencyConfigs(c float64, maxIter, minibatches int) []EfficiencyConfig {
+func Configs(c float64, maxIter, minibatches int) []Config {
 	base := psub.Settings{C: c, Tol: 1e-3, MaxIter: maxIter}
-	row := func(name string, f func(*psub.Settings)) EfficiencyConfig {
+	row := func(name string, f func(*psub.Settings)) Config {
 		s := base
 		f(&s)
-		return EfficiencyConfig{Name: name, Settings: s}
+		return Config{Name: name, Settings: s}
 	}
-	rows := []EfficiencyConfig{
+	rows := []Config{
 		row("def. submodular", func(s *psub.Settings) { s.Set = psub.C2{} }),
 		row("1-pass, full", func(s *psub.Settings) { s.Set = psub.C4{} }),
 		row("1-pass, delayed", func(s *psub.Settings) { s.Set, s.Delayed = psub.C4{}, true }),
@@ -45,7 +45,7 @@ func EfficiencyConfigs(c float64, maxIter, minibatches int) []EfficiencyConfig {
 	return rows
 }
 
-// TunedEfficiencyConfigs returns the paper's four rows in the setting tuned
+// TunedConfigs returns the paper's four rows in the setting tuned
 // on the real cows fold (BenchmarkCowsEfficiency, psub/BENCHMARKS.md): the
 // tight (anchored) delayed bound in the delayed rows; the 20 most violated
 // hard constraints per generation round in the 1-pass rows and 200 after
@@ -61,8 +61,8 @@ func EfficiencyConfigs(c float64, maxIter, minibatches int) []EfficiencyConfig {
 // per round. From the pretrained w few are violated and 200 per round saves
 // QP solves and margin passes. (The synthetic benchmark, whose constraints
 // end with clear margins, prefers 200 in the 1-pass rows too.)
-func TunedEfficiencyConfigs(c float64, maxIter int) []EfficiencyConfig {
-	rows := EfficiencyConfigs(c, maxIter, 0)
+func TunedConfigs(c float64, maxIter int) []Config {
+	rows := Configs(c, maxIter, 0)
 	rows[0].Name, rows[0].Settings.Tuning.Cache = "def. submodular, cache 5", 5
 	rows[1].Name, rows[1].Settings.Tuning.AddK = "1-pass, full, k = 20", 20
 	rows[2].Name, rows[2].Settings.Tuning.AddK, rows[2].Settings.Tuning.TightBounds = "1-pass, delayed, tight, k = 20", 20, true
@@ -71,10 +71,10 @@ func TunedEfficiencyConfigs(c float64, maxIter int) []EfficiencyConfig {
 	return rows
 }
 
-// EfficiencyResult is what one configuration measured: the columns of the
+// Result is what one configuration measured: the columns of the
 // paper's table plus the process CPU time, which is the comparable number
 // on a shared machine (wall seconds include waiting for other processes).
-type EfficiencyResult struct {
+type Result struct {
 	Name              string
 	Margins           int64   // hard-constraint margins computed (the paper's "# margins computed")
 	Iterations        int     // cutting-plane (SSVM) iterations, all stages
@@ -88,12 +88,12 @@ type EfficiencyResult struct {
 	Trace             *psub.Trace
 }
 
-// RunEfficiency trains every configuration on the same training set, one
+// RunConfigs trains every configuration on the same training set, one
 // after the other (so they do not compete for cores), and collects the
 // table's columns. progress, when set, is called before each configuration
 // with its index. Training errors are returned with the configuration's name.
-func RunEfficiency(train []psub.Instance, labels int, configs []EfficiencyConfig, progress func(i int, name string)) ([]EfficiencyResult, error) {
-	var out []EfficiencyResult
+func RunConfigs(train []psub.Instance, labels int, configs []Config, progress func(i int, name string)) ([]Result, error) {
+	var out []Result
 	for i, cfg := range configs {
 		if progress != nil {
 			progress(i, cfg.Name)
@@ -105,7 +105,7 @@ func RunEfficiency(train []psub.Instance, labels int, configs []EfficiencyConfig
 			return nil, fmt.Errorf("efficiency row %q: %w", cfg.Name, err)
 		}
 		wall := time.Since(t0).Seconds()
-		out = append(out, EfficiencyResult{
+		out = append(out, Result{
 			Name: cfg.Name, Margins: tr.Margins, Iterations: tr.Iters,
 			ConstraintSeconds: tr.ConstraintSeconds, Seconds: wall, CPUSeconds: processCPU() - cpu0,
 			Converged: tr.Converged, HardIntroduced: tr.HardIntroduced, ActiveHard: tr.ActiveHard,
