@@ -439,7 +439,7 @@ func TestBuilderSourceListed(t *testing.T) {
 	if builders < 5 {
 		t.Errorf("found %d functions that build segmentation sources; the scan is broken", builders)
 	}
-	for _, d := range []string{"psub.Train", "data.BuildMultiLabel", "notebooks/protocol.Cows.Run", "data.SyntheticSegmentation"} {
+	for _, d := range []string{"psub.Train", "data.BuildMultiLabel", "notebooks/cows.Experiment.Run", "data.SyntheticSegmentation"} {
 		if reached[d] {
 			t.Errorf("the segment cache's key depends on %s, which builds no segmentation source", d)
 		}

@@ -11,9 +11,12 @@ import (
 
 	"github.com/probably-submodular/crf/internal/codever"
 	"github.com/probably-submodular/crf/internal/modroot"
+	_ "github.com/probably-submodular/crf/notebooks/cows"
 	_ "github.com/probably-submodular/crf/notebooks/efficiency"
+	_ "github.com/probably-submodular/crf/notebooks/mito"
 	_ "github.com/probably-submodular/crf/notebooks/multilabel"
 	"github.com/probably-submodular/crf/notebooks/protocol"
+	_ "github.com/probably-submodular/crf/notebooks/retina"
 	_ "github.com/probably-submodular/crf/notebooks/samplecomplexity"
 	_ "github.com/probably-submodular/crf/notebooks/tradeoff"
 )

@@ -3,12 +3,16 @@ package notebooks_test
 import (
 	"errors"
 	"io/fs"
+	"strings"
 	"testing"
 
+	_ "github.com/probably-submodular/crf/notebooks/cows"
 	_ "github.com/probably-submodular/crf/notebooks/efficiency"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	_ "github.com/probably-submodular/crf/notebooks/mito"
 	_ "github.com/probably-submodular/crf/notebooks/multilabel"
 	"github.com/probably-submodular/crf/notebooks/protocol"
+	_ "github.com/probably-submodular/crf/notebooks/retina"
 	_ "github.com/probably-submodular/crf/notebooks/samplecomplexity"
 	_ "github.com/probably-submodular/crf/notebooks/tradeoff"
 	"github.com/probably-submodular/crf/psub"
@@ -68,5 +72,17 @@ func TestCommittedFullResults(t *testing.T) {
 			}
 			t.Logf("%s: %d jobs, each with a row, %d at the cap", file, len(jobs), capped)
 		})
+	}
+}
+
+func TestByName(t *testing.T) {
+	for _, p := range protocol.All() {
+		got, err := protocol.ByName(p.Name())
+		if err != nil || got.Name() != p.Name() {
+			t.Errorf("ByName(%q) = %v, %v", p.Name(), got, err)
+		}
+	}
+	if _, err := protocol.ByName("horses?"); err == nil || !strings.Contains(err.Error(), "cows") {
+		t.Errorf("ByName of an unknown name: %v, want an error listing the protocols", err)
 	}
 }

@@ -169,6 +169,11 @@ func (m *modSource) load(dir string) (*pkg, error) {
 		fsDir = "."
 	}
 	ents, err := m.src.ReadDir(fsDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		// An external test package's path ("notebooks_test"): no
+		// directory, so no declaration of the module.
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("code version: package %s: %w", dir, err)
 	}

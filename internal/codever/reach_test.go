@@ -1,6 +1,7 @@
 package codever
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,6 +130,10 @@ func TestReachedDecls(t *testing.T) {
 	}
 	if _, err := SourceAt(root, []string{"app.Missing"}, nil); err == nil || !strings.Contains(err.Error(), "Missing") {
 		t.Errorf("a missing root: %v", err)
+	}
+	// An external test package's type (its path names no directory).
+	if _, err := SourceAt(root, []string{"app_test.T.Run"}, nil); !errors.Is(err, ErrUndeclared) {
+		t.Errorf("a root in an external test package: %v, want ErrUndeclared", err)
 	}
 	if _, err := SourceAt(root, []string{"lib.Model.Missing"}, nil); err == nil {
 		t.Error("a missing method root: no error")
@@ -321,7 +326,7 @@ func BenchmarkCodeOf(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	roots, stops := []string{"notebooks/cows.Cows.Run"}, append([]string{"notebooks/protocol.RunStaged", "data.BuilderSource"}, selfStops()...)
+	roots, stops := []string{"notebooks/cows.Experiment.Run"}, append([]string{"notebooks/protocol.RunStaged", "data.BuilderSource"}, selfStops()...)
 	b.Run("fresh", func(b *testing.B) {
 		for b.Loop() {
 			m, err := newModSource(os.DirFS(root).(source))

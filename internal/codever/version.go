@@ -233,7 +233,7 @@ func hashedFile(p string) bool {
 // module's non-test Go source (see doc.go, "Stale results"), not
 // following stops. A root or stop is written "dir.Name" or
 // "dir.Type.Method", dir the package's slash directory in the module
-// ("notebooks/protocol.Cows.Run"); FuncDecl gives it for a function value.
+// ("notebooks/cows.Experiment.Run"); FuncDecl gives it for a function value.
 // The functions of this file (CodeOf, FuncDecl, CurrentCode, …) are always
 // stops: the hashing is not part of what it hashes.
 //

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/notebooks/cows"
 	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 )
@@ -107,7 +108,7 @@ func benchCows(b *testing.B) (*data.SegmentedSet, []data.Fold) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := protocol.Cows{}.Settings(protocol.Full)
+	s := cows.Experiment{}.Settings(protocol.Full)
 	folds, err := data.KFold(len(set.Items), s.Folds, s.Seed)
 	if err != nil {
 		b.Fatal(err)

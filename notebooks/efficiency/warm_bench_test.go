@@ -6,8 +6,10 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/internal/cputime"
+	"github.com/probably-submodular/crf/notebooks/cows"
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/retina"
 )
 
 // BenchmarkCowsCGrid runs one group of the cows protocol's full profile,
@@ -23,7 +25,7 @@ import (
 // runs 20 images at half resolution. Run with -benchtime=1x.
 func BenchmarkCowsCGrid(b *testing.B) {
 	set, folds := benchCows(b)
-	s := protocol.Cows{}.Settings(protocol.Full)
+	s := cows.Experiment{}.Settings(protocol.Full)
 	for _, loss := range []string{"hamming", "avg"} {
 		for _, column := range []string{"C4", "C2"} {
 			for _, warm := range []bool{false, true} {
@@ -52,7 +54,7 @@ func BenchmarkRetinaCGrid(b *testing.B) {
 	if _, err := data.Find("", data.HorsesDir); err != nil {
 		b.Skipf("real data set %s not available: %v", data.HorsesDir, err)
 	}
-	r, p := protocol.Retina{}, protocol.Full
+	r, p := retina.Experiment{}, protocol.Full
 	if testing.Short() {
 		p = protocol.Tiny
 	}

@@ -46,8 +46,8 @@ func MarkCapped(c *Comparison, rows []grid.Result, names []string, belongs func(
 	}
 }
 
-// setIs is MarkCapped's belongs for tables whose names are constraint sets
+// SetIs is MarkCapped's belongs for tables whose names are constraint sets
 // (grid.Result.Set) of one loss ("" for any).
-func setIs(loss string) func(string, grid.Result) bool {
+func SetIs(loss string) func(string, grid.Result) bool {
 	return func(name string, r grid.Result) bool { return r.Set == name && (loss == "" || r.Loss == loss) }
 }

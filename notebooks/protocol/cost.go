@@ -36,71 +36,32 @@ type Cost struct {
 	Source string `json:"source"`
 }
 
-// Coster is a protocol that states its own costs per profile, used when no
-// results file measures them.
+// Coster is a protocol that states its measured costs per profile (false
+// for a profile nothing measured), for sizing a run before any of its rows
+// exist. Each Cost says where its numbers come from. The full profiles
+// state no seconds: their committed results files (DefaultResults,
+// notebooks/results/NAME-full.jsonl) record every fit's seconds, and
+// EstimateCost measures them there, so that a cluster job is sized by the
+// code the repository ships, not by an older run's numbers.
 type Coster interface {
-	Cost(p Profile) Cost
+	Cost(p Profile) (Cost, bool)
 }
 
-// knownCosts are measured costs of the protocols' profiles, for sizing a
-// run before any of its rows exist. Each says where its numbers come from.
-// The full profiles state no seconds: their committed results files
-// (DefaultResults, notebooks/results/NAME-full.jsonl) record every fit's
-// seconds, and EstimateCost measures them there, so that a cluster job is
-// sized by the code the repository ships, not by an older run's numbers.
-var knownCosts = map[string]map[Profile]Cost{
-	"cows": {
-		// Memory (2026-11-25, 2-core Xeon, /usr/bin/time -v): shard 1/140
-		// (C0, hamming, fold 0: 5 selection fits and the final one, one
-		// worker) peaked at 772 MB, building the 111 problems (-prepare) at
-		// 471 MB in 9.4 s. C3's working set added 25 MB to a fit at the
-		// quick profile's scale (66 MB against C0's 41 MB); 5.5 times the
-		// superpixels and twice the margin give the 300 MB added here.
-		Full: {Fits: 840, MemoryMB: 772 + 300, FitMemoryMB: (772 - 471) + 300, BuildSeconds: 30,
-			Source: "shard 1/140 measured (2026-11-25), 300 MB more assumed for C3"},
-		// The quick profile (2026-11-25, same machine, loaded): 28 fits,
-		// 0.61 s each on average, 1.9 s the longest; a C3 group's run
-		// peaked at 66 MB, the whole grid on two workers at 84 MB.
-		Quick: {Fits: 28, FitSeconds: 0.61, MaxFitSeconds: 1.9, MemoryMB: 66, FitMemoryMB: 18, BuildSeconds: 10,
-			Source: "a measured quick run (28 fits, 2026-11-25)"},
-	},
-	"retina": {
-		// Memory (2026-11-25, as the cows): shard 1/280 (C0, fold 0) peaked
-		// at 257 MB with the 50 horses built in 125 MB; 300 MB more for
-		// C3's working set, as for the cows.
-		Full: {Fits: 1680, MemoryMB: 257 + 300, FitMemoryMB: (257 - 125) + 300, BuildSeconds: 30,
-			Source: "shard 1/280 measured (2026-11-25), 300 MB more assumed for C3"},
-	},
-	"mito": {
-		// Memory (2026-11-25, 2-core Xeon): the whole run at commit
-		// 9c26855, `psub protocol mito -profile full -workers 2` under
-		// /usr/bin/time -v, peaked at 14 967 564 kB resident (14 617 MiB)
-		// with both volumes built. One worker was not measured separately,
-		// so the prior keeps a further worker's assumed 2 048 MiB and gives
-		// one worker the rest of that peak, rounded up to 256 MiB:
-		// 12 800 + 2 048 = 14 848 MiB for two workers. Build time: the EM
-		// oracle test built both volumes in 701 s wall at a load average of
-		// about 13 (data/BENCHMARKS.md).
-		Full: {Fits: 96, MemoryMB: 14848 - 2048, FitMemoryMB: 2048, BuildSeconds: 700,
-			Source: "the full run on two workers at 9c26855 measured (2026-11-25), one worker not measured, build time from data/BENCHMARKS.md's build of both volumes"},
-	},
-}
-
-// fallbackCost is assumed for a protocol and profile that nothing measured:
+// FallbackCost is assumed for a protocol and profile that nothing measured:
 // generous, so that a first cluster run is not killed at its time limit.
-// defaultSeconds and defaultMemory say where its numbers come from when
+// DefaultSeconds and DefaultMemory say where its numbers come from when
 // rows measure the seconds, or a prior states only memory.
-var fallbackCost = Cost{FitSeconds: 600, MaxFitSeconds: 3600, MemoryMB: 8192, FitMemoryMB: 2048, BuildSeconds: 3600,
+var FallbackCost = Cost{FitSeconds: 600, MaxFitSeconds: 3600, MemoryMB: 8192, FitMemoryMB: 2048, BuildSeconds: 3600,
 	Source: "nothing measured: a conservative default (10 min per fit, 1 h the longest, 8 GiB, 2 GiB per further worker, 1 h to build)"}
 
 const (
-	defaultSeconds = "a conservative default (10 min per fit, 1 h the longest)"
-	defaultMemory  = "a conservative default (8 GiB, 2 GiB per further worker, 1 h to build)"
+	DefaultSeconds = "a conservative default (10 min per fit, 1 h the longest)"
+	DefaultMemory  = "a conservative default (8 GiB, 2 GiB per further worker, 1 h to build)"
 )
 
 // EstimateCost returns the costs of running profile prof of p. Fits and
 // Groups come from the protocol's jobs. The prior costs are the protocol's
-// Coster, else the known costs, else a conservative default. The seconds
+// Coster's, else a conservative default. The seconds
 // are measured from the successful rows of the profile's jobs in the
 // results files (none given: DefaultResults; missing files are skipped):
 // the mean always, the longest fit only when the rows cover every fit (a
@@ -123,25 +84,24 @@ func EstimateCost(p Protocol, prof Profile, results ...string) (Cost, error) {
 	if err != nil {
 		return Cost{}, err
 	}
-	c := fallbackCost
-	if k, ok := knownCosts[p.Name()][prof]; ok {
-		c = k
-	}
+	c := FallbackCost
 	if cs, ok := p.(Coster); ok {
-		c = cs.Cost(prof)
+		if k, ok := cs.Cost(prof); ok {
+			c = k
+		}
 	}
 	// Where the seconds and the memory come from so far: the prior, or the
 	// default for what the prior leaves out.
 	seconds, memory := c.Source, c.Source
-	if c == fallbackCost {
-		seconds, memory = defaultSeconds, defaultMemory
+	if c == FallbackCost {
+		seconds, memory = DefaultSeconds, DefaultMemory
 	}
 	if !(c.FitSeconds > 0) {
-		c.FitSeconds, c.MaxFitSeconds = fallbackCost.FitSeconds, fallbackCost.MaxFitSeconds
-		seconds = defaultSeconds
+		c.FitSeconds, c.MaxFitSeconds = FallbackCost.FitSeconds, FallbackCost.MaxFitSeconds
+		seconds = DefaultSeconds
 	}
 	c.Groups = len(groupOrder(first, p.Group))
-	listed := listedFits(first, p.Group)
+	listed := ListedFits(first, p.Group)
 	if c.Fits == 0 {
 		c.Fits = listed
 	}
@@ -162,7 +122,7 @@ func EstimateCost(p Protocol, prof Profile, results ...string) (Cost, error) {
 	if given.n > 0 {
 		c, seconds = given.apply(c, listed, seconds, shipped)
 	}
-	if seconds != memory && !(seconds == defaultSeconds && memory == defaultMemory) {
+	if seconds != memory && !(seconds == DefaultSeconds && memory == DefaultMemory) {
 		c.Source = "seconds: " + seconds + "; memory and build time: " + memory
 	}
 	return c, nil
@@ -284,10 +244,10 @@ func among(file string, files []string) bool {
 	return false
 }
 
-// listedFits counts the fits of a listing made without rows: a group of
+// ListedFits counts the fits of a listing made without rows: a group of
 // selection fits (Tag "select") adds its final fit once they are done, so
 // such a listing lacks one fit per group that selects.
-func listedFits(first []grid.Job, group func(grid.Job) string) int {
+func ListedFits(first []grid.Job, group func(grid.Job) string) int {
 	sel := map[string]bool{}
 	for _, j := range first {
 		if j.Tag == "select" {

@@ -246,11 +246,11 @@ func (e *SegmentationExperiment) scoreFinal(model *psub.Model, col Column, train
 	return err
 }
 
-// rescoreFinal scores model as Run scores the final fit of job (its set's
+// RescoreFinal scores model as Run scores the final fit of job (its set's
 // Column, the whole training fold and the fold's test images), without
 // training: the metrics of scoreFinal, which a row of a saved model must
 // reproduce exactly.
-func (e *SegmentationExperiment) rescoreFinal(model *psub.Model, job grid.Job) (map[string]float64, error) {
+func (e *SegmentationExperiment) RescoreFinal(model *psub.Model, job grid.Job) (map[string]float64, error) {
 	if job.Tag != "final" {
 		return nil, fmt.Errorf("rescore %s: tag %q, want a final fit", job.Key(), job.Tag)
 	}

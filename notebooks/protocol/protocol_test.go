@@ -54,15 +54,15 @@ type toy struct {
 func (toy) Name() string  { return "toy" }
 func (toy) Title() string { return "a toy protocol" }
 func (p toy) Jobs(_ Profile, rows []grid.Result) ([]grid.Job, error) {
-	return segmentationJobs("toy", p.s, rows), nil
+	return SegmentationJobs("toy", p.s, rows), nil
 }
-func (toy) Group(j grid.Job) string { return segmentationGroup(j) }
+func (toy) Group(j grid.Job) string { return SegmentationGroup(j) }
 func (p toy) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	opt, err := opt.WithDefaults(p.Name())
 	if err != nil {
 		return nil, err
 	}
-	return RunStaged(ctx, p, opt, p.fit, p.s.axesless(), nil)
+	return RunStaged(ctx, p, opt, p.fit, p.s.Axesless(), nil)
 }
 
 // fit scores C by its distance to a set- and fold-dependent optimum.
@@ -83,7 +83,7 @@ func toySettings() SegmentationSettings {
 
 func TestSegmentationJobsStages(t *testing.T) {
 	s := toySettings()
-	jobs := segmentationJobs("toy", s, nil)
+	jobs := SegmentationJobs("toy", s, nil)
 	if len(jobs) != 3*2*3*3 {
 		t.Fatalf("%d jobs before any row, want the 54 selection fits", len(jobs))
 	}
@@ -98,7 +98,7 @@ func TestSegmentationJobsStages(t *testing.T) {
 		m, _ := p.fit(context.Background(), j)
 		rows = append(rows, grid.Result{Job: j, Metrics: m})
 	}
-	jobs = segmentationJobs("toy", s, rows)
+	jobs = SegmentationJobs("toy", s, rows)
 	var finals []grid.Job
 	for _, j := range jobs {
 		if j.Tag == "final" {
@@ -128,14 +128,14 @@ func TestSegmentationJobsStages(t *testing.T) {
 
 func TestShardsPartitionGroups(t *testing.T) {
 	s := toySettings()
-	jobs := segmentationJobs("toy", s, nil)
+	jobs := SegmentationJobs("toy", s, nil)
 	for n := 1; n <= 7; n++ {
-		order := groupOrder(jobs, segmentationGroup)
+		order := groupOrder(jobs, SegmentationGroup)
 		owner := map[string]int{}
 		total := 0
 		for i := 1; i <= n; i++ {
-			for _, j := range (Shard{i, n}).pick(jobs, segmentationGroup, order) {
-				g := segmentationGroup(j)
+			for _, j := range (Shard{i, n}).pick(jobs, SegmentationGroup, order) {
+				g := SegmentationGroup(j)
 				if o, ok := owner[g]; ok && o != i {
 					t.Fatalf("n=%d: group %s in shards %d and %d", n, g, o, i)
 				}
@@ -267,18 +267,6 @@ func TestFailedJobIsReportedAndRetried(t *testing.T) {
 	}
 	if calls != 2 { // the failed selection fit, then its group's final fit
 		t.Errorf("rerun ran %d fits, want 2", calls)
-	}
-}
-
-func TestByName(t *testing.T) {
-	for _, p := range All() {
-		got, err := ByName(p.Name())
-		if err != nil || got.Name() != p.Name() {
-			t.Errorf("ByName(%q) = %v, %v", p.Name(), got, err)
-		}
-	}
-	if _, err := ByName("horses?"); err == nil || !strings.Contains(err.Error(), "cows") {
-		t.Errorf("ByName of an unknown name: %v, want an error listing the protocols", err)
 	}
 }
 

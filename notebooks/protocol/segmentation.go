@@ -46,18 +46,18 @@ type SegmentationSettings struct {
 	Cold bool
 }
 
-// axesless is the settings without the grid's axes: what every fit
+// Axesless is the settings without the grid's axes: what every fit
 // depends on besides its job.
-func (s SegmentationSettings) axesless() SegmentationSettings {
+func (s SegmentationSettings) Axesless() SegmentationSettings {
 	s.Cs, s.Sets, s.Losses = nil, nil, nil
 	return s
 }
 
-// segmentationJobs lists a segmentation grid: with one C, a final fit per
+// SegmentationJobs lists a segmentation grid: with one C, a final fit per
 // (set, loss, fold); with more, a selection fit per (set, loss, C, fold)
 // and, for every (set, loss, fold) whose selection fits all succeeded, the
 // final fit at the C of the best held-out score (grid.BestByC).
-func segmentationJobs(dataset string, s SegmentationSettings, rows []grid.Result) []grid.Job {
+func SegmentationJobs(dataset string, s SegmentationSettings, rows []grid.Result) []grid.Job {
 	if len(s.Cs) == 1 {
 		return tagged(grid.Jobs([]string{dataset}, s.Sets, s.Losses, s.Cs, s.Folds), "final")
 	}
@@ -70,18 +70,18 @@ func segmentationJobs(dataset string, s SegmentationSettings, rows []grid.Result
 	var done []grid.Result
 	for _, r := range rows {
 		if r.Tag == "select" && r.Error == "" && listed[r.Key()] {
-			ok[segmentationGroup(r.Job)]++
+			ok[SegmentationGroup(r.Job)]++
 			done = append(done, r)
 		}
 	}
-	done = slices.DeleteFunc(done, func(r grid.Result) bool { return ok[segmentationGroup(r.Job)] < len(s.Cs) })
+	done = slices.DeleteFunc(done, func(r grid.Result) bool { return ok[SegmentationGroup(r.Job)] < len(s.Cs) })
 	best := map[string]grid.Job{}
 	for _, r := range grid.BestByC(done, MetricSelect) {
-		best[segmentationGroup(r.Job)] = r.Job
+		best[SegmentationGroup(r.Job)] = r.Job
 	}
 	jobs := sel
 	for _, j := range sel {
-		g := segmentationGroup(j)
+		g := SegmentationGroup(j)
 		if b, ok := best[g]; ok && j.C == s.Cs[0] {
 			b.Tag = "final"
 			jobs = append(jobs, b)
@@ -90,8 +90,8 @@ func segmentationJobs(dataset string, s SegmentationSettings, rows []grid.Result
 	return jobs
 }
 
-// segmentationGroup is a fold's selection and final fits of one set and loss.
-func segmentationGroup(j grid.Job) string {
+// SegmentationGroup is a fold's selection and final fits of one set and loss.
+func SegmentationGroup(j grid.Job) string {
 	return fmt.Sprintf("%s|%s|%s|%d", j.Dataset, j.Set, j.Loss, j.Fold)
 }
 
@@ -102,13 +102,13 @@ func tagged(jobs []grid.Job, tag string) []grid.Job {
 	return jobs
 }
 
-// runSegmentation runs a segmentation protocol's grid (of opt.Shard)
+// RunSegmentation runs a segmentation protocol's grid (of opt.Shard)
 // through e.Run.
-func runSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e *SegmentationExperiment, opt Options) ([]grid.Result, error) {
+func RunSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e *SegmentationExperiment, opt Options) ([]grid.Result, error) {
 	params := struct {
 		Settings   SegmentationSettings
 		Experiment SegmentationParams
-	}{s.axesless(), e.Params()}
+	}{s.Axesless(), e.Params()}
 	return RunStaged(ctx, p, opt, e.Run, params, e.Warm.After)
 }
 

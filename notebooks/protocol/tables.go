@@ -3,7 +3,12 @@ package protocol
 // The values protocols hand to notebooks for drawing: plain data, so that
 // this package draws nothing (package viz does).
 
-import "github.com/probably-submodular/crf/viz/chart"
+import (
+	"fmt"
+
+	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/viz/chart"
+)
 
 // Table is a titled table of strings (viz.ShowTableOf shows it).
 type Table = chart.Table
@@ -29,3 +34,22 @@ type Bars = chart.Bars
 
 // BarSeries is one series of Bars; Errors is nil for none.
 type BarSeries = chart.Series
+
+// PairedOutcome is a paired t-test written out: the table's cell, the
+// folds, and the headline's shorter form.
+type PairedOutcome struct{ Text, N, Short string }
+
+// PairedTest is the paired t-test across folds of metric between sets a
+// and b (loss), and their means in %.
+func PairedTest(final []grid.Result, loss, metric, a, b string) (mean string, out PairedOutcome) {
+	t, p, n, err := grid.PairedAcrossFolds(final, metric,
+		func(r grid.Result) bool { return r.Set == a && r.Loss == loss },
+		func(r grid.Result) bool { return r.Set == b && r.Loss == loss })
+	ma, _, _ := grid.Aggregate(final, a, loss, metric)
+	mb, _, _ := grid.Aggregate(final, b, loss, metric)
+	out = PairedOutcome{Text: fmt.Sprintf("t = %.2f, p = %.2g", t, p), N: fmt.Sprint(n), Short: fmt.Sprintf("p = %.2g over %d folds", p, n)}
+	if err != nil {
+		out.Text, out.Short = "n/a: "+err.Error(), "no t-test: "+err.Error()
+	}
+	return fmt.Sprintf("%.1f vs %.1f", 100*ma, 100*mb), out
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/internal/codever"
+	"github.com/probably-submodular/crf/notebooks/cows"
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/protocol"
 )
@@ -321,7 +322,7 @@ func TestSlurmInstallsItself(t *testing.T) {
 		t.Errorf("%s is not executable", plan.Psub)
 	}
 	// tiny cows: 2 sets, 1 loss, 2 folds.
-	want := protocol.Cows{}.Settings(protocol.Tiny)
+	want := cows.Experiment{}.Settings(protocol.Tiny)
 	if n := len(want.Sets) * len(want.Losses) * want.Folds; plan.Cost.Groups != n {
 		t.Errorf("%d groups, want %d", plan.Cost.Groups, n)
 	}
@@ -362,7 +363,7 @@ func TestSlurmMeasuresCostsFromShards(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "jobs")
 	os.MkdirAll(dir, 0o755)
-	jobs, err := protocol.Cows{}.Jobs(protocol.Tiny, nil)
+	jobs, err := cows.Experiment{}.Jobs(protocol.Tiny, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package protocol
+package cows
 
 import (
 	"context"
@@ -7,15 +7,17 @@ import (
 
 	"github.com/probably-submodular/crf/internal/datadir"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/protocol/protocoltest"
 )
 
 func TestCowsJobs(t *testing.T) {
-	c := Cows{}
+	c := Experiment{}
 	for _, tc := range []struct {
-		p       Profile
+		p       protocol.Profile
 		listed  int // before any row: the selection fits, or the finals with one C
 		stageOf string
-	}{{Full, 7 * 2 * 5 * 10, "select"}, {Quick, 7 * 2 * 2, "final"}, {Tiny, 2 * 2 * 2, "select"}} {
+	}{{protocol.Full, 7 * 2 * 5 * 10, "select"}, {protocol.Quick, 7 * 2 * 2, "final"}, {protocol.Tiny, 2 * 2 * 2, "select"}} {
 		jobs, err := c.Jobs(tc.p, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -37,28 +39,28 @@ func TestCowsJobs(t *testing.T) {
 func TestCowsTinyShardsMergeToWholeRun(t *testing.T) {
 	datadir.Need(t, "tud_cows")
 	dir := t.TempDir()
-	c := Cows{}
-	run := func(name string, s Shard) []grid.Result {
-		rows, err := c.Run(context.Background(), Options{Profile: Tiny, Shard: s, Results: filepath.Join(dir, name+".jsonl"),
+	c := Experiment{}
+	run := func(name string, s protocol.Shard) []grid.Result {
+		rows, err := c.Run(context.Background(), protocol.Options{Profile: protocol.Tiny, Shard: s, Results: filepath.Join(dir, name+".jsonl"),
 			Models: filepath.Join(dir, "models-"+name), Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return rows
 	}
-	whole := run("whole", Shard{})
+	whole := run("whole", protocol.Shard{})
 	if len(whole) != 8+4 {
 		t.Fatalf("whole run: %d rows, want 8 selection and 4 final fits", len(whole))
 	}
-	for _, r := range Tagged(whole, "final") {
+	for _, r := range protocol.Tagged(whole, "final") {
 		if r.Metrics["converged"] != 1 {
 			t.Errorf("final fit %s did not converge: %v", r.Key(), r.Metrics)
 		}
-		if _, err := FinalModel(c, Options{Profile: Tiny, Models: filepath.Join(dir, "models-whole")}, r.Set, r.Loss, r.Fold); err != nil {
+		if _, err := protocol.FinalModel(c, protocol.Options{Profile: protocol.Tiny, Models: filepath.Join(dir, "models-whole")}, r.Set, r.Loss, r.Fold); err != nil {
 			t.Errorf("final model of %s: %v", r.Key(), err)
 		}
 	}
-	checkShardsMergeToWhole(t, c, Tiny, dir, func(name string, s Shard) Options {
-		return Options{Profile: Tiny, Shard: s, Results: filepath.Join(dir, name+".jsonl"), Models: filepath.Join(dir, "models-"+name)}
+	protocoltest.ShardsMergeToWhole(t, c, protocol.Tiny, dir, func(name string, s protocol.Shard) protocol.Options {
+		return protocol.Options{Profile: protocol.Tiny, Shard: s, Results: filepath.Join(dir, name+".jsonl"), Models: filepath.Join(dir, "models-"+name)}
 	}, whole)
 }

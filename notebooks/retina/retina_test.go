@@ -1,4 +1,4 @@
-package protocol
+package retina
 
 import (
 	"context"
@@ -12,15 +12,17 @@ import (
 
 	"github.com/probably-submodular/crf/internal/datadir"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/protocol/protocoltest"
 )
 
 func TestRetinaJobs(t *testing.T) {
-	r := Retina{}
+	r := Experiment{}
 	for _, tc := range []struct {
-		p       Profile
+		p       protocol.Profile
 		listed  int // before any row: the selection fits, or the finals with one C
 		stageOf string
-	}{{Full, 7 * 5 * 40, "select"}, {Quick, 6 * 2, "final"}, {Tiny, 3 * 2 * 2, "select"}} {
+	}{{protocol.Full, 7 * 5 * 40, "select"}, {protocol.Quick, 6 * 2, "final"}, {protocol.Tiny, 3 * 2 * 2, "select"}} {
 		jobs, err := r.Jobs(tc.p, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -35,7 +37,7 @@ func TestRetinaJobs(t *testing.T) {
 		}
 	}
 	// The full profile is the paper's protocol on 50 horses.
-	s := r.Settings(Full)
+	s := r.Settings(protocol.Full)
 	if s.Images != 50 || s.Folds != 40 || s.Test != 10 || s.Tol != 1e-4 || !slices.Contains(s.Sets, "QPBO") {
 		t.Errorf("full settings %+v, want 50 images, 40 folds of 40/10, tolerance 1e-4, a QPBO column", s)
 	}
@@ -49,7 +51,7 @@ func retinaRow(set string, fold int, cavg, iou, voc, nonsub float64) grid.Result
 
 // TestRetinaTables checks the tables against rows computed by hand.
 func TestRetinaTables(t *testing.T) {
-	r, s := Retina{}, Retina{}.Settings(Tiny)
+	r, s := Experiment{}, Experiment{}.Settings(protocol.Tiny)
 	rows := []grid.Result{
 		retinaRow("C0", 0, 0.6, 0.2, 0.4, 0), retinaRow("C0", 1, 0.8, 0.4, 0.6, 0),
 		retinaRow("C4", 0, 0.8, 0.3, 0.5, 0.01), retinaRow("C4", 1, 0.9, 0.5, 0.7, 0.03),
@@ -104,22 +106,22 @@ func TestRetinaTables(t *testing.T) {
 func TestRetinaTiny(t *testing.T) {
 	datadir.Need(t, "weizmann_horse")
 	dir := t.TempDir()
-	r := Retina{}
-	opts := func(name string, s Shard) Options {
-		return Options{Profile: Tiny, Shard: s, Results: filepath.Join(dir, name+".jsonl"), Models: filepath.Join(dir, "models-"+name), Workers: 2}
+	r := Experiment{}
+	opts := func(name string, s protocol.Shard) protocol.Options {
+		return protocol.Options{Profile: protocol.Tiny, Shard: s, Results: filepath.Join(dir, name+".jsonl"), Models: filepath.Join(dir, "models-"+name), Workers: 2}
 	}
-	whole, err := r.Run(context.Background(), opts("whole", Shard{}))
+	whole, err := r.Run(context.Background(), opts("whole", protocol.Shard{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(whole) != 12+6 {
 		t.Fatalf("whole run: %d rows, want 12 selection and 6 final fits", len(whole))
 	}
-	set, err := r.Build(Tiny, nil)
+	set, err := r.Build(protocol.Tiny, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	folds, err := r.Folds(Tiny, set)
+	folds, err := r.Folds(protocol.Tiny, set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,23 +133,23 @@ func TestRetinaTiny(t *testing.T) {
 			t.Errorf("fold %d: %d train / %d test, want 4/2", f, len(fold.Train), len(fold.Test))
 		}
 	}
-	for _, row := range Tagged(whole, "final") {
+	for _, row := range protocol.Tagged(whole, "final") {
 		if row.Metrics["converged"] != 1 {
 			t.Errorf("final fit %s did not converge: %v", row.Key(), row.Metrics)
 		}
-		model, err := FinalModel(r, opts("whole", Shard{}), row.Set, row.Loss, row.Fold)
+		model, err := protocol.FinalModel(r, opts("whole", protocol.Shard{}), row.Set, row.Loss, row.Fold)
 		if err != nil {
 			t.Fatalf("final model of %s: %v", row.Key(), err)
 		}
 		it := set.Items[folds[row.Fold].Test[0]]
-		y, err := PredictAs(model, &it.Instance, row.Set)
+		y, err := protocol.PredictAs(model, &it.Instance, row.Set)
 		if err != nil {
 			t.Fatal(err)
 		}
-		px, err := PixelLabels(it, y, 0)
+		px, err := protocol.PixelLabels(it, y, 0)
 		if err != nil || len(px) != it.Regions.Width*it.Regions.Height {
 			t.Errorf("%s: %d pixel labels (%v)", row.Key(), len(px), err)
 		}
 	}
-	checkShardsMergeToWhole(t, r, Tiny, dir, opts, whole)
+	protocoltest.ShardsMergeToWhole(t, r, protocol.Tiny, dir, opts, whole)
 }

@@ -1,4 +1,4 @@
-package protocol
+package cows
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/qp"
 )
@@ -138,7 +139,7 @@ func TestCompareStopRules(t *testing.T) {
 			t.Errorf("%s: psub C = %g, want %g", set, r.PsubC, want)
 		}
 		// The oracle: notebook 01's fit, with the learner's defaults.
-		col, err := ColumnByName(set, nil)
+		col, err := protocol.ColumnByName(set, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +193,7 @@ func TestCowsStopRulesRunAndTable(t *testing.T) {
 	for _, in := range seg.Train {
 		set.Items = append(set.Items, &data.SegmentedImage{Instance: in})
 	}
-	study := CowsStopRules{Folds: 4, Fold: 1, MaxIter: 300, Cases: []StopRulesCase{
+	study := StopRulesSetup{Folds: 4, Fold: 1, MaxIter: 300, Cases: []StopRulesCase{
 		{Set: "C2", Loss: "hamming", PyStructC: 1},
 		{Set: "C4bar", Loss: "avg", PyStructC: 0.5},
 	}}
@@ -224,7 +225,7 @@ func TestCowsStopRulesRunAndTable(t *testing.T) {
 	if rows[0][6] != fmt.Sprint(rs[0].Ours) || rows[0][9] != fmt.Sprint(rs[0].PyStruct) {
 		t.Errorf("row %v does not show Ours %d, PyStruct %d", rows[0], rs[0].Ours, rs[0].PyStruct)
 	}
-	if _, err := (CowsStopRules{Folds: 4, Fold: 4}).Run(set, nil); err == nil {
+	if _, err := (StopRulesSetup{Folds: 4, Fold: 4}).Run(set, nil); err == nil {
 		t.Error("fold 4 of 4: no error")
 	}
 }

@@ -1,10 +1,11 @@
-package protocol
+package retina
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/viz"
 )
@@ -26,9 +27,9 @@ func capRows() []grid.Result {
 }
 
 func TestScoresMarkCappedColumns(t *testing.T) {
-	s := SegmentationSettings{Sets: []string{"C2", "C4"}}
-	c := Retina{}.Scores(capRows(), s)
-	if c.Marks["C4"] != CapMark || c.Marks["C2"] != "" {
+	s := protocol.SegmentationSettings{Sets: []string{"C2", "C4"}}
+	c := Experiment{}.Scores(capRows(), s)
+	if c.Marks["C4"] != protocol.CapMark || c.Marks["C2"] != "" {
 		t.Fatalf("marks %v, want only C4 marked", c.Marks)
 	}
 	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "C4: 2 of 3 fits stopped at the iteration cap") ||
@@ -37,15 +38,15 @@ func TestScoresMarkCappedColumns(t *testing.T) {
 	}
 	// What the reader sees: the marked header and the note under the table.
 	h, _ := viz.Comparison(c).Cells()
-	if h[1] != "C2" || h[2] != "C4 "+CapMark {
+	if h[1] != "C2" || h[2] != "C4 "+protocol.CapMark {
 		t.Fatalf("headers %q", h)
 	}
 	if html := viz.Comparison(c).HTML(); !strings.Contains(html, "2 of 3 fits stopped") {
 		t.Fatalf("note missing from HTML: %s", html)
 	}
 	// The non-submodular table has the sets as rows: marked the same way.
-	n := Retina{}.NonSubmodular(capRows(), s)
-	if _, rows := viz.Comparison(n).Cells(); rows[1][0] != "C4 "+CapMark || rows[0][0] != "C2" {
+	n := Experiment{}.NonSubmodular(capRows(), s)
+	if _, rows := viz.Comparison(n).Cells(); rows[1][0] != "C4 "+protocol.CapMark || rows[0][0] != "C2" {
 		t.Fatalf("rows %q", rows)
 	}
 }
@@ -57,7 +58,7 @@ func TestScoresUnmarkedWhenAllConverged(t *testing.T) {
 			rows = append(rows, r)
 		}
 	}
-	c := Retina{}.Scores(rows, SegmentationSettings{Sets: []string{"C2", "C4"}})
+	c := Experiment{}.Scores(rows, protocol.SegmentationSettings{Sets: []string{"C2", "C4"}})
 	if len(c.Marks) != 0 || len(c.Notes) != 0 {
 		t.Fatalf("marks %v notes %q on converged fits", c.Marks, c.Notes)
 	}

