@@ -8,7 +8,7 @@ import (
 
 	"github.com/janpfeifer/gonb/gonbui"
 
-	"github.com/probably-submodular/crf/data/runenv"
+	"github.com/probably-submodular/crf/internal/runenv"
 )
 
 // InNotebook reports whether the program runs inside a GoNB cell.

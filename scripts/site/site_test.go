@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/probably-submodular/crf/data/runenv"
+	"github.com/probably-submodular/crf/internal/runenv"
 	"github.com/probably-submodular/crf/viz"
 )
 
