@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/probably-submodular/crf/viz"
 )
 
 // liveNotebook is the notebook TestLiveNotebook runs: it has both echarts
@@ -293,8 +295,9 @@ func waitRun(t *testing.T, p *Page, timeout time.Duration) error {
 }
 
 // mirrorModule fills dir with symbolic links to every top-level entry of the
-// module root except notebooks/, out/ and .git, and a copy of the notebook
-// at the same relative path.
+// module root except notebooks/, out/ and .git, and copies of the notebook
+// and of the echarts library beside it (assets/echarts.min.js) at the same
+// relative paths.
 func mirrorModule(root, dir, notebook string) error {
 	ents, err := os.ReadDir(root)
 	if err != nil {
@@ -317,7 +320,20 @@ func mirrorModule(root, dir, notebook string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(dst, b, 0o644)
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		return err
+	}
+	// The saved charts load echarts from assets/ beside the notebook, which
+	// scripts/setup writes (viz.EchartsAsset).
+	lib := filepath.Join(filepath.Dir(notebook), filepath.FromSlash(viz.EchartsAsset))
+	js, err := os.ReadFile(filepath.Join(root, lib))
+	if err != nil {
+		return fmt.Errorf("%w: the saved charts load it; run scripts/setup, which writes it", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, lib)), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, lib), js, 0o644)
 }
 
 // writeUnsigned writes to dst the notebook at src with a random HTML
