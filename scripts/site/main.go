@@ -27,6 +27,8 @@ const usage = `usage: site COMMAND [flags]
   nbconvert-flags             print the nbconvert options that point pages at DIR/static
   record -out DIR -notebook NB -status ok|failed -seconds S -profile P [-run ID] [-errors TEXT]
                               record one notebook's run in DIR/notebooks/NAME.run.json
+  slim NB...                  replace the echarts library inlined in saved outputs (older renders)
+                              by the script tag that loads assets/echarts.min.js; all other bytes stay
   data-sets NB...             print, one line per notebook, the data sets it reads (none: an empty line)
   needs-data -out DIR -notebook NB -sets "A B" [-why TEXT] -profile P [-run ID]
                               write DIR/NAME.html saying what data NB needs and the command, and its record
@@ -88,6 +90,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		r.Finished = time.Now().UTC().Truncate(time.Second)
 		fillMachine(&r)
 		return WriteRecord(*out, r)
+	case "slim":
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		return slimNotebooks(stdout, fs.Args())
 	case "data-sets":
 		if err := fs.Parse(args); err != nil {
 			return err
