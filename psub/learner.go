@@ -348,13 +348,8 @@ func newTrainer(train []Instance, labels int, settings Settings) (*trainer, erro
 	if err := checkScale(train, s.C, "training set"); err != nil {
 		return nil, err
 	}
-	if c4, ok := s.Set.(C4Bar); ok {
-		if err := checkScale(c4.Test, 1, "C4bar test set"); err != nil {
-			return nil, err
-		}
-	}
 	layout := Layout{Labels: labels, UnaryDim: du, PairwiseDim: dp, Tied: s.Tied}
-	spec, err := s.Set.spec(layout, train)
+	spec, err := buildSpec(s.Set, layout, train)
 	if err != nil {
 		return nil, err
 	}
@@ -547,7 +542,7 @@ func (t *trainer) run() error {
 		exact := t.spec.submodular
 		if q := t.spec.pool; q != nil {
 			q.active = rows
-			exact = rows == q.rows
+			exact = exact && rows == q.rows
 		}
 		method := t.s.Tuning.UnconstrainedInference
 		if exact {
