@@ -75,10 +75,12 @@ type ConstraintPool struct {
 	// Extra holds instances whose edges are constrained besides the
 	// training edges (C̄4's test instances); their labels are not used.
 	Extra []Instance
-	// Keep, when not nil, selects the edges: only edges e of instances in
-	// (training instances, then Extra) with Keep(in, e) true give rows.
-	// It must not modify in, and should depend only on the instance's
-	// features and edges, so that warm starts find the same rows.
+	// Keep, when not nil, selects the edges that give rows: edge e of
+	// instance in (a training instance or one of Extra) when Keep(in, e)
+	// is true. It must not modify in, and should depend only on the
+	// instance's features and edges (what a working set's digests cover):
+	// warm starts name a row by its instance and its rank among the kept
+	// edges.
 	Keep func(in *Instance, e int) bool
 }
 

@@ -19,7 +19,13 @@
 //   - A constraint set (C0, C1, C2, C2Star, C3, C4, C4Bar, or Unconstrained)
 //     restricts w so that the pairwise energies are submodular: for every
 //     input (C1, C2, C2*; these need non-negative pairwise features), on the
-//     training edges (C3, C4), or on training and test edges (C̄4).
+//     training edges (C3, C4), or on training and test edges (C̄4). A set
+//     is a description (ConstraintSet.Spec returns a SetSpec): weights fixed
+//     to 0, sign bounds, and a pool of hard constraints b_j ⊗ p_i over the
+//     edges of the training instances and of extra ones, optionally a subset
+//     of them (ConstraintPool). The paper's sets are written with it, and a
+//     set of one's own is a type with Name and Spec (Example ConstraintSet);
+//     Train checks the description and names the set and the faulty entry.
 //   - The learner (Train) adds cutting planes — the mean over instances of
 //     the most violated labelling from loss-augmented inference — and hard
 //     constraints c·w ≥ 0, the most violated submodularity constraints of

@@ -95,7 +95,8 @@ type Settings struct {
 	Warm *WorkingSet
 	// WarmInstances maps the working set's instances (WorkingSet.Instances)
 	// to this problem's: the index of each among the training instances
-	// followed by C̄4's test instances, or −1 when absent. nil means the
+	// followed by the set's ConstraintPool.Extra (C̄4's test instances), or
+	// −1 when absent. nil means the
 	// same instances in the same order.
 	WarmInstances []int
 	// Tuning holds the solver's knobs (zero value: the defaults).
@@ -111,7 +112,8 @@ type Settings struct {
 type Tuning struct {
 	// SubmodularInference is the loss-augmented inference of the stages
 	// whose constraints make every training edge submodular: C0, C1, C2,
-	// C2*, and C3, C4, C̄4 once all their hard constraints are enforced.
+	// C2*, and C3, C4, C̄4 once all their hard constraints are enforced
+	// (a set of one's own when its SetSpec promises Submodular).
 	// nil means dynamic TruncatedGraphCut for two labels, which is graph
 	// cut on submodular energies and tolerates the −ε round-off the QP
 	// leaves (AlphaBetaSwap for more labels).
