@@ -47,8 +47,9 @@ type SetSpec struct {
 	// Pool makes every training edge submodular. Training then runs
 	// Tuning.SubmodularInference once the whole pool is enforced, and
 	// Tuning.UnconstrainedInference otherwise. It is the set's promise,
-	// not checked: declared wrongly, training-time inference is exact
-	// only up to the edges truncated.
+	// not checked: declared wrongly, the default SubmodularInference
+	// truncates the non-submodular edges, and loss-augmented inference
+	// (with the primal bound it gives) is no longer exact.
 	Submodular bool
 }
 

@@ -96,8 +96,7 @@ type Settings struct {
 	// WarmInstances maps the working set's instances (WorkingSet.Instances)
 	// to this problem's: the index of each among the training instances
 	// followed by the set's ConstraintPool.Extra (C̄4's test instances), or
-	// −1 when absent. nil means the
-	// same instances in the same order.
+	// −1 when absent. nil means the same instances in the same order.
 	WarmInstances []int
 	// Tuning holds the solver's knobs (zero value: the defaults).
 	Tuning Tuning
