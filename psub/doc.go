@@ -61,8 +61,8 @@
 // # Constraint sets
 //
 // A ConstraintSet is a description of S by fixed coordinates, sign bounds
-// on coordinates and a pool of homogeneous rows c·w ≥ 0, which is how qp
-// takes them. The paper's sets nest as
+// on coordinates and a pool of homogeneous rows c·w ≥ 0 (SetSpec), which
+// is how qp takes them. The paper's sets nest as
 //
 //	C0 ⊂ C1 ⊂ C2 ⊂ C2* ⊆ C4,   C2 ⊆ C3 ⊆ C4,   C̄4 ⊆ C4.
 //
@@ -73,6 +73,13 @@
 // C̄4 (C4Bar) also on the test edges, whose labels it does not read: the
 // probably submodular sets. Unconstrained leaves w free, for the baselines
 // whose training-time inference is TGC, QPBO or TRW-S.
+//
+// The paper's sets are written with the same description a set of one's
+// own uses: a type with Name and Spec, whose SetSpec lists the fixed
+// coordinates, the sign bounds and a ConstraintPool (rows b_j, sparse by
+// pairwise block, over the edges of the training instances and of Extra
+// ones, optionally only those Keep selects). Train checks the description
+// and names the set and the faulty entry (Example ConstraintSet).
 //
 // # Hard constraints
 //
