@@ -220,12 +220,17 @@ func signRows(l Layout) [][]float64 {
 
 func nonNegative(set []Instance, name string) error {
 	for i := range set {
-		for e, p := range set[i].Pairwise {
-			for j, v := range p {
-				if v < 0 {
-					return fmt.Errorf("%s: edge %d: pairwise feature %d is %v; constraint set %s needs non-negative pairwise features",
-						set[i].label(i), e, j, v, name)
+		pr := set[i].pairwiseRows()
+		for e := 0; e < pr.n(); e++ {
+			bad, at := 0.0, -1
+			pr.each(e, func(j int, v float64) {
+				if v < 0 && at < 0 {
+					bad, at = v, j
 				}
+			})
+			if at >= 0 {
+				return fmt.Errorf("%s: edge %d: pairwise feature %d is %v; constraint set %s needs non-negative pairwise features",
+					set[i].label(i), e, at, bad, name)
 			}
 		}
 	}
@@ -245,8 +250,9 @@ func (l Layout) NonSubmodularEdges(w []float64, set []Instance, eps float64) (ba
 	}
 	wn := norm(w)
 	for i := range set {
-		for _, p := range set[i].Pairwise {
-			if l.nonSubmodular(w, p, B, bnorm, eps*wn*norm(p)) {
+		pr := set[i].pairwiseRows()
+		for e := 0; e < pr.n(); e++ {
+			if l.nonSubmodular(w, pr, e, B, bnorm, eps*wn*pr.norm(e)) {
 				bad++
 			}
 			total++
@@ -256,8 +262,8 @@ func (l Layout) NonSubmodularEdges(w []float64, set []Instance, eps float64) (ba
 }
 
 // nonSubmodular reports whether some row b_j of B has (b_j ⊗ p)·w <
-// −tol·‖b_j‖.
-func (l Layout) nonSubmodular(w, p []float64, B [][]float64, bnorm []float64, tol float64) bool {
+// −tol·‖b_j‖ for p = row e of pr.
+func (l Layout) nonSubmodular(w []float64, pr featRows, e int, B [][]float64, bnorm []float64, tol float64) bool {
 	nb := l.Blocks()
 	var m [64]float64 // ⟨w_block, p⟩ per block, on the stack for ≤ 8 labels
 	proj := m[:0]
@@ -265,7 +271,7 @@ func (l Layout) nonSubmodular(w, p []float64, B [][]float64, bnorm []float64, to
 		proj = make([]float64, 0, nb)
 	}
 	for k := 0; k < nb; k++ {
-		proj = append(proj, dot(w[l.PairwiseOffset()+k*l.PairwiseDim:], p))
+		proj = append(proj, pr.dot(w[l.PairwiseOffset()+k*l.PairwiseDim:], e))
 	}
 	for j, b := range B {
 		v := 0.0

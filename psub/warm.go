@@ -168,14 +168,7 @@ func (t *trainer) computeDigests() []InstanceDigest {
 	for i := range all {
 		in := &all[i]
 		h := &hasher{h: sha256.New()}
-		h.ints(len(in.Unary), len(in.Edges))
-		for _, u := range in.Unary {
-			h.num(u...)
-		}
-		for e, p := range in.Pairwise {
-			h.ints(in.Edges[e][0], in.Edges[e][1])
-			h.sparse(p)
-		}
+		h.features(in)
 		copy(out[i].Features[:], h.sum())
 		if i < len(t.train) {
 			h.ints(in.Labels...)
@@ -197,7 +190,7 @@ func (t *trainer) poolOffsets() []int {
 	all := t.poolInstances()
 	off := make([]int, len(all)+1)
 	for i := range all {
-		off[i+1] = off[i] + len(all[i].Pairwise)
+		off[i+1] = off[i] + all[i].pairwiseRows().n()
 	}
 	return off
 }
