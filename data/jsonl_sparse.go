@@ -50,7 +50,12 @@ func decodeRows(raw json.RawMessage, name string, line int, v *violations) (dens
 		return nil, nil, false
 	}
 	row := rowWord(name)
-	sp := &psub.SparseRows{Dim: *js.Dim, Start: make([]int, 1, len(*js.Idx)+1)}
+	total := 0
+	for _, idx := range *js.Idx {
+		total += len(idx)
+	}
+	// Exact capacities: appending would leave up to half of them unused.
+	sp := &psub.SparseRows{Dim: *js.Dim, Start: make([]int, 1, len(*js.Idx)+1), Idx: make([]int32, 0, total), Val: make([]float64, 0, total)}
 	var idx32 []int32
 	var nz []float64
 	for r, idx := range *js.Idx {
