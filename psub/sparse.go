@@ -272,6 +272,24 @@ func (in *Instance) Densify() {
 	}
 }
 
+// DenseUnary returns the unary rows densely: Unary itself, or a dense
+// copy of UnarySparse.
+func (in *Instance) DenseUnary() [][]float64 {
+	if in.UnarySparse != nil {
+		return in.UnarySparse.Dense()
+	}
+	return in.Unary
+}
+
+// DensePairwise returns the pairwise rows densely: Pairwise itself, or a
+// dense copy of PairwiseSparse.
+func (in *Instance) DensePairwise() [][]float64 {
+	if in.PairwiseSparse != nil {
+		return in.PairwiseSparse.Dense()
+	}
+	return in.Pairwise
+}
+
 func compactRows(d [][]float64, s *SparseRows) ([][]float64, *SparseRows) {
 	if s != nil {
 		if 2*sparseBytes(s.Rows(), len(s.Val)) > denseBytes(s.Rows(), s.Dim) {

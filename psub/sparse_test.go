@@ -159,6 +159,9 @@ func TestSparseModelFunctions(t *testing.T) {
 		if !reflect.DeepEqual(dy, sy) {
 			t.Fatalf("trial %d: predictions differ", trial)
 		}
+		if !reflect.DeepEqual(sp.DenseUnary(), in.Unary) || !reflect.DeepEqual(sp.DensePairwise(), in.Pairwise) {
+			t.Fatalf("trial %d: DenseUnary, DensePairwise differ from the rows", trial)
+		}
 		back := sp
 		back.Densify()
 		if !reflect.DeepEqual(back.Unary, in.Unary) || !reflect.DeepEqual(back.Pairwise, in.Pairwise) {
