@@ -77,12 +77,14 @@ type ConstraintPool struct {
 	// training edges (C̄4's test instances); their labels are not used.
 	Extra []Instance
 	// Keep, when not nil, selects the edges that give rows: edge e of
-	// instance in (a training instance or one of Extra) when Keep(in, e)
-	// is true. It must not modify in, and should depend only on the
+	// instance in (a training instance or one of Extra), whose pairwise
+	// features are p (dense, whether in holds them dense or sparse; p may
+	// be a buffer reused for the next edge), when Keep(in, e, p) is true.
+	// It must not modify in or p, and should depend only on the
 	// instance's features and edges (what a working set's digests cover):
 	// warm starts name a row by its instance and its rank among the kept
 	// edges.
-	Keep func(in *Instance, e int) bool
+	Keep func(in *Instance, e int, p []float64) bool
 }
 
 // A PoolRow is one row b_j of a pool's B, sparse: its non-zero
@@ -391,7 +393,7 @@ func buildSpec(set ConstraintSet, l Layout, train []Instance) (*setSpec, error) 
 	}
 	s.offsets = make([]int, len(all)+1)
 	for i := range all {
-		s.offsets[i+1] = s.offsets[i] + len(all[i].Pairwise)
+		s.offsets[i+1] = s.offsets[i] + all[i].pairwiseRows().n()
 	}
 	if err := checkPoolBudget(name, l, edgeRows(all), int64(len(B))); err != nil {
 		return nil, err
@@ -401,12 +403,25 @@ func buildSpec(set ConstraintSet, l Layout, train []Instance) (*setSpec, error) 
 }
 
 // keepEdges returns, per instance, an instance holding only the pairwise
-// features of the edges keep accepts (all the pool reads).
-func keepEdges(set []Instance, keep func(in *Instance, e int) bool) []Instance {
+// features of the edges keep accepts (all the pool reads), in the
+// instance's own form, dense or sparse.
+func keepEdges(set []Instance, keep func(in *Instance, e int, p []float64) bool) []Instance {
 	out := make([]Instance, len(set))
 	for i := range set {
-		for e, p := range set[i].Pairwise {
-			if keep(&set[i], e) {
+		pr := set[i].pairwiseRows()
+		var buf []float64
+		if pr.s != nil {
+			buf = make([]float64, pr.s.Dim)
+			out[i].PairwiseSparse = &SparseRows{Dim: pr.s.Dim, Start: []int{0}}
+		}
+		for e := 0; e < pr.n(); e++ {
+			p := pr.row(e, buf)
+			if !keep(&set[i], e, p) {
+				continue
+			}
+			if pr.s != nil {
+				out[i].PairwiseSparse.AppendRow(pr.s.Row(e))
+			} else {
 				out[i].Pairwise = append(out[i].Pairwise, p)
 			}
 		}
@@ -464,12 +479,17 @@ func signRows(l Layout) []bRow {
 
 func nonNegative(set []Instance, name string) error {
 	for i := range set {
-		for e, p := range set[i].Pairwise {
-			for j, v := range p {
-				if v < 0 {
-					return fmt.Errorf("%s: edge %d: pairwise feature %d is %v; constraint set %s needs non-negative pairwise features",
-						set[i].label(i), e, j, v, name)
+		pr := set[i].pairwiseRows()
+		for e := 0; e < pr.n(); e++ {
+			bad, at := 0.0, -1
+			pr.each(e, func(j int, v float64) {
+				if v < 0 && at < 0 {
+					bad, at = v, j
 				}
+			})
+			if at >= 0 {
+				return fmt.Errorf("%s: edge %d: pairwise feature %d is %v; constraint set %s needs non-negative pairwise features",
+					set[i].label(i), e, at, bad, name)
 			}
 		}
 	}
@@ -489,8 +509,9 @@ func (l Layout) NonSubmodularEdges(w []float64, set []Instance, eps float64) (ba
 	}
 	wn := norm(w)
 	for i := range set {
-		for _, p := range set[i].Pairwise {
-			if l.nonSubmodular(w, p, B, bnorm, eps*wn*norm(p)) {
+		pr := set[i].pairwiseRows()
+		for e := 0; e < pr.n(); e++ {
+			if l.nonSubmodular(w, pr, e, B, bnorm, eps*wn*pr.norm(e)) {
 				bad++
 			}
 			total++
@@ -500,8 +521,8 @@ func (l Layout) NonSubmodularEdges(w []float64, set []Instance, eps float64) (ba
 }
 
 // nonSubmodular reports whether some row b_j of B has (b_j ⊗ p)·w <
-// −tol·‖b_j‖.
-func (l Layout) nonSubmodular(w, p []float64, B []bRow, bnorm []float64, tol float64) bool {
+// −tol·‖b_j‖ for p = row e of pr.
+func (l Layout) nonSubmodular(w []float64, pr featRows, e int, B []bRow, bnorm []float64, tol float64) bool {
 	nb := l.Blocks()
 	var m [64]float64 // ⟨w_block, p⟩ per block, on the stack for ≤ 8 labels
 	proj := m[:0]
@@ -509,7 +530,7 @@ func (l Layout) nonSubmodular(w, p []float64, B []bRow, bnorm []float64, tol flo
 		proj = make([]float64, 0, nb)
 	}
 	for k := 0; k < nb; k++ {
-		proj = append(proj, dot(w[l.PairwiseOffset()+k*l.PairwiseDim:], p))
+		proj = append(proj, pr.dot(w[l.PairwiseOffset()+k*l.PairwiseDim:], e))
 	}
 	for j, b := range B {
 		v := 0.0

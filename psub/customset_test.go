@@ -21,7 +21,7 @@ func (s thresholdC4) Name() string { return fmt.Sprintf("C4[p0>%g]", s.T) }
 
 func (s thresholdC4) Spec(l Layout, train []Instance) (SetSpec, error) {
 	spec, err := C4{}.Spec(l, train)
-	spec.Pool.Keep = func(in *Instance, e int) bool { return in.Pairwise[e][0] > s.T }
+	spec.Pool.Keep = func(_ *Instance, _ int, p []float64) bool { return p[0] > s.T }
 	spec.Submodular = false
 	return spec, err
 }
@@ -34,7 +34,7 @@ func (renamedC4) Name() string { return "myC4" }
 
 func (renamedC4) Spec(l Layout, train []Instance) (SetSpec, error) {
 	spec, err := C4{}.Spec(l, train)
-	spec.Pool.Keep = func(*Instance, int) bool { return true }
+	spec.Pool.Keep = func(*Instance, int, []float64) bool { return true }
 	return spec, err
 }
 
@@ -313,6 +313,30 @@ func TestUserSetSubmodularPromise(t *testing.T) {
 		}
 		if !tc.promise && sub.calls.Load() > 0 {
 			t.Errorf("%s: %d submodular inference calls for a set that promises nothing", tc.set.Name(), sub.calls.Load())
+		}
+	}
+}
+
+// A set with Keep trains the same weights on sparse instances as on dense
+// ones: Keep sees every edge's features densely either way, and the kept
+// rows stay in the instance's own form.
+func TestUserSetSparseInstances(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 8))
+	dense := smoothSet(rng, 5, 10, 3, 2)
+	sparse := make([]Instance, len(dense))
+	for i := range dense {
+		sparse[i] = dense[i]
+		sparse[i].Sparsify()
+		if sparse[i].PairwiseSparse == nil || sparse[i].Pairwise != nil {
+			t.Fatalf("instance %d was not made sparse", i)
+		}
+	}
+	for _, set := range []ConstraintSet{thresholdC4{T: 0.5}, renamedC4{}} {
+		s := Settings{C: 10, Tol: 1e-4, Set: set}
+		md, td := trainSet(t, dense, s)
+		ms, ts := trainSet(t, sparse, s)
+		if !slices.Equal(md.W, ms.W) || td.Iters != ts.Iters || td.Margins != ts.Margins {
+			t.Errorf("%s: sparse instances train other weights (%d/%d iterations, %d/%d margins)", set.Name(), td.Iters, ts.Iters, td.Margins, ts.Margins)
 		}
 	}
 }

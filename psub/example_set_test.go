@@ -20,7 +20,7 @@ func (s strongC4) Spec(l psub.Layout, train []psub.Instance) (psub.SetSpec, erro
 	if err != nil {
 		return spec, err
 	}
-	spec.Pool.Keep = func(in *psub.Instance, e int) bool { return in.Pairwise[e][0] > s.Threshold }
+	spec.Pool.Keep = func(_ *psub.Instance, _ int, p []float64) bool { return p[0] > s.Threshold }
 	spec.Submodular = false
 	return spec, nil
 }

@@ -398,11 +398,9 @@ func checkScale(set []Instance, c float64, what string) error {
 	for i := range set {
 		in := &set[i]
 		s := 0.0
-		for _, rows := range [][][]float64{in.Unary, in.Pairwise} {
-			for _, r := range rows {
-				for _, v := range r {
-					s += math.Abs(v)
-				}
+		for _, rows := range []featRows{in.unaryRows(), in.pairwiseRows()} {
+			for r := 0; r < rows.n(); r++ {
+				rows.each(r, func(_ int, v float64) { s += math.Abs(v) })
 			}
 		}
 		if math.IsInf(c*4*s*s, 0) {
@@ -497,7 +495,7 @@ func (t *trainer) prepare() {
 	t.feats = make([]instFeatures, len(t.train))
 	for i := range t.train {
 		in := &t.train[i]
-		t.feats[i] = instFeatures{unary: newCSR(in.Unary), pairwise: newCSR(in.Pairwise)}
+		t.feats[i] = instFeatures{unary: in.unaryRows().csr(), pairwise: in.pairwiseRows().csr()}
 	}
 	t.miss = make([]int32, len(t.train)*t.layout.Labels)
 	n := min(t.s.Workers, len(t.train))

@@ -170,14 +170,7 @@ func (t *trainer) computeDigests() []InstanceDigest {
 	for i := range all {
 		in := &all[i]
 		h := &hasher{h: sha256.New()}
-		h.ints(len(in.Unary), len(in.Edges))
-		for _, u := range in.Unary {
-			h.num(u...)
-		}
-		for e, p := range in.Pairwise {
-			h.ints(in.Edges[e][0], in.Edges[e][1])
-			h.sparse(p)
-		}
+		h.features(in)
 		copy(out[i].Features[:], h.sum())
 		if i < len(t.train) {
 			h.ints(in.Labels...)
