@@ -1,0 +1,158 @@
+package protocol
+
+// Notebook 01's experiment on the hard-constraint counts (issue #44 item
+// 1): the paper's table "constraints" counts 999/1 609 (C3) and 116/699
+// (C4) active/introduced hard constraints, psub about a tenth. The
+// authors' code on the first 100 cows images (the other 11 test) at
+// PyStruct's C = 1 and tol 1e-3 introduced 176 and kept 31 active for C4
+// (delayed), 568 and 185 for C3. Each variant here changes one of psub's
+// knobs for how hard constraints are added (per generation round) and
+// retired (inactive rows removed), the QP's accuracy or the inference
+// cache, on that split, so a row says what each knob does to the counts.
+//
+// Entry points: CowsCountsSettings (DefaultCowsCounts), RunCowsCounts,
+// CowsCountsVariants.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
+	"github.com/probably-submodular/crf/psub"
+	"github.com/probably-submodular/crf/psub/qp"
+)
+
+// CowsCountsVariant is one setting of psub's constraint-handling knobs.
+type CowsCountsVariant struct {
+	Name string
+	// AddK hard constraints per generation round (0: psub's 1; a huge
+	// value adds every violated one), InactiveWindow (0: psub's 50; −1
+	// keeps every row), QPTol (0: Tol/100), Cache (labellings per image).
+	AddK, InactiveWindow, Cache int
+	QPTol                       float64
+	Tests                       string
+}
+
+// CowsCountsVariants are the variants by name.
+func CowsCountsVariants() map[string]CowsCountsVariant {
+	out := map[string]CowsCountsVariant{}
+	for _, v := range []CowsCountsVariant{
+		{Name: "psub-train", Tests: "psub train's defaults: the most violated constraint per round, rows inactive for 50 QP solves removed"},
+		{Name: "add10", AddK: 10, Tests: "the 10 most violated per round"},
+		{Name: "add100", AddK: 100, Tests: "the 100 most violated per round"},
+		{Name: "add-all", AddK: 1 << 30, Tests: "every violated constraint per round"},
+		{Name: "keep-all", InactiveWindow: -1, Tests: "no row retired"},
+		{Name: "window10", InactiveWindow: 10, Tests: "rows inactive for 10 QP solves retired"},
+		{Name: "add-all-keep-all", AddK: 1 << 30, InactiveWindow: -1, Tests: "every violated constraint per round, no row retired"},
+		{Name: "qptol1e-3", QPTol: 1e-3, Tests: "QP solved to a relative gap of 1e-3 (psub: 1e-5)"},
+		{Name: "qptol1e-7", QPTol: 1e-7, Tests: "QP solved to a relative gap of 1e-7"},
+		{Name: "cache10", Cache: 10, Tests: "inference cache of 10 labellings per image (PyStruct's)"},
+	} {
+		out[v.Name] = v
+	}
+	return out
+}
+
+// CowsCountsSettings are the experiment's settings.
+type CowsCountsSettings struct {
+	// Train: the first Train images (name order) train, the rest test.
+	Train    int
+	Sets     []string
+	Variants []string
+	// C is PyStruct's C (converted by psub.PyStructCFor), Loss, Tol and
+	// MaxIter as psub.Settings; Delayed selects Algorithm 2.
+	C       float64
+	Loss    string
+	Tol     float64
+	MaxIter int
+	Delayed bool
+}
+
+// DefaultCowsCounts is the issue's data point: 100 training images, C3
+// and C4 delayed at PyStruct's C = 1, tol 1e-3.
+func DefaultCowsCounts() CowsCountsSettings {
+	return CowsCountsSettings{Train: 100, Sets: []string{"C4", "C3"},
+		Variants: []string{"psub-train", "add10", "add100", "add-all", "keep-all", "window10", "add-all-keep-all", "qptol1e-3", "qptol1e-7", "cache10"},
+		C:        1, Loss: "hamming", Tol: 1e-3, MaxIter: 5000, Delayed: true}
+}
+
+// Jobs lists the fits: Job.Set the constraint set, Job.Tag the variant.
+func (s CowsCountsSettings) Jobs() []grid.Job {
+	var jobs []grid.Job
+	for _, set := range s.Sets {
+		for _, v := range s.Variants {
+			jobs = append(jobs, grid.Job{Dataset: "cows", Set: set, Loss: s.Loss, C: s.C, Tag: v})
+		}
+	}
+	return jobs
+}
+
+// RunCowsCounts builds the cows graphs (segment cache), runs every job
+// (workers at once) and appends its row to results: trainJob's training
+// metrics (hard_introduced, hard_active, iterations, …), test_acc (global
+// accuracy over the test superpixels), nonsub_test and c_psub.
+func RunCowsCounts(ctx context.Context, s CowsCountsSettings, results string, workers int, logf func(string, ...any)) ([]grid.Result, error) {
+	set, err := data.BuildCows(data.ImageSetOptions{Cache: data.DefaultSegmentCache()})
+	if err != nil {
+		return nil, err
+	}
+	if s.Train <= 0 || s.Train >= len(set.Items) {
+		return nil, fmt.Errorf("cows counts: Train = %d, want 0 < Train < %d images", s.Train, len(set.Items))
+	}
+	var train, test []psub.Instance
+	for i, it := range set.Items {
+		if i < s.Train {
+			train = append(train, it.Instance)
+		} else {
+			test = append(test, it.Instance)
+		}
+	}
+	return RunCountsOn(ctx, s, train, test, results, workers, logf)
+}
+
+// RunCountsOn is RunCowsCounts on given training and test graphs.
+func RunCountsOn(ctx context.Context, s CowsCountsSettings, train, test []psub.Instance, results string, workers int, logf func(string, ...any)) ([]grid.Result, error) {
+	variants := CowsCountsVariants()
+	fit := func(ctx context.Context, j grid.Job) (map[string]float64, error) {
+		v, ok := variants[j.Tag]
+		if !ok {
+			return nil, fmt.Errorf("cows counts job %s: no variant %q (see CowsCountsVariants)", j.Key(), j.Tag)
+		}
+		loss, err := psub.LossByName(j.Loss)
+		if err != nil {
+			return nil, err
+		}
+		c, err := psub.PyStructCFor(j.C, train, 2, loss)
+		if err != nil {
+			return nil, err
+		}
+		base := psub.Settings{Tol: s.Tol, MaxIter: s.MaxIter, Delayed: s.Delayed, Workers: 1,
+			Tuning: psub.Tuning{AddK: v.AddK, InactiveWindow: v.InactiveWindow, Cache: v.Cache, QP: qp.Options{Tol: v.QPTol}}}
+		at := j
+		at.Tag, at.C = "", c
+		m, err := trainJob(ctx, at, train, test, base, nil, func(model *psub.Model, col Column, m map[string]float64) error {
+			ev, err := model.EvaluateWith(test, col.Test)
+			if err != nil {
+				return err
+			}
+			m["test_acc"] = ev.Accuracy
+			m["nonsub_test"], err = model.NonSubmodularFraction(test, 0)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		m["c_psub"] = c
+		return m, nil
+	}
+	opt := grid.Options{Workers: workers, Results: results, Params: s}
+	if logf != nil {
+		opt.Progress = func(p grid.Progress) {
+			r := p.Last
+			logf("cows counts %d/%d: %s %s: introduced %v active %v, %v iterations, %.1f s %s", p.Done+p.Skipped, p.Total,
+				r.Set, r.Tag, r.Metrics["hard_introduced"], r.Metrics["hard_active"], r.Metrics["iterations"], r.Seconds, r.Error)
+		}
+	}
+	return grid.Run(ctx, s.Jobs(), fit, opt)
+}
