@@ -131,7 +131,7 @@ func TestFitMLBaselineRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := MLBaselineTrainings()["QPBO-transposed"]
-	m, err := FitMLBaseline(context.Background(), pr, tr, 1, 1e-2, 50)
+	m, err := FitMLBaseline(context.Background(), pr, tr, 1, 1e-2, 50, MLBaselineRules())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,17 +201,27 @@ func TestMLBaselineSettingsJobs(t *testing.T) {
 	s := DefaultMLBaselines()
 	s.Bias = true
 	tr := MLBaselineTrainings()
+	s.Data = append(s.Data, MultiLabelData{Name: "yeast"})
 	jobs := s.Jobs()
 	// exact runs on scene only: one job fewer per reading on yeast.
 	if want := 2*2*(len(s.Trainings)+len(s.Readings)*len(s.ReadingTrainings)) - 2*(1+len(s.Readings)); len(jobs) != want {
 		t.Fatalf("%d jobs, want %d", len(jobs), want)
 	}
-	for _, j := range jobs {
+	for _, j := range append(append(jobs, YeastMLBaselines().Jobs()...), ReferenceMLBaselines().Jobs()...) {
 		if _, ok := tr[j.Set]; !ok {
 			t.Errorf("job %s: training %q not registered", j.Key(), j.Set)
 		}
 	}
 	if _, err := RunMLBaselines(context.Background(), MLBaselineSettings{Data: []MultiLabelData{{Name: "nope"}}}, "", 1, nil); err == nil {
 		t.Error("unknown data set accepted")
+	}
+	if r, err := selectRules([]string{"unary", "exact"}); err != nil || len(r) != 2 || r[0].Name != "unary" || r[1].Name != "exact" {
+		t.Errorf("selectRules(unary, exact) = %v, %v", r, err)
+	}
+	if _, err := selectRules(YeastMLBaselines().Rules); err != nil {
+		t.Error(err)
+	}
+	if _, err := selectRules([]string{"nope"}); err == nil {
+		t.Error("unknown rule accepted")
 	}
 }
