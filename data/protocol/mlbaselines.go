@@ -463,3 +463,76 @@ func MLBaselineTrainingNames() []string {
 	sort.Strings(n)
 	return n
 }
+
+// MLBaselineRulesShown are the test rules of MLBaselineTable, in order.
+var MLBaselineRulesShown = []string{"qpbo", "trws", "exact", "qpbo_unlabelled_wrong", "qpbo_transposed", "unary"}
+
+// paperBaselines are the paper's train/test 1−Δ (%) of its QPBO and TRW-S
+// columns (notebooks/TARGETS.md §5), keyed by data set and column.
+var paperBaselines = map[string][2]float64{
+	"scene QPBO": {74.1, 72.8}, "scene TRWS": {74.2, 72.8},
+	"yeast QPBO": {67.7, 66.9}, "yeast TRWS": {70.5, 69.6},
+	"scene TGC": {83.8, 83.3}, "yeast TGC": {72.6, 71.8},
+	"scene C0": {85.5, 84.5}, "yeast C0": {69.8, 69.6},
+}
+
+// MLBaselineTable is one line per row of the experiment (rows of
+// RunMLBaselines): the training, how C was read, its iterations, and
+// train/test 1−Δ (%) under each rule of MLBaselineRulesShown ("–" where
+// the rule was not scored), with the paper's value for the column the
+// training stands for.
+func MLBaselineTable(rows []grid.Result) Table {
+	t := Table{Title: "Multi-label baselines: every trained model under every test rule (1−Δ train / test, %)",
+		Header: []string{"data set", "training", "C read as", "iterations", "converged"}}
+	for _, r := range MLBaselineRulesShown {
+		t.Header = append(t.Header, r)
+	}
+	t.Header = append(t.Header, "test nodes QPBO leaves unlabelled %", "paper")
+	for _, r := range rows {
+		if r.Error != "" {
+			t.Rows = append(t.Rows, []string{r.Dataset, r.Set, r.Tag, "failed: " + r.Error})
+			continue
+		}
+		m := r.Metrics
+		line := []string{r.Dataset, r.Set, r.Tag, fmt.Sprintf("%.0f", m["iterations"]), fmt.Sprintf("%.0f", m["converged"])}
+		for _, rule := range MLBaselineRulesShown {
+			tr, ok1 := m["train_"+rule]
+			te, ok2 := m["test_"+rule]
+			if !ok1 || !ok2 {
+				line = append(line, "–")
+				continue
+			}
+			line = append(line, fmt.Sprintf("%.1f / %.1f", 100*tr, 100*te))
+		}
+		line = append(line, fmt.Sprintf("%.2f", 100*m["test_unlabelled"]))
+		paper := "–"
+		if p, ok := paperBaselines[r.Dataset+" "+r.Set]; ok && r.Tag == CReadingPyStruct {
+			paper = fmt.Sprintf("%.1f / %.1f", p[0], p[1])
+		}
+		t.Rows = append(t.Rows, append(line, paper))
+	}
+	return t
+}
+
+// LoadMLBaselines reads the newest row of every job of the committed runs
+// (DefaultMLBaselines, YeastMLBaselines, ReferenceMLBaselines) from
+// results, in the runs' order, skipping jobs without a row.
+func LoadMLBaselines(results string) ([]grid.Result, error) {
+	all, err := grid.ReadResults(results)
+	if err != nil {
+		return nil, err
+	}
+	by := map[string]grid.Result{}
+	for _, r := range all {
+		by[r.Key()] = r
+	}
+	var out []grid.Result
+	for _, s := range []MLBaselineSettings{DefaultMLBaselines(), ReferenceMLBaselines(), YeastMLBaselines()} {
+		for _, j := range s.Jobs() {
+			if r, ok := by[j.Key()]; ok {
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}

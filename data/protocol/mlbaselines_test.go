@@ -2,11 +2,16 @@ package protocol
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/data/grid"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/inference"
 )
@@ -223,5 +228,44 @@ func TestMLBaselineSettingsJobs(t *testing.T) {
 	}
 	if _, err := selectRules([]string{"nope"}); err == nil {
 		t.Error("unknown rule accepted")
+	}
+}
+
+func TestMLBaselineTableAndLoad(t *testing.T) {
+	job := YeastMLBaselines().Jobs()[1] // yeast QPBO at PyStruct's C
+	r := grid.Result{Job: job, Metrics: map[string]float64{"iterations": 12, "converged": 1,
+		"train_qpbo": 0.8, "test_qpbo": 0.75, "train_qpbo_transposed": 0.677, "test_qpbo_transposed": 0.669, "test_unlabelled": 0.01}}
+	stale := r
+	stale.Metrics = map[string]float64{"iterations": 1}
+	other := r
+	other.Job.Set = "not-a-job"
+	path := filepath.Join(t.TempDir(), "rows.jsonl")
+	var buf []byte
+	for _, x := range []grid.Result{stale, other, r} {
+		b, err := json.Marshal(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := LoadMLBaselines(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Metrics["iterations"] != 12 {
+		t.Fatalf("loaded %+v, want the newest row of the one listed job", rows)
+	}
+	tab := MLBaselineTable(rows)
+	line := strings.Join(tab.Rows[0], "|")
+	for _, want := range []string{"yeast|QPBO|pystruct|12|1|80.0 / 75.0|–|", "67.7 / 66.9|", "|1.00|"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("table line %q lacks %q", line, want)
+		}
+	}
+	if len(tab.Rows[0]) != len(tab.Header) {
+		t.Errorf("%d cells, %d columns", len(tab.Rows[0]), len(tab.Header))
 	}
 }
