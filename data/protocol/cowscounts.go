@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/data/grid"
@@ -270,4 +271,10 @@ func LoadCowsCounts(results string) ([]grid.Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// CowsCountsResults is the committed results file of the experiment:
+// notebooks/results/cows-counts.jsonl under the module root.
+func CowsCountsResults() string {
+	return filepath.Join(filepath.Dir(data.OutDir()), "notebooks", "results", "cows-counts.jsonl")
 }

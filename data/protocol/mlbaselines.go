@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 
@@ -535,4 +536,10 @@ func LoadMLBaselines(results string) ([]grid.Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// MLBaselinesResults is the committed results file of the experiment:
+// notebooks/results/multilabel-baselines.jsonl under the module root.
+func MLBaselinesResults() string {
+	return filepath.Join(filepath.Dir(data.OutDir()), "notebooks", "results", "multilabel-baselines.jsonl")
 }
