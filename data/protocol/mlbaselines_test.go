@@ -212,7 +212,7 @@ func TestMLBaselineSettingsJobs(t *testing.T) {
 	if want := 2*2*(len(s.Trainings)+len(s.Readings)*len(s.ReadingTrainings)) - 2*(1+len(s.Readings)); len(jobs) != want {
 		t.Fatalf("%d jobs, want %d", len(jobs), want)
 	}
-	for _, j := range append(append(jobs, YeastMLBaselines().Jobs()...), ReferenceMLBaselines().Jobs()...) {
+	for _, j := range append(append(append(jobs, YeastMLBaselines().Jobs()...), ReferenceMLBaselines().Jobs()...), YeastCapMLBaselines().Jobs()...) {
 		if _, ok := tr[j.Set]; !ok {
 			t.Errorf("job %s: training %q not registered", j.Key(), j.Set)
 		}
