@@ -86,19 +86,23 @@ func builderRoots() []string {
 // reach, so that a change of the learner, of a protocol or of a comment
 // keeps the built graphs. It is computed once per process; "" with an
 // error when the module's source is not found.
-func BuilderSource() (string, error) { return builderHash() }
-
-var builderHash func() (string, error)
-
-// The builders reach BuilderSource (through the cache's keys), so
-// builderHash is set here rather than by an initialiser, which would be an
-// initialisation cycle.
-func init() {
-	builderHash = sync.OnceValues(func() (string, error) {
+func BuilderSource() (string, error) {
+	builderOnce.Do(func() {
 		v, err := codever.CodeOf(builderRoots(), nil)
-		return v.Source, err
+		builderSum, builderErr = v.Source, err
 	})
+	return builderSum, builderErr
 }
+
+// The builders reach BuilderSource (through the cache's keys), so its value
+// is computed on first use rather than by a package-level initialiser (an
+// initialisation cycle) or an init function (which code versions would
+// count in every protocol that reads the package's variables).
+var (
+	builderOnce sync.Once
+	builderSum  string
+	builderErr  error
+)
 
 // Key returns the cache key of src built with b (see SegmentCache). It reads
 // every file of src.Files. The key is "" when the builders' source is not

@@ -23,18 +23,20 @@ const maxReported = 20
 // from an empty one; edges are decoded as []int so that a pair with the
 // wrong arity is an error and not silently truncated or zero-filled.
 type jsonInstance struct {
-	Name     *string      `json:"name,omitempty"`
-	Unary    *[][]float64 `json:"unary"`
-	Edges    *[][]int     `json:"edges"`
-	Pairwise *[][]float64 `json:"pairwise"`
-	Labels   *[]int       `json:"labels,omitempty"`
+	Name     *string          `json:"name,omitempty"`
+	Unary    *json.RawMessage `json:"unary"` // dense rows or sparse: decodeRows
+	Edges    *[][]int         `json:"edges"`
+	Pairwise *json.RawMessage `json:"pairwise"`
+	Labels   *[]int           `json:"labels,omitempty"`
 }
 
 // ReadJSONL reads a graph data set in the JSON Lines format of
 // data/FORMATS.md: one instance per line with fields "unary" (required),
 // "edges" and "pairwise" (required, may be []), "labels" and "name"
 // (optional). Blank lines are skipped; unknown fields are errors (they are
-// usually typos).
+// usually typos). A feature matrix may be dense rows or a sparse object;
+// either way it is returned sparse when that takes at most half the
+// memory (psub.Instance.Compact), dense otherwise.
 //
 // labels is L, the number of labels: every label must lie in [0, L). Pass 0
 // when L is not known yet (labels then only need to be ≥ 0; NumLabels gives
@@ -122,6 +124,7 @@ func readJSONL(r io.Reader, where string, labels int) ([]psub.Instance, error) {
 						v.add(line, "%v", err)
 					}
 				}
+				in.Compact()
 				set = append(set, in)
 			}
 		}
@@ -197,7 +200,13 @@ func decodeLine(b []byte, line int, v *violations) (psub.Instance, bool) {
 	if !ok {
 		return psub.Instance{}, false
 	}
-	in := psub.Instance{Unary: *ji.Unary, Pairwise: *ji.Pairwise, Edges: make([][2]int, len(*ji.Edges))}
+	in := psub.Instance{Edges: make([][2]int, len(*ji.Edges))}
+	var uok, pok bool
+	in.Unary, in.UnarySparse, uok = decodeRows(*ji.Unary, "unary", line, v)
+	in.Pairwise, in.PairwiseSparse, pok = decodeRows(*ji.Pairwise, "pairwise", line, v)
+	if !uok || !pok {
+		return psub.Instance{}, false
+	}
 	for e, pair := range *ji.Edges {
 		if len(pair) != 2 {
 			v.add(line, "field \"edges\": edge %d has %d node indices, expected 2", e, len(pair))
@@ -263,17 +272,14 @@ func WriteJSONL(w io.Writer, set []psub.Instance) error {
 	for i := range set {
 		in := &set[i]
 		out := struct {
-			Name     string      `json:"name,omitempty"`
-			Unary    [][]float64 `json:"unary"`
-			Edges    [][2]int    `json:"edges"`
-			Pairwise [][]float64 `json:"pairwise"`
-			Labels   []int       `json:"labels,omitempty"`
-		}{in.Name, in.Unary, in.Edges, in.Pairwise, in.Labels}
+			Name     string   `json:"name,omitempty"`
+			Unary    any      `json:"unary"`
+			Edges    [][2]int `json:"edges"`
+			Pairwise any      `json:"pairwise"`
+			Labels   []int    `json:"labels,omitempty"`
+		}{in.Name, rowsJSON(in.Unary, in.UnarySparse), in.Edges, rowsJSON(in.Pairwise, in.PairwiseSparse), in.Labels}
 		if out.Edges == nil {
 			out.Edges = [][2]int{}
-		}
-		if out.Pairwise == nil {
-			out.Pairwise = [][]float64{}
 		}
 		b, err := json.Marshal(out)
 		if err != nil {

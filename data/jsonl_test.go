@@ -255,6 +255,7 @@ func FuzzReadJSONL(f *testing.F) {
 	f.Add([]byte(`{"unary":[[1,2],[3,4]],"edges":[[0,1]],"pairwise":[[0.5]],"labels":[0,1]}`))
 	f.Add([]byte("{\"name\":\"a\",\"unary\":[[1]],\"edges\":[],\"pairwise\":[]}\n\n{\"unary\":[[2]],\"edges\":[],\"pairwise\":[]}"))
 	f.Add([]byte(`{"unary":[[1]],"edges":[[0,0,0]],"pairwise":[[1]]}`))
+	f.Add([]byte(`{"unary":{"dim":9,"idx":[[0],[8]],"val":[[1],[2.5]]},"edges":[[0,1]],"pairwise":{"dim":9,"idx":[[2,7]],"val":[[0,-3]]},"labels":[0,1]}`))
 	f.Add([]byte("\xef\xbb\xbf{\"unary\":[[1],[2]],\"edges\":[[0,1]],\"pairwise\":[[]],\"labels\":[0,100000]}\n"))
 	f.Add([]byte(`{"unary":null,"edges":[],"pairwise":[],"labels":[-1]}` + "\n"))
 	f.Setenv(membudget.Env, "64MB")

@@ -220,7 +220,7 @@ func BenchmarkMargins(b *testing.B) {
 	w := randomW(rng, l.Dim())
 	for _, name := range []string{"full", "delayed", "tight"} {
 		b.Run(name, func(b *testing.B) {
-			spec, _ := C4{}.spec(l, train)
+			spec, _ := buildSpec(C4{}, l, train)
 			q := spec.pool
 			q.workers, q.tight = 2, name == "tight"
 			for b.Loop() {

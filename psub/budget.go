@@ -65,7 +65,7 @@ func checkPoolBudget(set string, l Layout, rows, nb int64) error {
 func edgeRows(set []Instance) int64 {
 	n := int64(0)
 	for i := range set {
-		n += int64(len(set[i].Pairwise))
+		n += int64(set[i].pairwiseRows().n())
 	}
 	return n
 }

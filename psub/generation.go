@@ -70,20 +70,21 @@ const sparseDensity = 0.25
 func newPool(l Layout, B []bRow, set []Instance) *pool {
 	rows, nnz := 0, 0
 	for i := range set {
-		rows += len(set[i].Pairwise)
+		rows += set[i].pairwiseRows().n()
 	}
 	// N's factors ‖p_i‖ and, for the tight bounds, ‖p_i⁺‖ and ‖p_i⁻‖.
 	pn := make([]float64, 0, rows)
 	pp, pm := make([]float64, 0, rows), make([]float64, 0, rows)
 	for i := range set {
-		for _, p := range set[i].Pairwise {
-			for _, v := range p {
+		pr := set[i].pairwiseRows()
+		for e := 0; e < pr.n(); e++ {
+			pr.each(e, func(_ int, v float64) {
 				if v != 0 {
 					nnz++
 				}
-			}
-			a, b := signNorms(p)
-			pn, pp, pm = append(pn, norm(p)), append(pp, a), append(pm, b)
+			})
+			a, b := signNorms(pr, e)
+			pn, pp, pm = append(pn, pr.norm(e)), append(pp, a), append(pm, b)
 		}
 	}
 	// Without pairwise features (dp = 0: edges whose rows are []) every
@@ -91,8 +92,14 @@ func newPool(l Layout, B []bRow, set []Instance) *pool {
 	if l.PairwiseDim == 0 || float64(nnz) < sparseDensity*float64(rows)*float64(l.PairwiseDim) {
 		sp := &sparseRows{start: make([]int, 1, rows+1), idx: make([]int32, 0, nnz), val: make([]float64, 0, nnz)}
 		for i := range set {
-			for _, p := range set[i].Pairwise {
-				sp.append(p)
+			pr := set[i].pairwiseRows()
+			for e := 0; e < pr.n(); e++ {
+				pr.each(e, func(j int, v float64) {
+					if v != 0 {
+						sp.idx, sp.val = append(sp.idx, int32(j)), append(sp.val, v)
+					}
+				})
+				sp.start = append(sp.start, len(sp.idx))
 			}
 		}
 		q := initPool(l, B, nil, rows, pn, pp, pm)
@@ -101,24 +108,26 @@ func newPool(l Layout, B []bRow, set []Instance) *pool {
 	}
 	P := mat.NewDense(max(rows, 1), max(l.PairwiseDim, 1), nil)
 	r := 0
+	buf := make([]float64, l.PairwiseDim)
 	for i := range set {
-		for _, p := range set[i].Pairwise {
-			P.SetRow(r, p)
+		pr := set[i].pairwiseRows()
+		for e := 0; e < pr.n(); e++ {
+			P.SetRow(r, pr.row(e, buf))
 			r++
 		}
 	}
 	return initPool(l, B, P, rows, pn, pp, pm)
 }
 
-// signNorms returns ‖p⁺‖ and ‖p⁻‖.
-func signNorms(p []float64) (pos, neg float64) {
-	for _, v := range p {
+// signNorms returns ‖p⁺‖ and ‖p⁻‖ for p = row e of pr.
+func signNorms(pr featRows, e int) (pos, neg float64) {
+	pr.each(e, func(_ int, v float64) {
 		if v > 0 {
 			pos += v * v
 		} else {
 			neg += v * v
 		}
-	}
+	})
 	return math.Sqrt(pos), math.Sqrt(neg)
 }
 
@@ -128,16 +137,6 @@ type sparseRows struct {
 	start []int
 	idx   []int32
 	val   []float64
-}
-
-func (s *sparseRows) append(p []float64) {
-	for k, v := range p {
-		if v != 0 {
-			s.idx = append(s.idx, int32(k))
-			s.val = append(s.val, v)
-		}
-	}
-	s.start = append(s.start, len(s.idx))
 }
 
 // dot is p_i·x.

@@ -53,7 +53,7 @@ func TestSparsePoolMatchesDense(t *testing.T) {
 				data := []Instance{sparseInstance(rng, 5, tc.labels, 2, 3, 6), sparseInstance(rng, 6, tc.labels, 2, 3, 6)}
 				l := Layout{Labels: tc.labels, UnaryDim: 2, PairwiseDim: 18, Tied: tc.tied}
 				cs, _ := SetByName(set)
-				mk := func() *pool { s, err := cs.spec(l, data); must(t, err); return s.pool }
+				mk := func() *pool { s, err := buildSpec(cs, l, data); must(t, err); return s.pool }
 				sparse, delayed, tight := mk(), mk(), mk()
 				if sparse.sp == nil || sparse.P != nil {
 					t.Fatalf("pool over 1/6-dense features not stored sparsely")
@@ -109,7 +109,7 @@ func BenchmarkSparseMargins(b *testing.B) {
 	}
 	l := Layout{Labels: 2, UnaryDim: 2, PairwiseDim: 40 * 91}
 	w := randomW(rng, l.Dim())
-	spec, _ := C4{}.spec(l, set)
+	spec, _ := buildSpec(C4{}, l, set)
 	for _, name := range []string{"sparse", "dense"} {
 		q := spec.pool
 		if name == "dense" {
@@ -153,7 +153,7 @@ func testAnchoredBounds(t *testing.T, mixed bool) {
 	}
 	l := Layout{Labels: 3, UnaryDim: 2, PairwiseDim: 4}
 	newPool := func(slots int) *pool {
-		s, err := C4{}.spec(l, data)
+		s, err := buildSpec(C4{}, l, data)
 		must(t, err)
 		s.pool.tight, s.pool.anchorSlots, s.pool.workers = slots > 0, slots, 2
 		return s.pool

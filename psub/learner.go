@@ -95,8 +95,8 @@ type Settings struct {
 	Warm *WorkingSet
 	// WarmInstances maps the working set's instances (WorkingSet.Instances)
 	// to this problem's: the index of each among the training instances
-	// followed by C̄4's test instances, or −1 when absent. nil means the
-	// same instances in the same order.
+	// followed by the set's ConstraintPool.Extra (C̄4's test instances), or
+	// −1 when absent. nil means the same instances in the same order.
 	WarmInstances []int
 	// Tuning holds the solver's knobs (zero value: the defaults).
 	Tuning Tuning
@@ -111,7 +111,8 @@ type Settings struct {
 type Tuning struct {
 	// SubmodularInference is the loss-augmented inference of the stages
 	// whose constraints make every training edge submodular: C0, C1, C2,
-	// C2*, and C3, C4, C̄4 once all their hard constraints are enforced.
+	// C2*, and C3, C4, C̄4 once all their hard constraints are enforced
+	// (a set of one's own when its SetSpec promises Submodular).
 	// nil means dynamic TruncatedGraphCut for two labels, which is graph
 	// cut on submodular energies and tolerates the −ε round-off the QP
 	// leaves (AlphaBetaSwap for more labels).
@@ -348,16 +349,11 @@ func newTrainer(train []Instance, labels int, settings Settings) (*trainer, erro
 	if err := checkScale(train, s.C, "training set"); err != nil {
 		return nil, err
 	}
-	if c4, ok := s.Set.(C4Bar); ok {
-		if err := checkScale(c4.Test, 1, "C4bar test set"); err != nil {
-			return nil, err
-		}
-	}
 	layout := Layout{Labels: labels, UnaryDim: du, PairwiseDim: dp, Tied: s.Tied}
 	if err := checkTrainBudget(layout, train, s.Workers); err != nil {
 		return nil, err
 	}
-	spec, err := s.Set.spec(layout, train)
+	spec, err := buildSpec(s.Set, layout, train)
 	if err != nil {
 		return nil, err
 	}
@@ -402,11 +398,9 @@ func checkScale(set []Instance, c float64, what string) error {
 	for i := range set {
 		in := &set[i]
 		s := 0.0
-		for _, rows := range [][][]float64{in.Unary, in.Pairwise} {
-			for _, r := range rows {
-				for _, v := range r {
-					s += math.Abs(v)
-				}
+		for _, rows := range []featRows{in.unaryRows(), in.pairwiseRows()} {
+			for r := 0; r < rows.n(); r++ {
+				rows.each(r, func(_ int, v float64) { s += math.Abs(v) })
 			}
 		}
 		if math.IsInf(c*4*s*s, 0) {
@@ -501,7 +495,7 @@ func (t *trainer) prepare() {
 	t.feats = make([]instFeatures, len(t.train))
 	for i := range t.train {
 		in := &t.train[i]
-		t.feats[i] = instFeatures{unary: newCSR(in.Unary), pairwise: newCSR(in.Pairwise)}
+		t.feats[i] = instFeatures{unary: in.unaryRows().csr(), pairwise: in.pairwiseRows().csr()}
 	}
 	t.miss = make([]int32, len(t.train)*t.layout.Labels)
 	n := min(t.s.Workers, len(t.train))
@@ -550,7 +544,7 @@ func (t *trainer) run() error {
 		exact := t.spec.submodular
 		if q := t.spec.pool; q != nil {
 			q.active = rows
-			exact = rows == q.rows
+			exact = exact && rows == q.rows
 		}
 		method := t.s.Tuning.UnconstrainedInference
 		if exact {

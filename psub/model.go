@@ -73,22 +73,24 @@ func (l Layout) JointFeature(dst []float64, in *Instance, y []int, scale float64
 	if len(dst) != l.Dim() || len(y) != in.Nodes() {
 		panic("psub: JointFeature: length mismatch")
 	}
-	for k, row := range in.Unary {
-		axpy(dst[l.UnaryIndex(y[k], 0):], scale, row)
+	ur, pr := in.unaryRows(), in.pairwiseRows()
+	for k := 0; k < ur.n(); k++ {
+		ur.axpy(dst[l.UnaryIndex(y[k], 0):], k, scale)
 	}
 	for e, ed := range in.Edges {
-		axpy(dst[l.PairwiseIndex(y[ed[0]], y[ed[1]], 0):], scale, in.Pairwise[e])
+		pr.axpy(dst[l.PairwiseIndex(y[ed[0]], y[ed[1]], 0):], e, scale)
 	}
 }
 
 // Compatibility is w·ψ(x,y), computed without forming ψ.
 func (l Layout) Compatibility(w []float64, in *Instance, y []int) float64 {
 	s := 0.0
-	for k, row := range in.Unary {
-		s += dot(w[l.UnaryIndex(y[k], 0):], row)
+	ur, pr := in.unaryRows(), in.pairwiseRows()
+	for k := 0; k < ur.n(); k++ {
+		s += ur.dot(w[l.UnaryIndex(y[k], 0):], k)
 	}
 	for e, ed := range in.Edges {
-		s += dot(w[l.PairwiseIndex(y[ed[0]], y[ed[1]], 0):], in.Pairwise[e])
+		s += pr.dot(w[l.PairwiseIndex(y[ed[0]], y[ed[1]], 0):], e)
 	}
 	return s
 }
@@ -98,20 +100,20 @@ func (l Layout) Compatibility(w []float64, in *Instance, y []int) float64 {
 // of inference.Energy. Energy = −score, so MAP = minimum energy.
 func (l Layout) Potentials(w []float64, in *Instance, unary, pairwise []float64) {
 	L := l.Labels
-	for k, row := range in.Unary {
+	ur, pr := in.unaryRows(), in.pairwiseRows()
+	for k := 0; k < ur.n(); k++ {
 		for a := 0; a < L; a++ {
-			unary[k*L+a] = -dot(w[l.UnaryIndex(a, 0):], row)
+			unary[k*L+a] = -ur.dot(w[l.UnaryIndex(a, 0):], k)
 		}
 	}
 	for e := range in.Edges {
-		p := in.Pairwise[e]
 		for a := 0; a < L; a++ {
 			for b := 0; b < L; b++ {
 				if l.Tied && b < a {
 					pairwise[e*L*L+a*L+b] = pairwise[e*L*L+b*L+a]
 					continue
 				}
-				pairwise[e*L*L+a*L+b] = -dot(w[l.PairwiseIndex(a, b, 0):], p)
+				pairwise[e*L*L+a*L+b] = -pr.dot(w[l.PairwiseIndex(a, b, 0):], e)
 			}
 		}
 	}

@@ -186,12 +186,12 @@ func TestPoolMargins(t *testing.T) {
 				data := []Instance{randomInstance(rng, 6, 4, 2, 3, tc.labels), randomInstance(rng, 8, 4, 2, 3, tc.labels)}
 				l := Layout{Labels: tc.labels, UnaryDim: 2, PairwiseDim: 3, Tied: tc.tied}
 				cs, _ := SetByName(set)
-				spec, err := cs.spec(l, data)
+				spec, err := buildSpec(cs, l, data)
 				if err != nil {
 					t.Fatal(err)
 				}
-				full, delayed := spec.pool, func() *pool { s, _ := cs.spec(l, data); return s.pool }()
-				tight := func() *pool { s, _ := cs.spec(l, data); return s.pool }()
+				full, delayed := spec.pool, func() *pool { s, _ := buildSpec(cs, l, data); return s.pool }()
+				tight := func() *pool { s, _ := buildSpec(cs, l, data); return s.pool }()
 				delayed.workers, tight.tight = 2, true
 				w := randomW(rng, l.Dim())
 				for step := 0; step < 6; step++ {

@@ -151,7 +151,7 @@ func (m *Model) NonSubmodularEdge(p []float64) bool {
 	for j, b := range B {
 		bnorm[j] = b.norm()
 	}
-	return m.nonSubmodular(m.W, p, B, bnorm, eps*norm(m.W)*norm(p))
+	return m.nonSubmodular(m.W, featRows{d: [][]float64{p}}, 0, B, bnorm, eps*norm(m.W)*norm(p))
 }
 
 // modelFile is the JSON form of a Model; Version guards the layout.

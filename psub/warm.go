@@ -59,7 +59,8 @@ type WorkingSet struct {
 	C      float64
 	// Train is the number of training instances; Instances holds the
 	// digests of the training instances followed by the other instances
-	// whose edges the set constrains (C̄4's test instances).
+	// whose edges the set constrains (ConstraintPool.Extra: C̄4's test
+	// instances).
 	Train     int
 	Instances []InstanceDigest
 	Planes    []WarmPlane
@@ -97,7 +98,8 @@ type WarmPlane struct {
 
 // WarmRow is hard constraint Column of the set (a row of the set's matrix
 // B) on edge Edge of instance Instance (an index into
-// WorkingSet.Instances), and its dual. C2*'s constraints are on no edge:
+// WorkingSet.Instances; with ConstraintPool.Keep, Edge counts only the
+// edges Keep accepts), and its dual. C2*'s constraints are on no edge:
 // Instance is −1 and Edge the pairwise feature.
 type WarmRow struct {
 	Instance, Edge, Column int
@@ -144,11 +146,11 @@ func LoadWorkingSet(path string) (*WorkingSet, error) {
 }
 
 // poolInstances is the list of instances whose edges the set's pool
-// constrains, in pool order: the training instances, then C̄4's test
-// instances.
+// constrains, in pool order: the training instances, then the pool's Extra
+// (C̄4's test instances).
 func (t *trainer) poolInstances() []Instance {
-	if c, ok := t.s.Set.(C4Bar); ok {
-		return append(slices.Clip(t.train), c.Test...)
+	if len(t.spec.extra) > 0 {
+		return append(slices.Clip(t.train), t.spec.extra...)
 	}
 	return t.train
 }
@@ -168,14 +170,7 @@ func (t *trainer) computeDigests() []InstanceDigest {
 	for i := range all {
 		in := &all[i]
 		h := &hasher{h: sha256.New()}
-		h.ints(len(in.Unary), len(in.Edges))
-		for _, u := range in.Unary {
-			h.num(u...)
-		}
-		for e, p := range in.Pairwise {
-			h.ints(in.Edges[e][0], in.Edges[e][1])
-			h.sparse(p)
-		}
+		h.features(in)
 		copy(out[i].Features[:], h.sum())
 		if i < len(t.train) {
 			h.ints(in.Labels...)
@@ -188,18 +183,10 @@ func (t *trainer) computeDigests() []InstanceDigest {
 }
 
 // poolOffsets gives, per pool instance, the index of its first edge among
-// the pool's rows (nil for the identity pool of C2*).
+// the pool's rows (nil for the identity pool of C2*); with the pool's Keep,
+// only the edges it accepts count.
 func (t *trainer) poolOffsets() []int {
-	q := t.spec.pool
-	if q == nil || q.identity() {
-		return nil
-	}
-	all := t.poolInstances()
-	off := make([]int, len(all)+1)
-	for i := range all {
-		off[i+1] = off[i] + len(all[i].Pairwise)
-	}
-	return off
+	return t.spec.offsets
 }
 
 // workingSet is the trainer's working set at the end of training.

@@ -3,12 +3,13 @@ package viz
 import (
 	"fmt"
 	"html"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
 
-	"github.com/probably-submodular/crf/data/runenv"
+	"github.com/probably-submodular/crf/internal/runenv"
 )
 
 // InNotebook reports whether the program runs inside a GoNB cell.
@@ -62,14 +63,6 @@ func flush() {
 }
 
 const flushWait = 10 * time.Second
-
-// EchartsScript wraps the echarts library so that it always defines the
-// global echarts: pages that carry require.js (Jupyter's classic HTML
-// export does) would otherwise make its UMD wrapper register an AMD module
-// and leave window.echarts undefined.
-func EchartsScript(js string) string {
-	return "<script>(function(define, module, exports){\n" + js + "\n}).call(window, undefined, undefined, undefined);</script>"
-}
 
 // HeaderInfo is what every notebook states at its top.
 type HeaderInfo struct {
@@ -131,16 +124,36 @@ func ProfileNote(profile string) string {
 		"on this page. `scripts/reproduce --full` renders the full profile."
 }
 
-// Header displays the notebook header and loads the echarts library once
-// for the interactive charts of this notebook (a note says so when it is
-// missing).
+// Header displays the notebook header, then loads the echarts library for
+// the interactive charts of this notebook: it makes sure the library is in
+// assets/ beside the notebook (EchartsAsset) and shows the one script tag
+// that loads it, so the saved notebook carries a reference, not the 0.7 MB
+// library (a note says so when the library is missing).
 func Header(h HeaderInfo) {
 	// The marker (an HTML comment) lets the rendered site's index read the
 	// title, data and profile without parsing the table's wording.
 	ShowMarkdown(HeaderMarkdown(h) + HeaderMarker(h))
-	if js, err := EchartsLibrary(); err == nil {
-		ShowHTML(EchartsScript(js))
-	} else {
-		ShowHTML("<p><i>" + html.EscapeString(err.Error()) + "</i></p>")
+	if !InNotebook() {
+		return
 	}
+	lib, err := EchartsLibrary()
+	if err == nil {
+		_, err = WriteEchartsAsset(notebookDir(), lib)
+	}
+	if err != nil {
+		ShowHTML("<p><i>" + html.EscapeString(err.Error()) + "</i></p>")
+		return
+	}
+	ShowHTML(EchartsLoader())
+}
+
+// notebookDir is the folder of the running notebook: GoNB runs a cell's
+// program in a scratch folder and names the kernel's folder, the notebook's,
+// in $GONB_DIR.
+func notebookDir() string {
+	if d := os.Getenv("GONB_DIR"); d != "" {
+		return d
+	}
+	d, _ := os.Getwd()
+	return d
 }

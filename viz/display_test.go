@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/probably-submodular/crf/data/runenv"
+	"github.com/probably-submodular/crf/internal/runenv"
 )
 
 // The header says which profile made the page: the quick one unmistakably,

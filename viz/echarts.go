@@ -1,22 +1,30 @@
 package viz
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/go-echarts/go-echarts/v2/render"
 
 	"github.com/probably-submodular/crf/internal/modroot"
+	"github.com/probably-submodular/crf/internal/safefile"
 )
+
+// EchartsNpmFile is the echarts file of the npm package, relative to the npm
+// prefix where scripts/assets installs it (.cache/npm at the module root).
+const EchartsNpmFile = "node_modules/echarts/dist/echarts.common.min.js"
 
 // echartsRelPath is where scripts/setup installs the echarts npm package,
 // relative to the module root.
-const echartsRelPath = ".cache/npm/node_modules/echarts/dist/echarts.common.min.js"
+const echartsRelPath = ".cache/npm/" + EchartsNpmFile
 
 // EchartsLibrary returns the echarts JavaScript installed by scripts/setup
 // (or the file named by PSUB_ECHARTS_JS), so charts render offline.
@@ -36,6 +44,71 @@ func EchartsLibrary() (string, error) {
 		tried = append(tried, p)
 	}
 	return "", fmt.Errorf("interactive charts unavailable: echarts JavaScript not found (looked in %s); run scripts/setup", strings.Join(tried, ", "))
+}
+
+// EchartsAsset is where the echarts library sits, relative to a notebook's
+// folder and to the rendered site's pages alike, and so the relative URL
+// that loads it in both: Jupyter serves notebooks/assets/echarts.min.js
+// beside the notebooks (/notebooks/assets/… redirects to /files/assets/…),
+// and the site builder writes out/assets/echarts.min.js beside the pages.
+// The library lives there once instead of inside every saved notebook.
+const EchartsAsset = "assets/echarts.min.js"
+
+// EchartsAssetJS is the file written at EchartsAsset: the library wrapped
+// so that it always defines the global echarts, in ASCII. Pages that carry
+// require.js (Jupyter's notebook and nbconvert's HTML do) would otherwise
+// make its UMD wrapper register an anonymous AMD module and leave
+// window.echarts undefined. The library's few non-ASCII characters (Chinese
+// locale strings, and the "国" it measures text height with) are written as
+// \uXXXX escapes, all inside string literals, so the file reads the same
+// whatever encoding a page decodes its scripts with (a page without a
+// charset got taller text boxes and overlapping titles).
+func EchartsAssetJS(lib string) string {
+	return "/* echarts for psub's notebooks (written by viz.WriteEchartsAsset from the npm package; " +
+		"wrapped so that it defines window.echarts beside require.js) */\n" +
+		"(function(define, module, exports){\n" + asciiJS(lib) + "\n}).call(window, undefined, undefined, undefined);\n"
+}
+
+// asciiJS writes every non-ASCII character of JavaScript source as \uXXXX
+// escapes of its UTF-16 code units.
+func asciiJS(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			b.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			fmt.Fprintf(&b, "\\u%04x", u)
+		}
+	}
+	return b.String()
+}
+
+// WriteEchartsAsset makes dir/EchartsAsset hold EchartsAssetJS(lib), the
+// library's text (EchartsLibrary), writing it atomically when it is missing
+// or differs, and returns its path.
+func WriteEchartsAsset(dir, lib string) (string, error) {
+	p := filepath.Join(dir, filepath.FromSlash(EchartsAsset))
+	want := []byte(EchartsAssetJS(lib))
+	if have, err := os.ReadFile(p); err == nil && bytes.Equal(have, want) {
+		return p, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", fmt.Errorf("interactive charts: %w", err)
+	}
+	if err := safefile.WriteBytes(p, want); err != nil {
+		return "", fmt.Errorf("interactive charts: writing the echarts library: %w", err)
+	}
+	return p, nil
+}
+
+// EchartsLoader is the HTML output that loads the library for the charts
+// after it: one script tag with the relative URL EchartsAsset. Charts wait
+// for window.echarts (EChartHTML), so the order of loading does not matter.
+func EchartsLoader() string {
+	return `<script src="` + EchartsAsset + `"></script>`
 }
 
 // EChartHTML renders a go-echarts chart as an HTML fragment that draws

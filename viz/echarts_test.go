@@ -71,6 +71,10 @@ func TestEChartsLayoutInChromium(t *testing.T) {
 	if err != nil {
 		t.Skipf("skipping the browser check of the interactive charts: %v", err)
 	}
+	dir := t.TempDir()
+	if _, err := WriteEchartsAsset(dir, lib); err != nil {
+		t.Fatal(err)
+	}
 	var calls, run1, run2 []float64
 	for i := range 400 {
 		calls = append(calls, float64(i+1))
@@ -100,10 +104,15 @@ func TestEChartsLayoutInChromium(t *testing.T) {
 	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 
-	dir := t.TempDir()
 	for name, html := range charts {
 		page := filepath.Join(dir, name+".html")
-		doc := "<!doctype html><html><body style=\"margin:0\"><script>" + lib + "</script>" + html + "</body></html>"
+		// The library loads as in a notebook, from the asset beside the page,
+		// under an AMD define like require.js's: unwrapped, echarts would
+		// register a module there and leave window.echarts undefined. The
+		// page states no charset, so the library must be ASCII to measure
+		// its text as in a UTF-8 page.
+		amd := "<script>window.define = function(){ window.amdDefineCalled = true; }; define.amd = {};</script>"
+		doc := "<!doctype html><html><body style=\"margin:0\">" + amd + EchartsLoader() + html + "</body></html>"
 		if err := os.WriteFile(page, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -162,6 +171,48 @@ func TestEChartsLayoutInChromium(t *testing.T) {
 		if strings.HasPrefix(name, "lines") && got.Boxes["slider"] == nil {
 			t.Errorf("%s: no zoom slider drawn", name)
 		}
+	}
+}
+
+// WriteEchartsAsset writes the wrapped library beside the notebooks, and
+// again only when the library changed.
+func TestWriteEchartsAsset(t *testing.T) {
+	dir := t.TempDir()
+	p, err := WriteEchartsAsset(dir, "var echarts = 1;") // ASCII: kept as it is
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "assets", "echarts.min.js"); p != want {
+		t.Errorf("written to %s, want %s", p, want)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != EchartsAssetJS("var echarts = 1;") || !strings.Contains(got, "(function(define, module, exports){\nvar echarts = 1;\n}).call(window, undefined, undefined, undefined);") {
+		t.Errorf("asset holds %q", got)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteEchartsAsset(dir, "var echarts = 1;"); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(p); !st.ModTime().Equal(old) {
+		t.Errorf("an unchanged library was written again")
+	}
+	if _, err := WriteEchartsAsset(dir, "var echarts = 2;"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); !strings.Contains(string(b), "var echarts = 2;") {
+		t.Errorf("a changed library was not written: %q", b)
+	}
+	if got, want := asciiJS(`m("国",t);x="😀"`), `m("\u56fd",t);x="\ud83d\ude00"`; got != want {
+		t.Errorf("asciiJS: %s, want %s", got, want)
+	}
+	if got, want := EchartsLoader(), `<script src="assets/echarts.min.js"></script>`; got != want {
+		t.Errorf("EchartsLoader() = %q, want %q", got, want)
 	}
 }
 

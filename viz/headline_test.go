@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/probably-submodular/crf/data/runenv"
+	"github.com/probably-submodular/crf/internal/runenv"
 )
 
 func TestHeadlineHTMLRoundTrip(t *testing.T) {

@@ -304,8 +304,9 @@ func L2Histograms(set []psub.Instance) ([]psub.Instance, error) {
 	out := make([]psub.Instance, len(set))
 	for i := range set {
 		in := set[i]
-		u := make([][]float64, len(in.Unary))
-		for k, row := range in.Unary {
+		unary := in.DenseUnary()
+		u := make([][]float64, len(unary))
+		for k, row := range unary {
 			s := 0.0
 			for _, v := range row {
 				s += v * v
@@ -324,6 +325,7 @@ func L2Histograms(set []psub.Instance) ([]psub.Instance, error) {
 			return nil, fmt.Errorf("%s: %w", instanceName(set, i), err)
 		}
 		in.Unary, in.Pairwise = u, pair
+		in.UnarySparse, in.PairwiseSparse = nil, nil
 		out[i] = in
 	}
 	return out, nil

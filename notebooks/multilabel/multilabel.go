@@ -145,28 +145,39 @@ func (m Experiment) Build(p protocol.Profile, building func(done, total int)) (m
 	s := m.Settings(p)
 	out := map[string]*data.MultiLabelProblem{}
 	for i, d := range s.Data {
-		train, test, err := loadMultiLabel(d.Name, s.Seed)
+		plain, bias, err := buildMultiLabelData(d, s.Seed)
 		if err != nil {
 			return nil, err
 		}
-		if train, err = multiLabelSubset(train, d.Train, s.Seed); err != nil {
-			return nil, err
-		}
-		if test, err = multiLabelSubset(test, d.Test, s.Seed+1); err != nil {
-			return nil, err
-		}
-		for _, bias := range []bool{false, true} {
-			pr, err := data.BuildMultiLabel(train, test, data.MultiLabelOptions{NoBias: !bias})
-			if err != nil {
-				return nil, err
-			}
-			out[Dataset(d.Name, bias)] = pr
-		}
+		out[Dataset(d.Name, false)], out[Dataset(d.Name, true)] = plain, bias
 		if building != nil {
 			building(i+1, len(s.Data))
 		}
 	}
 	return out, nil
+}
+
+// buildMultiLabelData loads d, draws its subsets (seeded by seed and
+// seed+1) and builds its graphs with the paper's feature map and with the
+// unary bias.
+func buildMultiLabelData(d Data, seed uint64) (plain, bias *data.MultiLabelProblem, err error) {
+	train, test, err := loadMultiLabel(d.Name, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	if train, err = multiLabelSubset(train, d.Train, seed); err != nil {
+		return nil, nil, err
+	}
+	if test, err = multiLabelSubset(test, d.Test, seed+1); err != nil {
+		return nil, nil, err
+	}
+	if plain, err = data.BuildMultiLabel(train, test, data.MultiLabelOptions{NoBias: true}); err != nil {
+		return nil, nil, err
+	}
+	if bias, err = data.BuildMultiLabel(train, test, data.MultiLabelOptions{}); err != nil {
+		return nil, nil, err
+	}
+	return plain, bias, nil
 }
 
 func loadMultiLabel(name string, seed uint64) (train, test *data.MultiLabelSet, err error) {

@@ -348,7 +348,7 @@ func TrainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, ba
 	}
 	var m map[string]float64
 	base.Save = func(model *psub.Model, trace *psub.Trace) error {
-		m = trainMetrics(trace, base.Tol)
+		m = TrainMetrics(trace, base.Tol)
 		if keep != nil {
 			if err := keep(trace, m); err != nil {
 				return err
@@ -362,8 +362,8 @@ func TrainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, ba
 	return m, nil
 }
 
-// trainMetrics are the training metrics of TrainJob.
-func trainMetrics(trace *psub.Trace, tol float64) map[string]float64 {
+// TrainMetrics are the training metrics of TrainJob.
+func TrainMetrics(trace *psub.Trace, tol float64) map[string]float64 {
 	fin := trace.Final()
 	return map[string]float64{
 		"iterations": float64(trace.Iters), "stop": float64(trace.Stop), "converged": BoolMetric(trace.Converged),

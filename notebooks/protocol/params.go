@@ -47,8 +47,8 @@ func InstancesDigest(sets ...[]psub.Instance) string {
 				num(uint64(int64(e[1])))
 			}
 			flush()
-			rows(in.Unary)
-			rows(in.Pairwise)
+			rows(in.DenseUnary()) // the same digest for sparse features
+			rows(in.DensePairwise())
 		}
 	}
 	flush()

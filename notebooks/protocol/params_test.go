@@ -64,4 +64,11 @@ func TestInstancesDigest(t *testing.T) {
 	if InstancesDigest(s.Train[:1], s.Train[1:]) == d0 {
 		t.Fatal("splitting the set kept the digest")
 	}
+	sparse := append([]psub.Instance(nil), s.Train...)
+	for i := range sparse {
+		sparse[i].Sparsify()
+	}
+	if InstancesDigest(sparse) != d0 {
+		t.Fatal("the same features held sparsely gave another digest")
+	}
 }

@@ -9,11 +9,12 @@ import (
 )
 
 // PairwiseRows returns the pairwise feature rows φ_p of every edge of set,
-// in order (views into the instances, not copies).
+// in order (views into the instances, not copies, for dense features;
+// copies of sparse ones).
 func PairwiseRows(set []psub.Instance) [][]float64 {
 	var rows [][]float64
 	for i := range set {
-		rows = append(rows, set[i].Pairwise...)
+		rows = append(rows, set[i].DensePairwise()...)
 	}
 	return rows
 }

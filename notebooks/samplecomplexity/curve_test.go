@@ -1,6 +1,7 @@
 package samplecomplexity
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
@@ -54,5 +55,12 @@ func TestPairwiseRows(t *testing.T) {
 	}
 	if i != len(rows) {
 		t.Fatalf("%d rows for %d edges", len(rows), i)
+	}
+	sparse := append([]psub.Instance(nil), s.Train...)
+	for i := range sparse {
+		sparse[i].Sparsify()
+	}
+	if !reflect.DeepEqual(PairwiseRows(sparse), rows) {
+		t.Fatal("PairwiseRows of sparse features differs")
 	}
 }

@@ -232,7 +232,7 @@ func (l *Live) Refit(s LiveSettings) (*LiveFit, error) {
 	f.TestAcc, f.Pred = ev.Accuracy, ev.Predictions[0].Labels
 	for i := range test {
 		in := &test[i]
-		for _, p := range in.Pairwise {
+		for _, p := range in.DensePairwise() {
 			if m.NonSubmodularEdge(p) {
 				f.NonSubmodularTest++
 				if i == 0 {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/probably-submodular/crf/data/runenv"
+	"github.com/probably-submodular/crf/internal/runenv"
 )
 
 const runHint = "PSUB_BROWSER=1 go test -count=1 -run 'TestLiveNotebook|TestSitePages|TestLiveControls' -v ./scripts/browser/"

@@ -13,6 +13,9 @@
 //     saved PNGs loaded and the header's markdown table shows. Its subtest
 //     "unsigned" opens a copy with one markdown cell changed and checks that
 //     the same check fails there: not trusted, charts not drawn, no table.
+//     Its subtest "committed" opens every other committed notebook and checks
+//     each as opened in the same way (their charts load echarts from
+//     notebooks/assets/, which scripts/setup writes).
 //     Then it clears the outputs, runs every cell through the notebook UI and
 //     checks that no cell failed, that every echarts chart drew and that
 //     every PNG image loaded.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/probably-submodular/crf/viz"
 )
 
 // liveNotebook is the notebook TestLiveNotebook runs: it has both echarts
@@ -39,7 +41,10 @@ const runTimeout = 10 * time.Minute
 // notebook: Jupyter trusts it, and its saved charts, images and header table
 // show. The subtest "unsigned" shows that this check can fail: a copy with
 // one markdown cell changed (so no signature covers it) opens untrusted,
-// without its charts and its markdown table.
+// without its charts and its markdown table. The subtest "committed" opens
+// every other committed notebook the same way (served copies, echarts in
+// assets/ beside them) and checks that each is trusted and shows its saved
+// charts, images and header table.
 func TestLiveNotebook(t *testing.T) {
 	chromium := needBrowser(t)
 	t0 := time.Now()
@@ -62,7 +67,19 @@ func TestLiveNotebook(t *testing.T) {
 		t.Fatal(err)
 	}
 	serve := t.TempDir()
-	if err := mirrorModule(root, serve, liveNotebook); err != nil {
+	// Every committed notebook, to check each as opened (subtest "committed").
+	saved, err := filepath.Glob(filepath.Join(root, "notebooks", "*.ipynb"))
+	if err != nil || len(saved) == 0 {
+		t.Fatalf("no committed notebooks in %s/notebooks (%v)", root, err)
+	}
+	var others []string
+	for i, p := range saved {
+		saved[i] = filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
+		if saved[i] != liveNotebook {
+			others = append(others, saved[i])
+		}
+	}
+	if err := mirrorModule(root, serve, saved...); err != nil {
 		t.Fatal(err)
 	}
 	unsigned := strings.TrimSuffix(liveNotebook, ".ipynb") + "-unsigned.ipynb"
@@ -147,6 +164,59 @@ func TestLiveNotebook(t *testing.T) {
 	})
 	// Only the unsigned notebook's kernel is running; it is not needed.
 	j.shutdownKernels()
+
+	// The other committed notebooks, opened as a reader opens them: trusted,
+	// every saved chart drawn (echarts loads from assets/ beside them), every
+	// saved image loaded, the header's table shown.
+	t.Run("committed", func(t *testing.T) {
+		var paths []string
+		for _, nb := range others {
+			paths = append(paths, filepath.Join(serve, nb))
+		}
+		signed, err := Signed(JupyterPython(jupyter), paths...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, nb := range others {
+			if !signed[i] {
+				t.Errorf("%s: nbformat's notary holds no signature for it: run scripts/setup, which signs the committed notebooks", nb)
+				continue
+			}
+			tn := time.Now()
+			p, err := b.NewPage()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Navigate(j.URL+"/notebooks/"+nb+"?token="+j.Token, time.Minute); err != nil {
+				t.Errorf("%s: opening: %v", nb, err)
+				p.Close()
+				continue
+			}
+			if err := p.WaitFor("the notebook", `window.Jupyter && Jupyter.notebook && Jupyter.notebook._fully_loaded`, time.Minute, 200*time.Millisecond); err != nil {
+				t.Errorf("%s: %v; page problems: %v", nb, err, p.Problems())
+				p.Close()
+				continue
+			}
+			o, err := p.ReadOpened(30 * time.Second)
+			if err != nil {
+				t.Errorf("%s: %v", nb, err)
+				p.Close()
+				continue
+			}
+			for _, pr := range o.Problems() {
+				// A notebook without interactive charts or PNGs lacks nothing.
+				if pr != "no echarts chart in the saved outputs" && pr != "no saved PNG image shows" {
+					t.Errorf("%s as opened: %s", nb, pr)
+				}
+			}
+			name := strings.TrimSuffix(filepath.Base(nb), ".ipynb")
+			shoot(t, p, filepath.Join(shotDir, "opened-"+name+".png"), "#site")
+			t.Logf("%s as opened: trusted %v, %d saved charts, %d images, %d markdown tables; %.1fs",
+				nb, o.Trusted, len(o.Charts), len(o.Images), o.Tables, time.Since(tn).Seconds())
+			p.Close()
+		}
+		j.shutdownKernels()
+	})
 
 	p, err := b.NewPage()
 	if err != nil {
@@ -293,9 +363,10 @@ func waitRun(t *testing.T, p *Page, timeout time.Duration) error {
 }
 
 // mirrorModule fills dir with symbolic links to every top-level entry of the
-// module root except notebooks/, out/ and .git, and a copy of the notebook
-// at the same relative path.
-func mirrorModule(root, dir, notebook string) error {
+// module root except notebooks/, out/ and .git, and copies of the notebooks
+// and of the echarts library beside them (assets/echarts.min.js) at the same
+// relative paths.
+func mirrorModule(root, dir string, notebooks ...string) error {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return err
@@ -309,15 +380,28 @@ func mirrorModule(root, dir, notebook string) error {
 			return err
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(root, notebook))
-	if err != nil {
-		return err
+	for _, nb := range notebooks {
+		// The saved charts load echarts from assets/ beside the notebook,
+		// which scripts/setup writes (viz.EchartsAsset).
+		lib := filepath.Join(filepath.Dir(nb), filepath.FromSlash(viz.EchartsAsset))
+		for _, f := range []string{nb, lib} {
+			b, err := os.ReadFile(filepath.Join(root, f))
+			if err != nil && f == lib {
+				return fmt.Errorf("%w: the saved charts load it; run scripts/setup, which writes it", err)
+			}
+			if err != nil {
+				return err
+			}
+			dst := filepath.Join(dir, f)
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(dst, b, 0o644); err != nil {
+				return err
+			}
+		}
 	}
-	dst := filepath.Join(dir, notebook)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(dst, b, 0o644)
+	return nil
 }
 
 // writeUnsigned writes to dst the notebook at src with a random HTML

@@ -205,6 +205,7 @@ func TestTrainReportsStatus(t *testing.T) {
 		t.Fatalf("unscaled: converged %v, status %q, stop %q", got["converged"], got["status"], got["stop"])
 	}
 	for i := range set {
+		set[i].Densify() // the reader may have kept a matrix sparse
 		for _, rows := range [][][]float64{set[i].Unary, set[i].Pairwise} {
 			for _, r := range rows {
 				for j := range r {

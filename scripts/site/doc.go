@@ -2,7 +2,8 @@
 // self-contained rendered site: pages that work offline, copied to another
 // directory or machine, or served by any static web server.
 //
-//	site static -out out -npm .cache/npm   copy MathJax 2 and require.js into out/static/
+//	site static -out out -npm .cache/npm   copy MathJax 2 and require.js into out/static/, echarts into out/assets/
+//	site echarts -dir notebooks            write echarts beside the notebooks (notebooks/assets/)
 //	site nbconvert-flags                   print nbconvert's options that point pages at them
 //	site record -out out -notebook NB ...  record one notebook's run (status, time, profile)
 //	site index -out out                    write out/index.html, then check every page

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/probably-submodular/crf/viz"
 )
 
 func main() {
@@ -18,10 +20,15 @@ func main() {
 }
 
 const usage = `usage: site COMMAND [flags]
-  static -out DIR -npm DIR    copy MathJax 2 and require.js from the npm folder into DIR/static
+  static -out DIR -npm DIR    copy MathJax 2 and require.js from the npm folder into DIR/static,
+                              and write the charts' echarts library to DIR/assets/echarts.min.js
+  echarts -dir DIR -npm DIR   write the echarts library to DIR/assets/echarts.min.js (beside the
+                              notebooks: their saved charts load it by that relative URL)
   nbconvert-flags             print the nbconvert options that point pages at DIR/static
   record -out DIR -notebook NB -status ok|failed -seconds S -profile P [-run ID] [-errors TEXT]
                               record one notebook's run in DIR/notebooks/NAME.run.json
+  slim NB...                  replace the echarts library inlined in saved outputs (older renders)
+                              by the script tag that loads assets/echarts.min.js; all other bytes stay
   data-sets NB...             print, one line per notebook, the data sets it reads (none: an empty line)
   needs-data -out DIR -notebook NB -sets "A B" [-why TEXT] -profile P [-run ID]
                               write DIR/NAME.html saying what data NB needs and the command, and its record
@@ -48,7 +55,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "static: %d files, %.1f MB in %s (%d copied, %d removed)\n",
 			st.Files, float64(st.Bytes)/1e6, filepath.Join(*out, staticDir), st.Copied, st.Removed)
-		return nil
+		return writeEcharts(stdout, *npm, *out)
+	case "echarts":
+		npm := fs.String("npm", ".cache/npm", "the npm prefix of scripts/assets (holds node_modules)")
+		dir := fs.String("dir", "notebooks", "the folder of the notebooks (or pages) whose charts load it")
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		return writeEcharts(stdout, *npm, *dir)
 	case "nbconvert-flags":
 		if err := fs.Parse(args); err != nil {
 			return err
@@ -76,6 +90,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		r.Finished = time.Now().UTC().Truncate(time.Second)
 		fillMachine(&r)
 		return WriteRecord(*out, r)
+	case "slim":
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		return slimNotebooks(stdout, fs.Args())
 	case "data-sets":
 		if err := fs.Parse(args); err != nil {
 			return err
@@ -145,6 +164,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+// writeEcharts writes the echarts library of the npm folder to
+// dir/assets/echarts.min.js (viz.EchartsAsset), where the charts of the
+// notebooks in dir, and of the pages rendered from them, load it.
+func writeEcharts(stdout io.Writer, npm, dir string) error {
+	src := filepath.Join(npm, filepath.FromSlash(viz.EchartsNpmFile))
+	lib, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("%v; run scripts/assets, which installs echarts with npm into .cache/npm", err)
+	}
+	p, err := viz.WriteEchartsAsset(dir, string(lib))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "echarts: %s (from %s)\n", p, src)
+	return nil
 }
 
 func countPages(ps []Problem) int {

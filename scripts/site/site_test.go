@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/probably-submodular/crf/data/runenv"
+	"github.com/probably-submodular/crf/internal/runenv"
 	"github.com/probably-submodular/crf/viz"
 )
 
@@ -326,6 +326,30 @@ func TestSyncStatic(t *testing.T) {
 	os.RemoveAll(filepath.Join(npm, "node_modules", "mathjax"))
 	if _, err := SyncStatic(npm, out); err == nil || !strings.Contains(err.Error(), "scripts/assets") {
 		t.Errorf("want an error naming scripts/assets, got %v", err)
+	}
+}
+
+// The pages and the notebooks load echarts from assets/echarts.min.js
+// beside them: `site echarts` writes it beside the notebooks, and says what
+// to run when npm's copy is missing.
+func TestEchartsCommand(t *testing.T) {
+	npm, nbs := t.TempDir(), t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"echarts", "-npm", npm, "-dir", nbs}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "scripts/assets") {
+		t.Errorf("without npm's echarts: want an error naming scripts/assets, got %v", err)
+	}
+	lib := filepath.Join(npm, filepath.FromSlash(viz.EchartsNpmFile))
+	os.MkdirAll(filepath.Dir(lib), 0o755)
+	if err := os.WriteFile(lib, []byte("var echarts = {};"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"echarts", "-npm", npm, "-dir", nbs}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(nbs, filepath.FromSlash(viz.EchartsAsset)))
+	if err != nil || string(b) != viz.EchartsAssetJS("var echarts = {};") {
+		t.Errorf("%s holds %q (%v), want the wrapped library", viz.EchartsAsset, b, err)
 	}
 }
 
