@@ -48,7 +48,7 @@ const memLimitKB = 8 << 20
 // again), so that peaks do not mix; a child passing 8 GiB is stopped.
 // Skipped without the yeast data.
 //
-//	go test -run XXX -bench MemoryYeast -benchtime 1x -timeout 2h ./data/protocol/
+//	go test -run XXX -bench MemoryYeast -benchtime 1x -timeout 2h ./notebooks/multilabel/
 func BenchmarkMemoryYeast(b *testing.B) {
 	train, test, err := data.LoadYeast("")
 	if err != nil {
