@@ -10,10 +10,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/probably-submodular/crf/internal/membudget"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
@@ -88,7 +88,7 @@ func (s *Segmenter) Save(path string) error {
 
 // LoadSegmenter reads a segmenter written by Save and checks it.
 func LoadSegmenter(path string) (*Segmenter, error) {
-	b, err := os.ReadFile(path)
+	b, err := membudget.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/probably-submodular/crf/internal/membudget"
 	"github.com/probably-submodular/crf/internal/panics"
 	"github.com/probably-submodular/crf/internal/safefile"
 )
@@ -342,7 +343,7 @@ func sanitized(r Result) Result {
 // cut off the file so that appending continues on a clean line; any other
 // bad line is an error naming it.
 func openResults(path string) ([]Result, error) {
-	b, err := os.ReadFile(path)
+	b, err := membudget.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}

@@ -3,6 +3,8 @@ package membudget
 import (
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -93,5 +95,30 @@ func TestCheck(t *testing.T) {
 	limit, src, err := Limit()
 	if err != nil || limit <= 0 || !strings.Contains(src, "default") {
 		t.Errorf("default budget %d (%s), %v", limit, src, err)
+	}
+}
+
+func TestReadFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.json")
+	if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(p); err != nil || string(b) != "{}\n" {
+		t.Fatalf("ReadFile = %q, %v", b, err)
+	}
+	t.Setenv(Env, "2B")
+	if _, err := ReadFile(p); err == nil {
+		t.Fatal("a 3-byte file read under a 2-byte budget")
+	}
+	t.Setenv(Env, "")
+	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "directory") {
+		t.Fatalf("ReadFile(dir) = %v, want a directory error", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		// An endless device: refused after StreamCap, not read forever.
+		if _, err := ReadFile("/dev/zero"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("ReadFile(/dev/zero) = %v, want a bounded refusal", err)
+		}
 	}
 }

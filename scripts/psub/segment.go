@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/internal/membudget"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
@@ -564,7 +565,7 @@ func predictOne(seg *data.Segmenter, modelSum, img, maskPath, outDir string) (*i
 }
 
 func readSummary(path string) (*imageSummary, error) {
-	b, err := os.ReadFile(path)
+	b, err := membudget.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
