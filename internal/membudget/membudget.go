@@ -20,6 +20,12 @@ const fallback = 4 << 30
 func Limit() (int64, string, error) {
 	s := strings.TrimSpace(os.Getenv(Env))
 	if s == "" {
+		// A limit on the process (ulimit -v, a container's or a Slurm
+		// job's control group) below the machine's memory is what an
+		// allocation can reach before the runtime dies of it.
+		if lim, what := processLimit(); lim > 0 && (physicalMemory() == 0 || lim < physicalMemory()) {
+			return lim / 2, fmt.Sprintf("the default, half of this process's %s of %s", what, Format(lim)), nil
+		}
 		if mem := physicalMemory(); mem > 0 {
 			return mem / 2, fmt.Sprintf("the default, half of this machine's %s", Format(mem)), nil
 		}

@@ -1,0 +1,26 @@
+package data
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/probably-submodular/crf/internal/membudget"
+	"github.com/probably-submodular/crf/psub/imageio"
+)
+
+// TestPrepareChecksBudget: the segment pipeline's working set
+// (PipelineBytesPerVoxel) is checked before an image is prepared.
+func TestPrepareChecksBudget(t *testing.T) {
+	v := imageio.NewVolume(300, 200, 1, 3)
+	p := Pipeline{Recipe: Recipe{Name: "rgb-hist", MaxValue: 255}}
+	t.Setenv(membudget.Env, "1MiB") // the pipeline needs 300·200·72 = 4.3 MB
+	_, err := p.Prepare("big.png", v)
+	var ex *membudget.ExceededError
+	if !errors.As(err, &ex) || ex.Need != 300*200*PipelineBytesPerVoxel(3) {
+		t.Fatalf("err = %v, want the budget's refusal", err)
+	}
+	t.Setenv(membudget.Env, "64MiB")
+	if _, err := p.Prepare("big.png", v); err != nil {
+		t.Fatalf("within the budget: %v", err)
+	}
+}
