@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/probably-submodular/crf/internal/jsontext"
 	"github.com/probably-submodular/crf/internal/membudget"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub"
@@ -93,8 +94,8 @@ func LoadSegmenter(path string) (*Segmenter, error) {
 		return nil, err
 	}
 	f := segmenterFile{Segmenter: &Segmenter{}}
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s: not a segmenter file: %w", path, err)
+	if err := json.Unmarshal(jsontext.TrimBOM(b), &f); err != nil {
+		return nil, fmt.Errorf("%s: not a segmenter file: %s", path, jsontext.Explain(err))
 	}
 	if f.Format != segmenterFormat || f.Version != segmenterVersion {
 		return nil, fmt.Errorf("%s: format %q version %d, want %q version %d (a file of psub segment train)", path, f.Format, f.Version, segmenterFormat, segmenterVersion)

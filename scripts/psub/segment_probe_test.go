@@ -95,3 +95,14 @@ func TestSegmentPredictOutputCollisions(t *testing.T) {
 		})
 	}
 }
+
+// A segmenter file saved by an editor with a UTF-8 byte-order mark is read.
+func TestSegmentModelBOM(t *testing.T) {
+	dir := t.TempDir()
+	model, images := segmentModel(t, dir)
+	b, _ := os.ReadFile(model)
+	bom := filepath.Join(dir, "bom.json")
+	os.WriteFile(bom, append([]byte("\xef\xbb\xbf"), b...), 0o644)
+	var res map[string]any
+	runJSON(t, &res, "segment", "predict", "-model", bom, "-images", images, "-mask-suffix", "_mask", "-o", filepath.Join(dir, "out"))
+}
