@@ -286,6 +286,17 @@ func load(r io.Reader, verify bool) (*Model, error) {
 	return m, nil
 }
 
+// LoadUnverified is Load without the seal's check: for re-sealing a file
+// that holds a model on purpose (data.ResealSegmenterFile). Every other
+// check of Load applies.
+func LoadUnverified(r io.Reader) (*Model, error) {
+	m, err := load(r, false)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return m, nil
+}
+
 // ResealFile seals the model file at path again, as it now reads: after a
 // deliberate edit, or to seal a version 1 file. The model is checked as Load
 // checks it, except for the seal, and written back atomically.

@@ -35,7 +35,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"version":  {"print the version as JSON", runVersion},
 		"train":    {"train a CRF on JSON Lines graphs; print accuracies and the trace totals", runTrain},
-		"model":    {"check a model file and its seal; -reseal accepts a deliberate edit", runModel},
+		"model":    {"check a model or segmenter file and its seal; -reseal accepts a deliberate edit", runModel},
 		"predict":  {"label JSON Lines graphs with a trained model; score them when they carry labels", runPredict},
 		"export":   {"write a built data set as JSON Lines graphs", runExport},
 		"slic":     {"segment an image into SLIC superpixels, write a 16-bit label PNG", runSlic},

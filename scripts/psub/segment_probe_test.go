@@ -106,3 +106,32 @@ func TestSegmentModelBOM(t *testing.T) {
 	var res map[string]any
 	runJSON(t, &res, "segment", "predict", "-model", bom, "-images", images, "-mask-suffix", "_mask", "-o", filepath.Join(dir, "out"))
 }
+
+// A segmenter file is sealed as a whole: an edit of the pipeline (SLIC's
+// compactness, which changes every prediction) is refused with how to
+// re-seal, "psub model -reseal" accepts it, and re-indenting the file
+// (the same values) is no edit.
+func TestSegmenterSealed(t *testing.T) {
+	dir := t.TempDir()
+	model, images := segmentModel(t, dir)
+	b, _ := os.ReadFile(model)
+	if !strings.Contains(string(b), `"Compactness": 10,`) {
+		t.Fatalf("no compactness 10 in %s", b)
+	}
+	edited := filepath.Join(dir, "edited.json")
+	os.WriteFile(edited, []byte(strings.Replace(string(b), `"Compactness": 10,`, `"Compactness": 50,`, 1)), 0o644)
+	predict := []string{"segment", "predict", "-model", edited, "-images", images, "-mask-suffix", "_mask", "-o", filepath.Join(dir, "out")}
+	var o, e bytes.Buffer
+	if code := run(predict, &o, &e); code != 1 || !strings.Contains(e.String(), "does not match its seal") || !strings.Contains(e.String(), "psub model -reseal") {
+		t.Fatalf("edited pipeline: exit %d, stderr %q", code, e.String())
+	}
+	var res map[string]any
+	runJSON(t, &res, "model", "-reseal", edited)
+	if res["kind"] != "segmenter" || res["resealed"] != true {
+		t.Errorf("psub model -reseal: %v", res)
+	}
+	runJSON(t, &res, predict...)
+	spaced := filepath.Join(dir, "spaced.json")
+	os.WriteFile(spaced, []byte(strings.ReplaceAll(string(b), "\n ", "\n   ")), 0o644)
+	runJSON(t, &res, "model", spaced)
+}
