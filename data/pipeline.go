@@ -197,8 +197,14 @@ func (p Pipeline) Prepare(path string, v *imageio.Volume) (*imageio.Volume, erro
 	default:
 		return nil, fmt.Errorf("%s: %d channels; the %s recipe reads 1 or 3", path, v.Channels, p.Recipe.Name)
 	}
-	if m := p.Recipe.max(); maxSample(v) > float32(m) {
-		return nil, fmt.Errorf("%s: sample %g above the recipe's maximum %g (a 16-bit image needs max value 65535)", path, maxSample(v), m)
+	if m, top := p.Recipe.max(), maxSample(v); top > float32(m) {
+		// The hint fits the sample: one above 255 is a 16-bit image; one
+		// below is an 8-bit image under a -max-value set too low.
+		hint := "8-bit images need max value 255"
+		if top > 255 {
+			hint = "a 16-bit image needs max value 65535"
+		}
+		return nil, fmt.Errorf("%s: sample %g above the recipe's maximum %g (%s)", path, top, m, hint)
 	}
 	return Downscale(v, max(p.Downscale, 1)), nil
 }

@@ -2,6 +2,7 @@ package data
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/probably-submodular/crf/internal/membudget"
@@ -22,5 +23,22 @@ func TestPrepareChecksBudget(t *testing.T) {
 	t.Setenv(membudget.Env, "64MiB")
 	if _, err := p.Prepare("big.png", v); err != nil {
 		t.Fatalf("within the budget: %v", err)
+	}
+}
+
+// TestPrepareMaxValueHint: the hint of a sample above the recipe's maximum
+// fits the sample (before: an 8-bit sample over -max-value 1 was told
+// "a 16-bit image needs max value 65535").
+func TestPrepareMaxValueHint(t *testing.T) {
+	v := imageio.NewVolume(4, 4, 1, 3)
+	v.Pix[0] = 230
+	p := Pipeline{Recipe: Recipe{Name: "rgb-hist", MaxValue: 1}}
+	if _, err := p.Prepare("a.png", v); err == nil || !strings.Contains(err.Error(), "8-bit images need max value 255") {
+		t.Fatalf("err = %v", err)
+	}
+	v.Pix[0] = 4000
+	p.Recipe.MaxValue = 255
+	if _, err := p.Prepare("a.png", v); err == nil || !strings.Contains(err.Error(), "16-bit image needs max value 65535") {
+		t.Fatalf("err = %v", err)
 	}
 }
