@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/probably-submodular/crf/data/grid"
+	"github.com/probably-submodular/crf/internal/membudget"
 	"github.com/probably-submodular/crf/internal/outguard"
 	"github.com/probably-submodular/crf/internal/safefile"
 )
@@ -143,7 +144,7 @@ func Merge(p Protocol, profile Profile, out string, files []string) (MergeReport
 		return rep, fmt.Errorf("merge %s: %w", p.Name(), err)
 	}
 	defer lock.Unlock()
-	old, err := os.ReadFile(out)
+	old, err := membudget.ReadFile(out)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return rep, fmt.Errorf("merge %s: %w", p.Name(), err)
 	}
