@@ -256,6 +256,12 @@ func CowsCountsTable(rows []grid.Result) Table {
 // LoadCowsCounts reads the newest row of every job of DefaultCowsCounts
 // from results, in the jobs' order.
 func LoadCowsCounts(results string) ([]grid.Result, error) {
+	return newestRows(results, DefaultCowsCounts().Jobs())
+}
+
+// newestRows reads the newest row of each of jobs from results, in the
+// jobs' order, skipping jobs without a row.
+func newestRows(results string, jobs []grid.Job) ([]grid.Result, error) {
 	all, err := grid.ReadResults(results)
 	if err != nil {
 		return nil, err
@@ -265,7 +271,7 @@ func LoadCowsCounts(results string) ([]grid.Result, error) {
 		by[r.Key()] = r
 	}
 	var out []grid.Result
-	for _, j := range DefaultCowsCounts().Jobs() {
+	for _, j := range jobs {
 		if r, ok := by[j.Key()]; ok {
 			out = append(out, r)
 		}

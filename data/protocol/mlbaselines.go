@@ -528,23 +528,11 @@ func MLBaselineTable(rows []grid.Result) Table {
 // YeastCapMLBaselines) from
 // results, in the runs' order, skipping jobs without a row.
 func LoadMLBaselines(results string) ([]grid.Result, error) {
-	all, err := grid.ReadResults(results)
-	if err != nil {
-		return nil, err
-	}
-	by := map[string]grid.Result{}
-	for _, r := range all {
-		by[r.Key()] = r
-	}
-	var out []grid.Result
+	var jobs []grid.Job
 	for _, s := range []MLBaselineSettings{DefaultMLBaselines(), ReferenceMLBaselines(), YeastMLBaselines(), YeastCapMLBaselines()} {
-		for _, j := range s.Jobs() {
-			if r, ok := by[j.Key()]; ok {
-				out = append(out, r)
-			}
-		}
+		jobs = append(jobs, s.Jobs()...)
 	}
-	return out, nil
+	return newestRows(results, jobs)
 }
 
 // MLBaselinesResults is the committed results file of the experiment:

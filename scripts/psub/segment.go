@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -426,7 +424,7 @@ func runSegmentPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	modelSum, err := fileSum(*modelPath)
+	modelSum, err := data.FileSHA256(*modelPath)
 	if err != nil {
 		return err
 	}
@@ -523,13 +521,13 @@ func checkOutputNames(outDir string, images []string) error {
 // claim.
 func predictOne(seg *data.Segmenter, modelSum, img, maskPath, outDir string) (*imageSummary, bool, error) {
 	maskOut, overlay, summary := predictOutputs(outDir, img)
-	imgSum, err := fileSum(img)
+	imgSum, err := data.FileSHA256(img)
 	if err != nil {
 		return nil, false, err
 	}
 	truthSum := ""
 	if maskPath != "" {
-		if truthSum, err = fileSum(maskPath); err != nil {
+		if truthSum, err = data.FileSHA256(maskPath); err != nil {
 			return nil, false, err
 		}
 	}
@@ -612,19 +610,6 @@ func readSummary(path string) (*imageSummary, error) {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // confusion is the pixel confusion matrix (psub/feature's).
