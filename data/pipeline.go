@@ -326,6 +326,10 @@ func (p Pipeline) buildOne(imagePath, maskPath string, keepImage, oneCore bool) 
 	return b.Build(src.Name, img, mask)
 }
 
+// collectAfterSLIC is the size of an image's samples (bytes, float32)
+// from which Segment collects garbage after SLIC: a volume, not a photo.
+const collectAfterSLIC = 64 << 20
+
 // Segment builds the unlabelled instance of a prepared image (see Prepare)
 // for prediction: Truth, Oracle and Instance.Labels are nil.
 func (p Pipeline) Segment(name string, img *imageio.Volume) (*SegmentedImage, error) {
@@ -336,6 +340,15 @@ func (p Pipeline) Segment(name string, img *imageio.Volume) (*SegmentedImage, er
 	regions, _, err := slic.Segment(img, b.SLIC)
 	if err != nil {
 		return nil, fmt.Errorf("%s: SLIC: %w", name, err)
+	}
+	if 4*img.Voxels() >= collectAfterSLIC {
+		// SLIC leaves its smoothed copy and distances (8 bytes a voxel) to
+		// the collector, which paces itself on the heap it found live
+		// during SLIC (the image, those buffers and the labels): left to
+		// itself it lets the features grow the heap to twice that before it
+		// collects (3.97 GB on a whole EM volume, 2.1 GB with this).
+		// Collecting now is cheap: the big buffers hold no pointers.
+		runtime.GC()
 	}
 	edges, err := feature.Adjacency(regions)
 	if err != nil {
