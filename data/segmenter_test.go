@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"runtime/metrics"
 	"testing"
+	"time"
 
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
@@ -114,4 +117,74 @@ func TestPredictAsTheSteps(t *testing.T) {
 	if a, b := Overlay(img, want, z), Overlay(SliceVolume(img, z), SliceLabels(pred.Pixels, z), 0); !reflect.DeepEqual(a, b) {
 		t.Error("the overlay of SliceVolume and SliceLabels differs from the volume's")
 	}
+}
+
+// Predict keeps no reference to the image it was given: a caller that
+// drops its own (psub segment predict does) lets it be collected.
+func TestPredictFreesTheImage(t *testing.T) {
+	seg := volumeSegmenter(t)
+	img, _ := cubeVolume(30, 26, 8)
+	freed := make(chan struct{})
+	runtime.AddCleanup(&img.Pix[0], func(ch chan struct{}) { close(ch) }, freed)
+	pred, err := seg.Predict("test", img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img = nil
+	for range 50 {
+		runtime.GC()
+		select {
+		case <-freed:
+			runtime.KeepAlive(pred)
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	runtime.KeepAlive(pred)
+	t.Fatal("the image was not collected while the prediction is alive: something in it refers to the image")
+}
+
+// The peak heap of Predict and WriteMask, above the heap that holds the
+// image, grows with the voxels as SLIC's own buffers do: the smoothed copy,
+// the labels and the distances (12 bytes a voxel), and a little for the
+// features of ~1000-voxel supervoxels. Without the collection after SLIC
+// the features grew the heap to twice what was live during SLIC (22
+// bytes a voxel here, 3.97 GB on the whole EM volume). Skipped with
+// -short.
+func TestPredictPeakScales(t *testing.T) {
+	if testing.Short() {
+		t.Skip("predicts a 2.4 M-voxel volume")
+	}
+	seg := volumeSegmenter(t)
+	seg.Pipeline.RegionSize = 1000 // the EM volumes' supervoxels
+	defer func(v int) { collectAfterSLIC = v }(collectAfterSLIC)
+	collectAfterSLIC = 0 // the small volume is collected as a large one
+	path := filepath.Join(t.TempDir(), "mask.tif")
+	for _, size := range [][3]int{{160, 120, 32}, {320, 240, 32}} {
+		img, _ := cubeVolume(size[0], size[1], size[2])
+		voxels := img.Voxels()
+		runtime.GC()
+		base := heapObjects()
+		h := startHeapSampler()
+		pred, err := seg.Predict("test", img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img = nil
+		if err := seg.WriteMask(path, pred.Pixels); err != nil {
+			t.Fatal(err)
+		}
+		peak := h.Stop()
+		perVoxel := float64(peak-min(base, peak)) / float64(voxels)
+		t.Logf("%d voxels, %d supervoxels: peak %.1f MB above the start, %.1f bytes a voxel", voxels, pred.Instance.Nodes(), float64(peak-min(base, peak))/(1<<20), perVoxel)
+		if perVoxel > 17 {
+			t.Errorf("%d voxels: peak heap %.1f bytes a voxel above the image, want at most 17 (12 for SLIC, the rest features)", voxels, perVoxel)
+		}
+	}
+}
+
+func heapObjects() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
