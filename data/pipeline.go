@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -345,6 +346,12 @@ func (p Pipeline) buildOne(imagePath, maskPath string, keepImage, oneCore bool) 
 	return b.Build(src.Name, img, mask)
 }
 
+// collectAfterSLIC is the size of an image's samples (bytes, float32)
+// from which Segment collects garbage after SLIC and after the
+// descriptors: a volume, not a photo (a variable for the tests of the
+// peak).
+var collectAfterSLIC = 64 << 20
+
 // Segment builds the unlabelled instance of a prepared image (see Prepare)
 // for prediction: Truth, Oracle and Instance.Labels are nil.
 func (p Pipeline) Segment(name string, img *imageio.Volume) (*SegmentedImage, error) {
@@ -352,9 +359,22 @@ func (p Pipeline) Segment(name string, img *imageio.Volume) (*SegmentedImage, er
 	if err != nil {
 		return nil, err
 	}
+	// On a volume, garbage is collected and its pages returned to the
+	// system twice, which is cheap (the big buffers hold no pointers):
+	// after SLIC, which leaves its smoothed copy and distances (8 bytes a
+	// voxel), and after the descriptors, which leave the image (when the
+	// caller holds no other reference, as Segmenter.Predict). Left to
+	// itself, the collector paces on the heap it found live during SLIC
+	// and lets the features grow the heap to twice that (3.97 GB on a whole
+	// EM volume); the pairwise matrix, 0.7 GB in one piece, then fits in no
+	// freed buffer and adds to the resident set.
+	collect := 4*img.Voxels() >= collectAfterSLIC
 	regions, _, err := slic.Segment(img, b.SLIC)
 	if err != nil {
 		return nil, fmt.Errorf("%s: SLIC: %w", name, err)
+	}
+	if collect {
+		debug.FreeOSMemory()
 	}
 	edges, err := feature.Adjacency(regions)
 	if err != nil {
@@ -363,6 +383,9 @@ func (p Pipeline) Segment(name string, img *imageio.Volume) (*SegmentedImage, er
 	unary, err := b.Descriptor.Compute(img, regions)
 	if err != nil {
 		return nil, fmt.Errorf("%s: descriptor %s: %w", name, b.Descriptor.Name, err)
+	}
+	if collect {
+		debug.FreeOSMemory()
 	}
 	pair, err := feature.Pairwise(unary, edges)
 	if err != nil {

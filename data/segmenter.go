@@ -199,6 +199,9 @@ func loadSegmenter(path string, verify bool) (*Segmenter, error) {
 
 // Prediction is a segmenter's result on one image.
 type Prediction struct {
+	// SegmentedImage is the image's instance, labelled with the prediction.
+	// Its Regions map is not kept: its memory holds Pixels (a whole EM
+	// volume's map is 520 MB).
 	*SegmentedImage
 	// Pixels is the predicted class of every pixel (voxel) of the input.
 	Pixels *imageio.LabelMap
@@ -210,7 +213,13 @@ type Prediction struct {
 // Predict segments an image as read by imageio.ReadImage: the pipeline's
 // preparation, regions and features, CRF inference, and the region labels
 // painted back on the input's pixels.
+//
+// Predict keeps no reference to raw: a caller that drops its own lets the
+// image be freed once the features are computed. The region map becomes
+// the pixel map, so a whole EM volume is predicted in about the memory
+// SLIC needs (data/BENCHMARKS.md).
 func (s *Segmenter) Predict(name string, raw *imageio.Volume) (*Prediction, error) {
+	w, h, d := raw.Width, raw.Height, raw.Depth
 	img, err := s.Pipeline.Prepare(name, raw)
 	if err != nil {
 		return nil, err
@@ -219,20 +228,29 @@ func (s *Segmenter) Predict(name string, raw *imageio.Volume) (*Prediction, erro
 	if err != nil {
 		return nil, err
 	}
+	// raw and img are dead from here (the compiler's liveness analysis).
 	r, err := s.CRF.Predict(&seg.Instance)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	small, err := feature.Project(seg.Regions, r.Labels)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	small := seg.Regions
+	seg.Regions = nil
+	// Project the region labels in place (feature.Project without the
+	// copy): region ids are SLIC's, 0..Nodes−1.
+	for i, reg := range small.Labels {
+		if reg < 0 || int(reg) >= len(r.Labels) {
+			return nil, fmt.Errorf("%s: voxel %d in region %d of %d", name, i, reg, len(r.Labels))
+		}
+	}
+	for i, reg := range small.Labels {
+		small.Labels[i] = int32(r.Labels[reg])
 	}
 	pix := small
 	if f := max(s.Pipeline.Downscale, 1); f > 1 {
-		pix = imageio.NewLabelMap(raw.Width, raw.Height, raw.Depth)
-		for z := range raw.Depth {
-			for y := range raw.Height {
-				for x := range raw.Width {
+		pix = imageio.NewLabelMap(w, h, d)
+		for z := range d {
+			for y := range h {
+				for x := range w {
 					pix.Labels[pix.Index(x, y, z)] = small.Labels[small.Index(x/f, y/f, z)]
 				}
 			}
@@ -261,9 +279,9 @@ func (s *Segmenter) MaskImage(pix *imageio.LabelMap) *imageio.Volume {
 
 // WriteMask writes the predicted mask to path atomically: a TIFF (one page
 // per slice) when path ends in .tif or .tiff, else an 8-bit (16-bit when a
-// value exceeds 255) grey PNG of a 2-D prediction.
+// value exceeds 255) grey PNG of a 2-D prediction. A TIFF is written from
+// pix directly, without a copy of the volume in samples.
 func (s *Segmenter) WriteMask(path string, pix *imageio.LabelMap) error {
-	v := s.MaskImage(pix)
 	wide := false
 	for _, m := range s.MaskValues {
 		wide = wide || m > 255
@@ -274,8 +292,14 @@ func (s *Segmenter) WriteMask(path string, pix *imageio.LabelMap) error {
 		if wide {
 			opt.Bits = 16
 		}
-		return imageio.WriteTIFF(path, v, opt)
+		if len(pix.Labels) != pix.Width*pix.Height*pix.Depth {
+			return fmt.Errorf("%s: label map %dx%dx%d with %d labels", path, pix.Width, pix.Height, pix.Depth, len(pix.Labels))
+		}
+		return imageio.WriteTIFFSamples(path, pix.Width, pix.Height, pix.Depth, func(i int) float32 {
+			return float32(s.MaskValues[pix.Labels[i]])
+		}, opt)
 	}
+	v := s.MaskImage(pix)
 	if v.Depth != 1 {
 		return fmt.Errorf("%s: a %d-slice prediction needs a TIFF file", path, v.Depth)
 	}
@@ -331,6 +355,22 @@ func Overlay(raw *imageio.Volume, pix *imageio.LabelMap, z int) *image.NRGBA {
 		}
 	}
 	return out
+}
+
+// SliceVolume copies slice z of a volume into a one-slice volume: what an
+// overlay needs of an image whose volume is dropped before predicting.
+func SliceVolume(v *imageio.Volume, z int) *imageio.Volume {
+	n := v.Width * v.Height * v.Channels
+	out := imageio.NewVolume(v.Width, v.Height, 1, v.Channels)
+	copy(out.Pix, v.Pix[z*n:(z+1)*n])
+	return out
+}
+
+// SliceLabels is slice z of a label map as a one-slice map sharing its
+// labels.
+func SliceLabels(m *imageio.LabelMap, z int) *imageio.LabelMap {
+	n := m.Width * m.Height
+	return &imageio.LabelMap{Width: m.Width, Height: m.Height, Depth: 1, Labels: m.Labels[z*n : (z+1)*n : (z+1)*n]}
 }
 
 // WriteOverlay writes Overlay as a PNG, atomically.

@@ -558,6 +558,11 @@ func predictOne(seg *data.Segmenter, modelSum, img, maskPath, outDir string) (*i
 			return nil, false, err
 		}
 	}
+	// Only the overlay's slice of the image is kept: Predict can then free
+	// the volume once its features are computed.
+	width, height, depth := raw.Width, raw.Height, raw.Depth
+	z := depth / 2
+	base := data.SliceVolume(raw, z)
 	pred, err := seg.Predict(img, raw)
 	if err != nil {
 		return nil, false, err
@@ -569,11 +574,11 @@ func predictOne(seg *data.Segmenter, modelSum, img, maskPath, outDir string) (*i
 	if err := seg.WriteMask(maskOut, pred.Pixels); err != nil {
 		return nil, false, err
 	}
-	if err := data.WriteOverlay(overlay, raw, pred.Pixels, raw.Depth/2); err != nil {
+	if err := data.WriteOverlay(overlay, base, data.SliceLabels(pred.Pixels, z), 0); err != nil {
 		return nil, false, err
 	}
 	s := &imageSummary{Tool: predictTool, Image: img, ImageSHA256: imgSum, ModelSHA256: modelSum, MaskFile: maskPath, MaskSHA256: truthSum,
-		Output: maskOut, Overlay: overlay, Width: raw.Width, Height: raw.Height, Depth: raw.Depth,
+		Output: maskOut, Overlay: overlay, Width: width, Height: height, Depth: depth,
 		Superpixels: pred.Instance.Nodes(), Edges: len(pred.Instance.Edges), Truncated: pred.Truncated}
 	if truth != nil {
 		c, err := data.ScoreMask(truth, pred.Pixels, seg.CRF.Labels)
