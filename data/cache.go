@@ -125,7 +125,7 @@ func (c *SegmentCache) Key(src SegmentSource, b SegmentBuilder) (string, error) 
 		return "", fmt.Errorf("%s: no input files to key the cache on", src.Name)
 	}
 	for _, f := range src.Files {
-		sum, err := fileSHA256(f)
+		sum, err := FileSHA256(f)
 		if err != nil {
 			return "", fmt.Errorf("%s: cache key: %w", src.Name, err)
 		}

@@ -105,7 +105,7 @@ func VerifyFiles(dir, dataset string, files ...string) error {
 			bad = append(bad, fmt.Sprintf("%s: not a file of data set %s", f, dataset))
 			continue
 		}
-		got, err := fileSHA256(filepath.Join(dir, filepath.FromSlash(f)))
+		got, err := FileSHA256(filepath.Join(dir, filepath.FromSlash(f)))
 		if err != nil {
 			bad = append(bad, err.Error())
 		} else if got != want {
@@ -123,7 +123,9 @@ func VerifyFiles(dir, dataset string, files ...string) error {
 	return nil
 }
 
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the sha256 (hex) of a file's bytes, as data/checksums
+// lists them.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/probably-submodular/crf/internal/jsontext"
+	"github.com/probably-submodular/crf/internal/membudget"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub"
 )
@@ -18,6 +20,15 @@ import (
 // maxReported bounds how many violations one read reports; the rest are
 // counted.
 const maxReported = 20
+
+// maxCounted bounds how many bad lines one read goes through: a device
+// such as /dev/urandom is an endless supply of them.
+const maxCounted = 1000
+
+// longLine is the length from which a line's growth is checked against
+// the memory budget, and beyond which a line that does not start like a
+// JSON object is not read further (/dev/zero has no end of line).
+const longLine = 1 << 20
 
 // jsonInstance is one line as written on disk. Pointers tell a missing field
 // from an empty one; edges are decoded as []int so that a pair with the
@@ -61,9 +72,10 @@ func ReadJSONLFile(path string, labels int) ([]psub.Instance, error) {
 }
 
 type violations struct {
-	where string
-	list  []string
-	more  int
+	where   string
+	list    []string
+	more    int
+	stopped int // the line where reading stopped (maxCounted), or 0
 }
 
 func (v *violations) add(line int, format string, args ...any) {
@@ -86,6 +98,9 @@ func (v *violations) err() error {
 	if v.more > 0 {
 		msg += fmt.Sprintf("\n... and %d more violation(s)", v.more)
 	}
+	if v.stopped > 0 {
+		msg += fmt.Sprintf("; stopped reading at line %d", v.stopped)
+	}
 	return errors.New(msg)
 }
 
@@ -95,9 +110,17 @@ func readJSONL(r io.Reader, where string, labels int) ([]psub.Instance, error) {
 	var set []psub.Instance
 	du, dp := -1, -1
 	for line := 1; ; line++ {
-		b, rerr := br.ReadBytes('\n')
+		if len(v.list)+v.more >= maxCounted {
+			v.stopped = line
+			break
+		}
+		b, rerr := readLine(br, line == 1)
+		if errors.Is(rerr, errNotJSONLine) {
+			v.add(line, "%v", rerr)
+			break
+		}
 		if rerr != nil && rerr != io.EOF {
-			return nil, fmt.Errorf("%sread: %w", prefixOf(where), rerr)
+			return nil, fmt.Errorf("%s%s", prefixOf(where), lineErr(line, rerr))
 		}
 		if line == 1 {
 			b = skipBOM(b)
@@ -141,6 +164,48 @@ func readJSONL(r io.Reader, where string, labels int) ([]psub.Instance, error) {
 	return set, nil
 }
 
+var errNotJSONLine = errors.New("not JSON Lines")
+
+// readLine reads one line as bufio.Reader.ReadBytes('\n') does, bounded:
+// from longLine bytes on, a line that does not start like a JSON object
+// (after white space, and a byte-order mark on the first line) is refused
+// without reading on, and a longer line is checked against the memory
+// budget as it grows (what decoding it takes: up to 8 bytes a byte).
+func readLine(br *bufio.Reader, first bool) ([]byte, error) {
+	var b []byte
+	next := int64(longLine)
+	for {
+		chunk, err := br.ReadSlice('\n')
+		b = append(b, chunk...)
+		if err != bufio.ErrBufferFull {
+			return b, err
+		}
+		if int64(len(b)) < next {
+			continue
+		}
+		next *= 2
+		head := bytes.TrimLeft(b, " \t\r\n")
+		if first {
+			head = skipBOM(head)
+		}
+		if len(head) > 0 && head[0] != '{' {
+			return nil, fmt.Errorf("%w: a line of more than %d bytes starts with %q, not with a JSON object", errNotJSONLine, len(b), head[:min(len(head), 8)])
+		}
+		if err := membudget.Check(fmt.Sprintf("a line of more than %d bytes", len(b)), membudget.Bytes(int64(len(b)), 8)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// lineErr names the line of an error of readLine.
+func lineErr(line int, err error) string {
+	var ex *membudget.ExceededError
+	if errors.As(err, &ex) {
+		return fmt.Sprintf("line %d: %v", line, err)
+	}
+	return fmt.Sprintf("read: %v", err)
+}
+
 func prefixOf(where string) string {
 	if where == "" {
 		return ""
@@ -162,6 +227,10 @@ func decodeLine(b []byte, line int, v *violations) (psub.Instance, bool) {
 		v.add(line, "%s", bomInside)
 		return psub.Instance{}, false
 	}
+	if err := jsontext.CheckUTF8(b); err != nil {
+		v.add(line, "%v", err)
+		return psub.Instance{}, false
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var ji jsonInstance
@@ -174,7 +243,11 @@ func decodeLine(b []byte, line int, v *violations) (psub.Instance, bool) {
 		case errors.As(err, &te):
 			v.add(line, "a JSON %s where one object {\"unary\": …} expected", psub.Brief(te.Value, 40))
 		case errors.As(err, &se):
-			v.add(line, "invalid JSON at byte %d: %s", se.Offset, psub.Brief(strings.TrimPrefix(err.Error(), "json: "), 80))
+			msg := psub.Brief(strings.TrimPrefix(err.Error(), "json: "), 80)
+			if h := jsontext.Hint(msg); h != "" {
+				msg += " (" + h + ")"
+			}
+			v.add(line, "invalid JSON at byte %d: %s", se.Offset, msg)
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			v.add(line, "invalid JSON: the line ends inside a value")
 		default:

@@ -1,11 +1,11 @@
 package data
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -225,16 +225,24 @@ func (f MaskFormat) decode(path string, v *imageio.Volume, m *imageio.LabelMap) 
 // readPalettedIndices reads a paletted PNG's indices; ok is false for any
 // other file.
 func readPalettedIndices(path string) (*imageio.LabelMap, bool, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, false, err
 	}
-	if !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	br := bufio.NewReader(f)
+	if head, _ := br.Peek(8); !bytes.Equal(head, []byte("\x89PNG\r\n\x1a\n")) {
 		return nil, false, nil
 	}
-	img, err := png.Decode(bytes.NewReader(b))
+	// imageio.Decode checks the declared size against the file and the
+	// memory budget before the pixels are allocated.
+	img, _, err := imageio.Decode(br, st.Size())
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: decoding image: %w", path, err)
+		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	p, ok := img.(*image.Paletted)
 	if !ok {

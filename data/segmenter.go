@@ -2,7 +2,10 @@ package data
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -10,10 +13,11 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/probably-submodular/crf/internal/jsontext"
+	"github.com/probably-submodular/crf/internal/membudget"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
@@ -38,16 +42,47 @@ type Segmenter struct {
 	CRF      *psub.Model     `json:"-"`
 }
 
-const segmenterVersion = 1
+// Segmenter file versions: 1 is unsealed (still read), 2 sealed.
+const (
+	segmenterVersionUnsealed = 1
+	segmenterVersion         = 2
+)
 
 type segmenterFile struct {
 	Format  string `json:"format"`
 	Version int    `json:"version"`
 	*Segmenter
 	CRF json.RawMessage `json:"crf"`
+	// Seal is the SHA-256 (hex) of the file's values (sealOf): a hand edit
+	// of the pipeline (SLIC settings, recipe, mask values) changes
+	// predictions as surely as one of the weights.
+	Seal string `json:"sha256,omitempty"`
+}
+
+// ErrSegmenterEdited is wrapped by LoadSegmenter's error for a sealed file
+// whose values no longer match its seal.
+var ErrSegmenterEdited = errors.New("the segmenter does not match its seal (sha256): the file was changed after it was written")
+
+// sealOf is the SHA-256 of the segmenter's values: the file's JSON without
+// the seal, compact, with the CRF as psub.Model.Save writes it. It covers
+// the values, not the layout of the text.
+func sealOf(s *Segmenter) (string, error) {
+	var crf bytes.Buffer
+	if err := s.CRF.Save(&crf); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(segmenterFile{Format: segmenterFormat, Version: segmenterVersion, Segmenter: s, CRF: crf.Bytes()})
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 const segmenterFormat = "psub segmenter"
+
+// resealHint says how to accept an edited segmenter file on purpose.
+const resealHint = "a segmenter is trained, not edited; if the change is intended, seal the file again with 'psub model -reseal FILE' (data.ResealSegmenterFile)"
 
 // NewSegmenter pairs a pipeline with a trained CRF and fills in the label
 // names and mask values from the pipeline's MaskFormat.
@@ -79,28 +114,68 @@ func (s *Segmenter) Save(path string) error {
 	if err := s.CRF.Save(&crf); err != nil {
 		return err
 	}
+	seal, err := sealOf(s)
+	if err != nil {
+		return err
+	}
 	return safefile.Write(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", " ")
-		return enc.Encode(segmenterFile{Format: segmenterFormat, Version: segmenterVersion, Segmenter: s, CRF: crf.Bytes()})
+		return enc.Encode(segmenterFile{Format: segmenterFormat, Version: segmenterVersion, Segmenter: s, CRF: crf.Bytes(), Seal: seal})
 	})
 }
 
-// LoadSegmenter reads a segmenter written by Save and checks it.
+// LoadSegmenter reads a segmenter written by Save and checks it: a sealed
+// file (version 2) must match its seal, else the error wraps
+// ErrSegmenterEdited and says how to re-seal; a version 1 file has none.
 func LoadSegmenter(path string) (*Segmenter, error) {
-	b, err := os.ReadFile(path)
+	return loadSegmenter(path, true)
+}
+
+// ResealSegmenterFile seals the segmenter file at path again as it now
+// reads (after a deliberate edit, or a version 1 file), checked as
+// LoadSegmenter checks it except for the seals, and written atomically.
+func ResealSegmenterFile(path string) error {
+	s, err := loadSegmenter(path, false)
+	if err != nil {
+		return err
+	}
+	return s.Save(path)
+}
+
+// IsSegmenterFile reports whether the JSON text b is a segmenter file (its
+// "format"), for commands that take a model or a segmenter.
+func IsSegmenterFile(b []byte) bool {
+	var head struct {
+		Format string `json:"format"`
+	}
+	return json.Unmarshal(jsontext.TrimBOM(b), &head) == nil && head.Format == segmenterFormat
+}
+
+func loadSegmenter(path string, verify bool) (*Segmenter, error) {
+	b, err := membudget.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	f := segmenterFile{Segmenter: &Segmenter{}}
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s: not a segmenter file: %w", path, err)
+	if err := json.Unmarshal(jsontext.TrimBOM(b), &f); err != nil {
+		return nil, fmt.Errorf("%s: not a segmenter file: %s", path, jsontext.Explain(err))
 	}
-	if f.Format != segmenterFormat || f.Version != segmenterVersion {
+	if f.Format != segmenterFormat || (f.Version != segmenterVersion && f.Version != segmenterVersionUnsealed) {
 		return nil, fmt.Errorf("%s: format %q version %d, want %q version %d (a file of psub segment train)", path, f.Format, f.Version, segmenterFormat, segmenterVersion)
 	}
+	switch {
+	case f.Version == segmenterVersionUnsealed && f.Seal != "":
+		return nil, fmt.Errorf("%s: version %d files have no seal, but this one has \"sha256\"", path, f.Version)
+	case f.Version == segmenterVersion && f.Seal == "" && verify:
+		return nil, fmt.Errorf("%s: version %d file without its seal (\"sha256\"): %w; %s", path, f.Version, ErrSegmenterEdited, resealHint)
+	}
 	s := f.Segmenter
-	if s.CRF, err = psub.Load(bytes.NewReader(f.CRF)); err != nil {
+	load := psub.Load
+	if !verify {
+		load = psub.LoadUnverified
+	}
+	if s.CRF, err = load(bytes.NewReader(f.CRF)); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := s.Pipeline.Check(); err != nil {
@@ -110,11 +185,23 @@ func LoadSegmenter(path string) (*Segmenter, error) {
 	if s.CRF.Labels != k || len(s.Classes) != k || len(s.MaskValues) != k {
 		return nil, fmt.Errorf("%s: %d CRF labels, %d class names, %d mask values for %d-class masks", path, s.CRF.Labels, len(s.Classes), len(s.MaskValues), k)
 	}
+	if f.Version == segmenterVersion && verify {
+		seal, err := sealOf(s)
+		if err != nil {
+			return nil, err
+		}
+		if seal != f.Seal {
+			return nil, fmt.Errorf("%s: %w; %s", path, ErrSegmenterEdited, resealHint)
+		}
+	}
 	return s, nil
 }
 
 // Prediction is a segmenter's result on one image.
 type Prediction struct {
+	// SegmentedImage is the image's instance, labelled with the prediction.
+	// Its Regions map is not kept: its memory holds Pixels (a whole EM
+	// volume's map is 520 MB).
 	*SegmentedImage
 	// Pixels is the predicted class of every pixel (voxel) of the input.
 	Pixels *imageio.LabelMap
@@ -126,7 +213,13 @@ type Prediction struct {
 // Predict segments an image as read by imageio.ReadImage: the pipeline's
 // preparation, regions and features, CRF inference, and the region labels
 // painted back on the input's pixels.
+//
+// Predict keeps no reference to raw: a caller that drops its own lets the
+// image be freed once the features are computed. The region map becomes
+// the pixel map, so a whole EM volume is predicted in about the memory
+// SLIC needs (data/BENCHMARKS.md).
 func (s *Segmenter) Predict(name string, raw *imageio.Volume) (*Prediction, error) {
+	w, h, d := raw.Width, raw.Height, raw.Depth
 	img, err := s.Pipeline.Prepare(name, raw)
 	if err != nil {
 		return nil, err
@@ -135,20 +228,29 @@ func (s *Segmenter) Predict(name string, raw *imageio.Volume) (*Prediction, erro
 	if err != nil {
 		return nil, err
 	}
+	// raw and img are dead from here (the compiler's liveness analysis).
 	r, err := s.CRF.Predict(&seg.Instance)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	small, err := feature.Project(seg.Regions, r.Labels)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	small := seg.Regions
+	seg.Regions = nil
+	// Project the region labels in place (feature.Project without the
+	// copy): region ids are SLIC's, 0..Nodes−1.
+	for i, reg := range small.Labels {
+		if reg < 0 || int(reg) >= len(r.Labels) {
+			return nil, fmt.Errorf("%s: voxel %d in region %d of %d", name, i, reg, len(r.Labels))
+		}
+	}
+	for i, reg := range small.Labels {
+		small.Labels[i] = int32(r.Labels[reg])
 	}
 	pix := small
 	if f := max(s.Pipeline.Downscale, 1); f > 1 {
-		pix = imageio.NewLabelMap(raw.Width, raw.Height, raw.Depth)
-		for z := range raw.Depth {
-			for y := range raw.Height {
-				for x := range raw.Width {
+		pix = imageio.NewLabelMap(w, h, d)
+		for z := range d {
+			for y := range h {
+				for x := range w {
 					pix.Labels[pix.Index(x, y, z)] = small.Labels[small.Index(x/f, y/f, z)]
 				}
 			}
@@ -177,9 +279,9 @@ func (s *Segmenter) MaskImage(pix *imageio.LabelMap) *imageio.Volume {
 
 // WriteMask writes the predicted mask to path atomically: a TIFF (one page
 // per slice) when path ends in .tif or .tiff, else an 8-bit (16-bit when a
-// value exceeds 255) grey PNG of a 2-D prediction.
+// value exceeds 255) grey PNG of a 2-D prediction. A TIFF is written from
+// pix directly, without a copy of the volume in samples.
 func (s *Segmenter) WriteMask(path string, pix *imageio.LabelMap) error {
-	v := s.MaskImage(pix)
 	wide := false
 	for _, m := range s.MaskValues {
 		wide = wide || m > 255
@@ -190,8 +292,14 @@ func (s *Segmenter) WriteMask(path string, pix *imageio.LabelMap) error {
 		if wide {
 			opt.Bits = 16
 		}
-		return imageio.WriteTIFF(path, v, opt)
+		if len(pix.Labels) != pix.Width*pix.Height*pix.Depth {
+			return fmt.Errorf("%s: label map %dx%dx%d with %d labels", path, pix.Width, pix.Height, pix.Depth, len(pix.Labels))
+		}
+		return imageio.WriteTIFFSamples(path, pix.Width, pix.Height, pix.Depth, func(i int) float32 {
+			return float32(s.MaskValues[pix.Labels[i]])
+		}, opt)
 	}
+	v := s.MaskImage(pix)
 	if v.Depth != 1 {
 		return fmt.Errorf("%s: a %d-slice prediction needs a TIFF file", path, v.Depth)
 	}
@@ -247,6 +355,22 @@ func Overlay(raw *imageio.Volume, pix *imageio.LabelMap, z int) *image.NRGBA {
 		}
 	}
 	return out
+}
+
+// SliceVolume copies slice z of a volume into a one-slice volume: what an
+// overlay needs of an image whose volume is dropped before predicting.
+func SliceVolume(v *imageio.Volume, z int) *imageio.Volume {
+	n := v.Width * v.Height * v.Channels
+	out := imageio.NewVolume(v.Width, v.Height, 1, v.Channels)
+	copy(out.Pix, v.Pix[z*n:(z+1)*n])
+	return out
+}
+
+// SliceLabels is slice z of a label map as a one-slice map sharing its
+// labels.
+func SliceLabels(m *imageio.LabelMap, z int) *imageio.LabelMap {
+	n := m.Width * m.Height
+	return &imageio.LabelMap{Width: m.Width, Height: m.Height, Depth: 1, Labels: m.Labels[z*n : (z+1)*n : (z+1)*n]}
 }
 
 // WriteOverlay writes Overlay as a PNG, atomically.

@@ -66,7 +66,7 @@ func verifyCached(cacheDir, dir, dataset string, files []string) error {
 		}
 		rel = filepath.ToSlash(rel)
 		want, ok := sums[rel]
-		sum, what := fileSHA256, "sha256"
+		sum, what := FileSHA256, "sha256"
 		if !ok {
 			want, ok = derived[rel]
 			sum, what = PNGPixelSum, "pixel sum"

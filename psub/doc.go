@@ -113,12 +113,14 @@
 // Load from the values it decoded, so a hand edit of any value is refused
 // (ErrModelEdited) while indentation or the spelling of a number are free.
 // ResealFile (psub model -reseal FILE) accepts a deliberate edit; files of
-// version 1, written before the seal, load unsealed. Sizes read from files
+// version 1, written before the seal, load unsealed. A segmenter file of
+// psub segment train (data.Segmenter) is sealed the same way as a whole,
+// pipeline included, and psub model -reseal takes it too. Sizes read from files
 // are checked against the memory budget (PSUB_MAX_MEMORY,
 // internal/membudget) before they are allocated: the weight vectors and
 // energy tables for L labels, the pools of C2*, C3, C4 and C̄4 (their
 // matrix B is stored sparsely, at most four terms a row), a model file's
-// labels.
+// labels, and SLIC's working set (slic.WorkBytesPerVoxel).
 //
 // # Entry points
 //

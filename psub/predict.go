@@ -1,6 +1,8 @@
 package psub
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/probably-submodular/crf/internal/jsontext"
 	"github.com/probably-submodular/crf/internal/safefile"
 
 	"github.com/probably-submodular/crf/psub/inference"
@@ -229,7 +232,11 @@ func Load(r io.Reader) (*Model, error) {
 
 func load(r io.Reader, verify bool) (*Model, error) {
 	mf := modelFile{Model: &Model{}}
-	dec := json.NewDecoder(r)
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(len(jsontext.BOM)); bytes.Equal(head, jsontext.BOM) {
+		br.Discard(len(head)) // some editors start a UTF-8 file with one
+	}
+	dec := json.NewDecoder(br)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&mf); err != nil {
 		return nil, errors.New(jsonErr(err))
@@ -279,6 +286,17 @@ func load(r io.Reader, verify bool) (*Model, error) {
 	return m, nil
 }
 
+// LoadUnverified is Load without the seal's check: for re-sealing a file
+// that holds a model on purpose (data.ResealSegmenterFile). Every other
+// check of Load applies.
+func LoadUnverified(r io.Reader) (*Model, error) {
+	m, err := load(r, false)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return m, nil
+}
+
 // ResealFile seals the model file at path again, as it now reads: after a
 // deliberate edit, or to seal a version 1 file. The model is checked as Load
 // checks it, except for the seal, and written back atomically.
@@ -323,7 +341,11 @@ func jsonErr(err error) string {
 	case errors.As(err, &te):
 		return fmt.Sprintf("%s where a JSON object expected", Brief(te.Value, 40))
 	case errors.As(err, &se):
-		return fmt.Sprintf("invalid JSON at byte %d: %s", se.Offset, Brief(strings.TrimPrefix(se.Error(), "json: "), 80))
+		msg := Brief(strings.TrimPrefix(se.Error(), "json: "), 80)
+		if h := jsontext.Hint(msg); h != "" {
+			msg += " (" + h + ")"
+		}
+		return fmt.Sprintf("invalid JSON at byte %d: %s", se.Offset, msg)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "invalid JSON: the file ends inside the model (cut short?)"
 	}

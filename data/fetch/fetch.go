@@ -136,7 +136,7 @@ func inspect(dir string, src Source) (*state, error) {
 		if j.pixels {
 			got, err = data.PNGPixelSum(p)
 		} else {
-			got, err = fileSHA256(p)
+			got, err = data.FileSHA256(p)
 		}
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -681,19 +681,6 @@ func parallel(n int, fn func(i int)) {
 		})
 	}
 	wg.Wait()
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -12,7 +12,9 @@
 // The budget is the value of the environment variable PSUB_MAX_MEMORY: a
 // number of bytes with an optional unit (B, KB, MB, GB, TB in powers of
 // 1000; KiB, MiB, GiB, TiB in powers of 1024; "64GiB", "500MB"). Unset, it is half of the machine's physical memory (12 GiB
-// on a 24 GiB machine), or 4 GiB where that is not known. A malformed value
+// on a 24 GiB machine), or half of a lower limit put on the process (ulimit
+// -v, a container's or a Slurm job's control group), or 4 GiB where none is
+// known. A malformed value
 // is an error of every Check, not silently the default.
 //
 // The budget bounds one allocation decision at a time (one image, one graph,

@@ -2,6 +2,7 @@ package membudget
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"os"
@@ -19,6 +20,12 @@ const fallback = 4 << 30
 func Limit() (int64, string, error) {
 	s := strings.TrimSpace(os.Getenv(Env))
 	if s == "" {
+		// A limit on the process (ulimit -v, a container's or a Slurm
+		// job's control group) below the machine's memory is what an
+		// allocation can reach before the runtime dies of it.
+		if lim, what := processLimit(); lim > 0 && (physicalMemory() == 0 || lim < physicalMemory()) {
+			return lim / 2, fmt.Sprintf("the default, half of this process's %s of %s", what, Format(lim)), nil
+		}
 		if mem := physicalMemory(); mem > 0 {
 			return mem / 2, fmt.Sprintf("the default, half of this machine's %s", Format(mem)), nil
 		}
@@ -146,4 +153,61 @@ func Add(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a + b
+}
+
+// StreamCap bounds what ReadFile takes from a file that is not a regular
+// file (a pipe, a device): its size is not known before reading, and
+// /dev/zero never ends.
+const StreamCap = 256 << 20
+
+// ReadFile is os.ReadFile for files a reader takes whole (a model, a
+// results file): a regular file's size is checked against the budget
+// before it is read, and anything else (a pipe, a device) is read up to
+// StreamCap and refused beyond, so that no path given by a user makes the
+// process read without end.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Mode().IsRegular() {
+		if err := Check(fmt.Sprintf("reading %s whole (%d bytes)", path, st.Size()), st.Size()); err != nil {
+			return nil, err
+		}
+		b := make([]byte, 0, st.Size()+1)
+		for {
+			n, err := f.Read(b[len(b):cap(b)])
+			b = b[:len(b)+n]
+			if err == io.EOF {
+				return b, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			if len(b) == cap(b) { // the file grew while read: take the rest bounded
+				rest, err := readCapped(f, path, StreamCap)
+				return append(b, rest...), err
+			}
+		}
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("read %s: is a directory", path)
+	}
+	return readCapped(f, path, StreamCap)
+}
+
+func readCapped(r io.Reader, path string, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: more than %s from a file that is not a regular file (a pipe or a device): not a file psub reads whole", path, Format(limit))
+	}
+	return b, nil
 }

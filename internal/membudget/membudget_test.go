@@ -2,7 +2,11 @@ package membudget
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -93,5 +97,55 @@ func TestCheck(t *testing.T) {
 	limit, src, err := Limit()
 	if err != nil || limit <= 0 || !strings.Contains(src, "default") {
 		t.Errorf("default budget %d (%s), %v", limit, src, err)
+	}
+}
+
+func TestReadFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.json")
+	if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(p); err != nil || string(b) != "{}\n" {
+		t.Fatalf("ReadFile = %q, %v", b, err)
+	}
+	t.Setenv(Env, "2B")
+	if _, err := ReadFile(p); err == nil {
+		t.Fatal("a 3-byte file read under a 2-byte budget")
+	}
+	t.Setenv(Env, "")
+	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "directory") {
+		t.Fatalf("ReadFile(dir) = %v, want a directory error", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		// An endless device: refused after StreamCap, not read forever.
+		if _, err := ReadFile("/dev/zero"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("ReadFile(/dev/zero) = %v, want a bounded refusal", err)
+		}
+	}
+}
+
+// TestLimitFollowsProcessLimit: under an address-space limit below the
+// machine's memory (ulimit -v), the default budget is half of that limit,
+// so a size check, not the runtime's fatal out-of-memory, stops a size
+// the process cannot hold.
+func TestLimitFollowsProcessLimit(t *testing.T) {
+	if os.Getenv("PSUB_MEMBUDGET_CHILD") == "1" {
+		lim, src, err := Limit()
+		fmt.Printf("%d|%s|%v\n", lim, src, err)
+		return
+	}
+	if _, err := exec.LookPath("sh"); err != nil || physicalMemory() == 0 {
+		t.Skip("no sh, or not Linux")
+	}
+	cmd := exec.Command("sh", "-c", "ulimit -v 3000000 && exec \"$0\" -test.run '^TestLimitFollowsProcessLimit$'", os.Args[0])
+	cmd.Env = append(os.Environ(), "PSUB_MEMBUDGET_CHILD=1", Env+"=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v: %s", err, out)
+	}
+	want := fmt.Sprintf("%d|", int64(3000000)*1024/2)
+	if !strings.Contains(string(out), want) || !strings.Contains(string(out), "ulimit -v") {
+		t.Fatalf("child's Limit: %s, want %s… naming ulimit -v", out, want)
 	}
 }

@@ -5,8 +5,8 @@
 // input under any spelling: the same path, another relative spelling
 // (./a, d/../a), a hard link (the same inode on the same device), a
 // symbolic link to an input, or an input that is a symbolic link to the
-// output; and an output inside a folder the command reads. The error names
-// both paths and both flags.
+// output; an output inside a folder the command reads; and two outputs at
+// one path (-o X -checkpoint X). The error names both paths and both flags.
 //
 // Outputs that are symbolic links are written through: internal/safefile
 // replaces the link's target and keeps the link, as a shell's > does. Check

@@ -30,14 +30,21 @@ func (p Path) String() string {
 type Error struct {
 	Out, In Path
 	Why     string
+	// Both is set when In is another output: two outputs of one command
+	// share a path (-o X -checkpoint X), and one would replace the other.
+	Both bool
 }
 
 func (e *Error) Error() string {
+	if e.Both {
+		return fmt.Sprintf("%s is the same path as %s; two outputs cannot share a path: give %s another path", e.Out, e.In, e.Out.Flag)
+	}
 	return fmt.Sprintf("%s %s %s; outputs never overwrite inputs: give %s another path", e.Out, e.Why, e.In, e.Out.Flag)
 }
 
 // Check refuses, before any work, an output that is one of the inputs or
-// lies inside an input folder (see the package doc). Empty paths are
+// lies inside an input folder (see the package doc), and two outputs at
+// one path. Empty paths are
 // skipped, so optional flags can be passed as they are. The error is an
 // *Error.
 func Check(outputs, inputs []Path) error {
@@ -75,6 +82,37 @@ func Check(outputs, inputs []Path) error {
 				return &Error{Out: o, In: in, Why: "is the same file as"}
 			case in.Dir && within(ro, ri):
 				return &Error{Out: o, In: in, Why: "is inside the folder"}
+			}
+		}
+	}
+	return distinct(outputs)
+}
+
+// distinct refuses two outputs at one path (in any spelling, or links to
+// one file), checked before any work: otherwise the second is found to be
+// the first's (a folder where a file goes) only when it is written, after
+// the work.
+func distinct(outputs []Path) error {
+	for i, a := range outputs {
+		if a.Path == "" {
+			continue
+		}
+		ra, err := resolve(a.Path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", a, err)
+		}
+		ast, aerr := os.Stat(a.Path)
+		for _, b := range outputs[i+1:] {
+			if b.Path == "" {
+				continue
+			}
+			rb, err := resolve(b.Path)
+			if err != nil {
+				return fmt.Errorf("%s: %w", b, err)
+			}
+			bst, berr := os.Stat(b.Path)
+			if ra == rb || (aerr == nil && berr == nil && os.SameFile(ast, bst)) {
+				return &Error{Out: b, In: a, Both: true}
 			}
 		}
 	}

@@ -103,3 +103,31 @@ func TestResolve(t *testing.T) {
 		t.Errorf("Resolve of a missing path: %q %v", got, err)
 	}
 }
+
+// TestCheckDistinctOutputs: two outputs at one path, in any spelling and
+// whether or not it exists yet, are refused before any work; distinct
+// outputs, and a file inside an output folder, are not.
+func TestCheckDistinctOutputs(t *testing.T) {
+	dir := t.TempDir()
+	x := filepath.Join(dir, "x")
+	for _, c := range []struct {
+		name string
+		outs []Path
+		bad  bool
+	}{
+		{"same new path", []Path{{Flag: "-o", Path: x}, {Flag: "-checkpoint", Path: x, Dir: true}}, true},
+		{"two spellings", []Path{{Flag: "-results", Path: x}, {Flag: "-slurm", Path: filepath.Join(dir, ".", "y", "..", "x"), Dir: true}}, true},
+		{"distinct", []Path{{Flag: "-o", Path: x}, {Flag: "-checkpoint", Path: filepath.Join(dir, "ck"), Dir: true}}, false},
+		{"file inside output folder", []Path{{Flag: "-o", Path: filepath.Join(dir, "ck", "m.json")}, {Flag: "-checkpoint", Path: filepath.Join(dir, "ck"), Dir: true}}, false},
+		{"one empty", []Path{{Flag: "-o", Path: x}, {Flag: "-checkpoint", Path: ""}}, false},
+	} {
+		err := Check(c.outs, nil)
+		var e *Error
+		if got := errors.As(err, &e) && e.Both; got != c.bad {
+			t.Errorf("%s: err = %v, want refused %v", c.name, err, c.bad)
+		}
+		if c.bad && !strings.Contains(err.Error(), "two outputs cannot share a path") {
+			t.Errorf("%s: message %q", c.name, err)
+		}
+	}
+}

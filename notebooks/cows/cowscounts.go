@@ -257,21 +257,7 @@ func CountsTable(rows []grid.Result) protocol.Table {
 // LoadCounts reads the newest row of every job of DefaultCounts
 // from results, in the jobs' order.
 func LoadCounts(results string) ([]grid.Result, error) {
-	all, err := grid.ReadResults(results)
-	if err != nil {
-		return nil, err
-	}
-	by := map[string]grid.Result{}
-	for _, r := range all {
-		by[r.Key()] = r
-	}
-	var out []grid.Result
-	for _, j := range DefaultCounts().Jobs() {
-		if r, ok := by[j.Key()]; ok {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return grid.NewestRows(results, DefaultCounts().Jobs())
 }
 
 // CountsResults is the committed results file of the experiment:

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/probably-submodular/crf/internal/codever"
+	"github.com/probably-submodular/crf/internal/jsontext"
+	"github.com/probably-submodular/crf/internal/membudget"
 	"github.com/probably-submodular/crf/internal/panics"
 	"github.com/probably-submodular/crf/internal/safefile"
 )
@@ -343,7 +345,7 @@ func sanitized(r Result) Result {
 // cut off the file so that appending continues on a clean line; any other
 // bad line is an error naming it.
 func openResults(path string) ([]Result, error) {
-	b, err := os.ReadFile(path)
+	b, err := membudget.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -354,16 +356,19 @@ func openResults(path string) ([]Result, error) {
 	last := len(lines) - 1 // the text after the final newline ("" if none)
 	var rs []Result
 	for i, ln := range lines {
+		if i == 0 {
+			ln = jsontext.TrimBOM(ln)
+		}
 		if len(bytes.TrimSpace(ln)) == 0 {
 			continue
 		}
-		var r Result
-		if err := json.Unmarshal(ln, &r); err != nil {
-			if i == last {
+		r, err := decodeRow(ln)
+		if err != nil {
+			if i == last && interruptedRow(ln) {
 				// An interrupted write: drop it.
 				return rs, os.Truncate(path, int64(len(b)-len(ln)))
 			}
-			return nil, fmt.Errorf("%s:%d: not a result row: %v", path, i+1, err)
+			return nil, fmt.Errorf("%s:%d: %v", path, i+1, err)
 		}
 		if err := checkDigest(&r); err != nil {
 			return nil, fmt.Errorf("%s:%d: job %s: %w", path, i+1, r.Key(), err)
@@ -383,6 +388,33 @@ func openResults(path string) ([]Result, error) {
 		}
 	}
 	return rs, nil
+}
+
+// rowStart is how every row this package writes begins (Job's first field).
+const rowStart = `{"dataset":`
+
+// decodeRow decodes one line of a results file: a JSON object with a
+// "dataset", as every row has; another JSON value or object (a model file
+// given as -results, say) is not a row.
+func decodeRow(ln []byte) (Result, error) {
+	var r Result
+	if err := json.Unmarshal(ln, &r); err != nil {
+		return r, fmt.Errorf("not a result row: %s", jsontext.Explain(err))
+	}
+	if r.Dataset == "" {
+		return r, fmt.Errorf("not a result row: no \"dataset\" (is this a results file of psub protocol?)")
+	}
+	return r, nil
+}
+
+// interruptedRow reports whether an undecodable last line is what a write
+// cut short leaves: the start of a row. Anything else (a one-line text
+// file given as -results) is not cut off but refused, so that a file that
+// is not a results file is never truncated.
+func interruptedRow(ln []byte) bool {
+	ln = bytes.TrimSpace(ln)
+	n := min(len(ln), len(rowStart))
+	return bytes.HasPrefix(ln, []byte(rowStart[:n]))
 }
 
 // dependencies gives, per job, the index of the job it waits for (Options.After), or −1.

@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strconv"
+
+	"github.com/probably-submodular/crf/internal/jsontext"
 )
 
 // ReadResults reads a JSON Lines results file written by Run. A job
@@ -27,13 +30,18 @@ func ReadResults(path string) ([]Result, error) {
 	at := map[string]int{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
-	for line := 1; sc.Scan(); line++ {
+	line := 1
+	for ; sc.Scan(); line++ {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
-		var r Result
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a result row: %v", path, line, err)
+		ln := sc.Bytes()
+		if line == 1 {
+			ln = jsontext.TrimBOM(ln)
+		}
+		r, err := decodeRow(ln)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
 		}
 		if err := checkDigest(&r); err != nil {
 			return nil, fmt.Errorf("%s:%d: job %s: %w", path, line, r.Key(), err)
@@ -44,6 +52,9 @@ func ReadResults(path string) ([]Result, error) {
 		}
 		at[r.Key()] = len(rs)
 		rs = append(rs, r)
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s:%d: a line longer than 16 MiB: not a results file", path, line)
 	}
 	return rs, sc.Err()
 }
@@ -106,4 +117,24 @@ func WriteResultsJSON(w io.Writer, rs []Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return enc.Encode(clean)
+}
+
+// NewestRows reads the newest row of each of jobs from results, in the
+// jobs' order, skipping jobs without a row.
+func NewestRows(results string, jobs []Job) ([]Result, error) {
+	all, err := ReadResults(results)
+	if err != nil {
+		return nil, err
+	}
+	by := map[string]Result{}
+	for _, r := range all {
+		by[r.Key()] = r
+	}
+	var out []Result
+	for _, j := range jobs {
+		if r, ok := by[j.Key()]; ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

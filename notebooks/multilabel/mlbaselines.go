@@ -529,23 +529,11 @@ func BaselineTable(rows []grid.Result) protocol.Table {
 // YeastCapBaselines) from
 // results, in the runs' order, skipping jobs without a row.
 func LoadBaselines(results string) ([]grid.Result, error) {
-	all, err := grid.ReadResults(results)
-	if err != nil {
-		return nil, err
-	}
-	by := map[string]grid.Result{}
-	for _, r := range all {
-		by[r.Key()] = r
-	}
-	var out []grid.Result
+	var jobs []grid.Job
 	for _, s := range []BaselineSettings{DefaultBaselines(), ReferenceBaselines(), YeastBaselines(), YeastCapBaselines()} {
-		for _, j := range s.Jobs() {
-			if r, ok := by[j.Key()]; ok {
-				out = append(out, r)
-			}
-		}
+		jobs = append(jobs, s.Jobs()...)
 	}
-	return out, nil
+	return grid.NewestRows(results, jobs)
 }
 
 // BaselinesResults is the committed results file of the experiment:

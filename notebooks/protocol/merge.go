@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/probably-submodular/crf/internal/codever"
+	"github.com/probably-submodular/crf/internal/membudget"
 	"github.com/probably-submodular/crf/internal/outguard"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/notebooks/grid"
@@ -144,7 +145,7 @@ func Merge(p Protocol, profile Profile, out string, files []string) (MergeReport
 		return rep, fmt.Errorf("merge %s: %w", p.Name(), err)
 	}
 	defer lock.Unlock()
-	old, err := os.ReadFile(out)
+	old, err := membudget.ReadFile(out)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return rep, fmt.Errorf("merge %s: %w", p.Name(), err)
 	}

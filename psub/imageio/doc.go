@@ -25,7 +25,9 @@
 //     predictor 2. Allocation is bounded by the file size and
 //     TIFFOptions.MaxSamples or the memory budget, so a corrupt header cannot exhaust memory; it
 //     is fuzzed (FuzzDecodeTIFF). EncodeTIFF / WriteTIFF write uncompressed
-//     8- or 16-bit stacks in either byte order.
+//     8- or 16-bit stacks in either byte order; EncodeTIFFSamples /
+//     WriteTIFFSamples the same bytes from a function of the voxel (a mask
+//     from its label map, without a float32 copy of the volume).
 //
 // # Masks
 //

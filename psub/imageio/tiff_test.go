@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"fmt"
 	"image"
 	"os"
 	"path/filepath"
@@ -485,4 +486,47 @@ func FuzzDecodeTIFF(f *testing.F) {
 			t.Fatalf("accepted file gives an inconsistent volume: %v", err)
 		}
 	})
+}
+
+// EncodeTIFFSamples writes a volume given by a function (a mask from its
+// labels) that DecodeTIFF reads back; bad samples and sizes are errors.
+func TestEncodeTIFFSamples(t *testing.T) {
+	const w, h, d = 6, 5, 3
+	labels := randomVolume(w, h, d, 2, 7)
+	values := []float32{0, 255, 1000}
+	var buf bytes.Buffer
+	err := EncodeTIFFSamples(&buf, w, h, d, func(i int) float32 { return values[int(labels.Pix[i])] }, &TIFFWriteOptions{Bits: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeTIFF(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range got.Pix {
+		if p != values[int(labels.Pix[i])] {
+			t.Fatalf("voxel %d: %v, want %v", i, p, values[int(labels.Pix[i])])
+		}
+	}
+	if got.Width != w || got.Height != h || got.Depth != d {
+		t.Fatalf("%dx%dx%d, want %dx%dx%d", got.Width, got.Height, got.Depth, w, h, d)
+	}
+	// 1000 does not fit in 8 bits: the error names the first such voxel,
+	// before a byte is written.
+	buf.Reset()
+	err = EncodeTIFFSamples(&buf, w, h, d, func(i int) float32 { return values[int(labels.Pix[i])] }, nil)
+	first := -1
+	for i, l := range labels.Pix {
+		if l == 2 {
+			first = i
+			break
+		}
+	}
+	want := fmt.Sprintf("voxel (%d,%d,%d) is 1000", first%w, first/w%h, first/(w*h))
+	if err == nil || !strings.Contains(err.Error(), want) || buf.Len() != 0 {
+		t.Errorf("8-bit write of 1000: %v (%d bytes written), want an error with %q", err, buf.Len(), want)
+	}
+	if err := EncodeTIFFSamples(&buf, w, 0, d, func(int) float32 { return 0 }, nil); err == nil {
+		t.Error("a volume of height 0 was written")
+	}
 }

@@ -39,6 +39,27 @@ type tiffLayout struct {
 // error naming the voxel, never clamped silently. DecodeTIFF reads the result
 // back exactly.
 func EncodeTIFF(w io.Writer, v *Volume, opt *TIFFWriteOptions) error {
+	if err := v.Check(); err != nil {
+		return err
+	}
+	if v.Channels != 1 {
+		return fmt.Errorf("TIFF writer: %d channels, only greyscale (1) is written", v.Channels)
+	}
+	return EncodeTIFFSamples(w, v.Width, v.Height, v.Depth, func(i int) float32 { return v.Pix[i] }, opt)
+}
+
+// WriteTIFFSamples is WriteTIFF of the volume whose voxel i (in Volume's
+// order, one channel) is sample(i) (see EncodeTIFFSamples).
+func WriteTIFFSamples(path string, width, height, depth int, sample func(i int) float32, opt *TIFFWriteOptions) error {
+	return safefile.Write(path, func(w io.Writer) error { return EncodeTIFFSamples(w, width, height, depth, sample, opt) })
+}
+
+// EncodeTIFFSamples is EncodeTIFF of a one-channel width×height×depth
+// volume given by its samples, voxel i in Volume's order being sample(i):
+// the same bytes, without a float32 copy of the volume (a predicted mask
+// is written from its label map). sample is called twice per voxel (the
+// range check, then the pages), and must return the same value both times.
+func EncodeTIFFSamples(w io.Writer, width, height, depth int, sample func(i int) float32, opt *TIFFWriteOptions) error {
 	var o TIFFWriteOptions
 	if opt != nil {
 		o = *opt
@@ -49,17 +70,15 @@ func EncodeTIFF(w io.Writer, v *Volume, opt *TIFFWriteOptions) error {
 	if o.Bits != 8 && o.Bits != 16 {
 		return fmt.Errorf("TIFF writer: %d bits per sample, expected 8 or 16", o.Bits)
 	}
-	if err := v.Check(); err != nil {
-		return err
-	}
-	if v.Channels != 1 {
-		return fmt.Errorf("TIFF writer: %d channels, only greyscale (1) is written", v.Channels)
+	if width <= 0 || height <= 0 || depth <= 0 {
+		return fmt.Errorf("TIFF writer: volume %dx%dx%d: dimensions must be positive", width, height, depth)
 	}
 	maxV := float64(int(1)<<o.Bits - 1)
-	for i, p := range v.Pix {
+	for i := range width * height * depth {
+		p := sample(i)
 		if r := math.Round(float64(p)); !(r >= 0 && r <= maxV) {
-			z, rest := i/(v.Width*v.Height), i%(v.Width*v.Height)
-			return fmt.Errorf("TIFF writer: voxel (%d,%d,%d) is %v, outside [0,%v] for %d bits", rest%v.Width, rest/v.Width, z, p, maxV, o.Bits)
+			z, rest := i/(width*height), i%(width*height)
+			return fmt.Errorf("TIFF writer: voxel (%d,%d,%d) is %v, outside [0,%v] for %d bits", rest%width, rest/width, z, p, maxV, o.Bits)
 		}
 	}
 	var bo binary.ByteOrder = binary.LittleEndian
@@ -67,17 +86,17 @@ func EncodeTIFF(w io.Writer, v *Volume, opt *TIFFWriteOptions) error {
 	if o.BigEndian {
 		bo, mark = binary.BigEndian, "MM"
 	}
-	rowBytes := int64(v.Width * o.Bits / 8)
+	rowBytes := int64(width * o.Bits / 8)
 	rps := o.RowsPerStrip
 	if rps <= 0 {
 		rps = int(max(1, (64<<10)/rowBytes))
 	}
-	rps = min(rps, v.Height)
-	strips := (v.Height + rps - 1) / rps
+	rps = min(rps, height)
+	strips := (height + rps - 1) / rps
 	const entries = 11
-	pageBytes := rowBytes * int64(v.Height)
+	pageBytes := rowBytes * int64(height)
 
-	lay := make([]tiffLayout, v.Depth)
+	lay := make([]tiffLayout, depth)
 	pos := int64(8)
 	for z := range lay {
 		lay[z].strips = strips
@@ -108,9 +127,10 @@ func EncodeTIFF(w io.Writer, v *Volume, opt *TIFFWriteOptions) error {
 	put(u32(lay[0].ifd))
 	row := make([]byte, rowBytes)
 	for z, l := range lay {
-		for y := range v.Height {
-			src := v.Pix[v.Index(0, y, z) : v.Index(0, y, z)+v.Width]
-			for x, p := range src {
+		for y := range height {
+			start := (z*height + y) * width
+			for x := range width {
+				p := sample(start + x)
 				if o.Bits == 8 {
 					row[x] = byte(math.Round(float64(p)))
 				} else {
@@ -145,8 +165,8 @@ func EncodeTIFF(w io.Writer, v *Volume, opt *TIFFWriteOptions) error {
 			next = lay[z+1].ifd
 		}
 		put(u16(entries))
-		entry(tagImageWidth, typeLong, 1, int64(v.Width))
-		entry(tagImageLength, typeLong, 1, int64(v.Height))
+		entry(tagImageWidth, typeLong, 1, int64(width))
+		entry(tagImageLength, typeLong, 1, int64(height))
 		entry(tagBitsPerSample, typeShort, 1, int64(o.Bits))
 		entry(tagCompression, typeShort, 1, compNone)
 		entry(tagPhotometric, typeShort, 1, 1) // BlackIsZero
@@ -167,7 +187,7 @@ func EncodeTIFF(w io.Writer, v *Volume, opt *TIFFWriteOptions) error {
 				put(u32(l.data + int64(s*rps)*rowBytes))
 			}
 			for s := range strips {
-				put(u32(int64(min(rps, v.Height-s*rps)) * rowBytes))
+				put(u32(int64(min(rps, height-s*rps)) * rowBytes))
 			}
 		}
 	}

@@ -225,7 +225,11 @@ func (d *decoder) next() (byte, Arc, error) {
 	for d.sc.Scan() {
 		d.line++
 		line := d.line
-		nf := fields(d.sc.Bytes(), f)
+		text := d.sc.Bytes()
+		if line == 1 {
+			text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark some editors write
+		}
+		nf := fields(text, f)
 		if nf == 0 || f[0][0] == 'c' {
 			continue
 		}

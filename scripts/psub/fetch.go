@@ -52,6 +52,20 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 		return defaultDataDir()
 	}
 	if *makeMirror != "" {
+		// The mirror is written from the data folders it archives: it may
+		// not be one of them, lie inside one, or be the -mirror folder read.
+		ins := paths(folderArg("-dir", *dir))
+		if *dir == "" {
+			for _, s := range sets {
+				ins = append(ins, folderArg("the data folder of "+s, dirOf(s)))
+			}
+		}
+		if *mirror != "" && !strings.Contains(*mirror, "://") {
+			ins = append(ins, folderArg("-mirror", *mirror))
+		}
+		if err := fs.guard(paths(folderArg("-make-mirror", *makeMirror)), ins); err != nil {
+			return err
+		}
 		var written []string
 		for _, s := range sets {
 			w, err := fetch.MakeMirror(dirOf(s), *makeMirror, []string{s})

@@ -1,7 +1,11 @@
 // Command psub trains and applies probably submodular CRFs from the command
 // line. Every subcommand prints one JSON object on stdout for machines and
 // writes progress to stderr. Exit status: 0 on success, 1 when the work
-// fails, 2 for a bad command line, 3 for a bug (an unexpected panic).
+// fails, 2 for a bad command line, 3 for a bug (an unexpected panic). A
+// fatal out-of-memory of Go's runtime exits 2 too (the runtime's exit code,
+// not ours): the memory budget (internal/membudget) refuses the sizes that
+// files declare before they are allocated, so that only a budget set above
+// what the process can hold reaches it.
 //
 // Outputs never overwrite inputs: an output flag aimed at an input (in any
 // spelling, or through a hard or symbolic link) or into a folder the
@@ -35,7 +39,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"version":  {"print the version as JSON", runVersion},
 		"train":    {"train a CRF on JSON Lines graphs; print accuracies and the trace totals", runTrain},
-		"model":    {"check a model file and its seal; -reseal accepts a deliberate edit", runModel},
+		"model":    {"check a model or segmenter file and its seal; -reseal accepts a deliberate edit", runModel},
 		"predict":  {"label JSON Lines graphs with a trained model; score them when they carry labels", runPredict},
 		"export":   {"write a built data set as JSON Lines graphs", runExport},
 		"slic":     {"segment an image into SLIC superpixels, write a 16-bit label PNG", runSlic},
@@ -134,7 +138,12 @@ func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "  help       this message; 'psub help COMMAND' is 'psub COMMAND -h'")
 	fmt.Fprintln(w, "\nRun 'psub COMMAND -h' for the flags of a command. Exit status: 0 on success or")
 	fmt.Fprintln(w, "help, 1 when the work fails (missing file, invalid data), 2 for a bad command line,")
-	fmt.Fprintln(w, "3 for a bug of psub (an unexpected panic: please report it).")
+	fmt.Fprintln(w, "3 for a bug of psub (an unexpected panic: please report it). Sizes read from files")
+	fmt.Fprintln(w, "are checked against a memory budget (PSUB_MAX_MEMORY, default half of the machine's")
+	fmt.Fprintln(w, "memory or of a lower ulimit -v / cgroup limit) before memory is taken; should Go's")
+	fmt.Fprintln(w, "runtime still run out of memory, it exits 2 with \"fatal error: runtime: out of")
+	fmt.Fprintln(w, "memory\" (the runtime's code, which no program can change): lower the work or")
+	fmt.Fprintln(w, "PSUB_MAX_MEMORY.")
 	fmt.Fprintln(w, "\nOutputs never overwrite inputs: an output path that is an input (the same path in")
 	fmt.Fprintln(w, "any spelling, a hard or symbolic link to it) or lies inside a folder the command")
 	fmt.Fprintln(w, "reads is refused before any work (exit 2). An output that is a symbolic link is")

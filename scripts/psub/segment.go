@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/internal/membudget"
 	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/feature"
@@ -393,6 +392,10 @@ type imageSummary struct {
 	Accuracy    *float64  `json:"pixel_accuracy,omitempty"`
 	IoU         []float64 `json:"iou,omitempty"`
 	Counts      []int64   `json:"confusion,omitempty"`
+	// Pending marks the claim written before the mask and the overlay: a
+	// run killed before the final summary leaves it, and the next run
+	// does the image again over the files it claims.
+	Pending bool `json:"pending,omitempty"`
 }
 
 const predictTool = "psub segment predict"
@@ -421,7 +424,7 @@ func runSegmentPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	modelSum, err := fileSum(*modelPath)
+	modelSum, err := data.FileSHA256(*modelPath)
 	if err != nil {
 		return err
 	}
@@ -437,6 +440,9 @@ func runSegmentPredict(args []string, stdout, stderr io.Writer) error {
 		if images, err = data.ListImages(*imageDir); err != nil {
 			return err
 		}
+	}
+	if err := checkOutputNames(*outDir, images); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		return err
@@ -489,25 +495,44 @@ func predictOutputs(outDir, img string) (mask, overlay, summary string) {
 	return filepath.Join(outDir, stem+ext), filepath.Join(outDir, stem+"_overlay.png"), filepath.Join(outDir, stem+".json")
 }
 
+// checkOutputNames refuses, before any work, two images whose outputs
+// share a name (a.png and a.jpg both write a.png; the mask of a_overlay.png
+// is the overlay of a.png): the second would replace the first's.
+func checkOutputNames(outDir string, images []string) error {
+	owner := map[string]string{}
+	for _, img := range images {
+		mask, overlay, summary := predictOutputs(outDir, img)
+		for _, f := range []string{mask, overlay, summary} {
+			if prev, ok := owner[f]; ok && prev != img {
+				return fmt.Errorf("%s and %s would both write %s: one would replace the other's result; rename one or segment them into different -o folders", prev, img, f)
+			}
+			owner[f] = img
+		}
+	}
+	return nil
+}
+
 // predictOne segments one image unless its summary shows that the same
-// model already did it on the same image (and mask); it writes the mask,
-// the overlay, and the summary last, each atomically, so a killed run
-// leaves whole files and an image without a summary is done again. It
-// never overwrites a file that a summary of this tool does not claim.
+// model already did it on the same image (and mask). It first writes a
+// pending summary that claims the mask and the overlay, then the mask, the
+// overlay and the final summary, each atomically, so a killed run leaves
+// whole files that a summary claims, and the next run does the image
+// again. It never overwrites a file that a summary of this tool does not
+// claim.
 func predictOne(seg *data.Segmenter, modelSum, img, maskPath, outDir string) (*imageSummary, bool, error) {
 	maskOut, overlay, summary := predictOutputs(outDir, img)
-	imgSum, err := fileSum(img)
+	imgSum, err := data.FileSHA256(img)
 	if err != nil {
 		return nil, false, err
 	}
 	truthSum := ""
 	if maskPath != "" {
-		if truthSum, err = fileSum(maskPath); err != nil {
+		if truthSum, err = data.FileSHA256(maskPath); err != nil {
 			return nil, false, err
 		}
 	}
 	if old, err := readSummary(summary); err == nil {
-		if old.ImageSHA256 == imgSum && old.ModelSHA256 == modelSum && old.MaskSHA256 == truthSum && exists(maskOut) && exists(overlay) {
+		if !old.Pending && old.ImageSHA256 == imgSum && old.ModelSHA256 == modelSum && old.MaskSHA256 == truthSum && exists(maskOut) && exists(overlay) {
 			return old, true, nil
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -533,18 +558,27 @@ func predictOne(seg *data.Segmenter, modelSum, img, maskPath, outDir string) (*i
 			return nil, false, err
 		}
 	}
+	// Only the overlay's slice of the image is kept: Predict can then free
+	// the volume once its features are computed.
+	width, height, depth := raw.Width, raw.Height, raw.Depth
+	z := depth / 2
+	base := data.SliceVolume(raw, z)
 	pred, err := seg.Predict(img, raw)
 	if err != nil {
+		return nil, false, err
+	}
+	claim := &imageSummary{Tool: predictTool, Image: img, ImageSHA256: imgSum, ModelSHA256: modelSum, Output: maskOut, Overlay: overlay, Pending: true}
+	if err := writeSummary(summary, claim); err != nil {
 		return nil, false, err
 	}
 	if err := seg.WriteMask(maskOut, pred.Pixels); err != nil {
 		return nil, false, err
 	}
-	if err := data.WriteOverlay(overlay, raw, pred.Pixels, raw.Depth/2); err != nil {
+	if err := data.WriteOverlay(overlay, base, data.SliceLabels(pred.Pixels, z), 0); err != nil {
 		return nil, false, err
 	}
 	s := &imageSummary{Tool: predictTool, Image: img, ImageSHA256: imgSum, ModelSHA256: modelSum, MaskFile: maskPath, MaskSHA256: truthSum,
-		Output: maskOut, Overlay: overlay, Width: raw.Width, Height: raw.Height, Depth: raw.Depth,
+		Output: maskOut, Overlay: overlay, Width: width, Height: height, Depth: depth,
 		Superpixels: pred.Instance.Nodes(), Edges: len(pred.Instance.Edges), Truncated: pred.Truncated}
 	if truth != nil {
 		c, err := data.ScoreMask(truth, pred.Pixels, seg.CRF.Labels)
@@ -555,16 +589,19 @@ func predictOne(seg *data.Segmenter, modelSum, img, maskPath, outDir string) (*i
 		s.Accuracy, s.IoU, s.Counts = &acc, c.IoU(), c.Counts
 	}
 	s.Seconds = time.Since(start).Seconds()
-	err = safefile.Write(summary, func(w io.Writer) error {
+	return s, false, writeSummary(summary, s)
+}
+
+func writeSummary(path string, s *imageSummary) error {
+	return safefile.Write(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", " ")
 		return enc.Encode(s)
 	})
-	return s, false, err
 }
 
 func readSummary(path string) (*imageSummary, error) {
-	b, err := os.ReadFile(path)
+	b, err := membudget.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -578,19 +615,6 @@ func readSummary(path string) (*imageSummary, error) {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // confusion is the pixel confusion matrix (psub/feature's).
