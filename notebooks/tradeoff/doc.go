@@ -2,7 +2,8 @@
 // this folder): model error against inference error, the paper's §3.
 //
 // RunLadder trains one model per rung of the capacity ladder C0 ⊂ C1 ⊂ C2 ⊂
-// C2* ⊆ C3 ⊆ C4 and, past its top, without constraints but with
+// C2* ⊆ C4 and C2 ⊆ C3 ⊆ C4 (two branches: C2* and C3 are not nested) and,
+// past its top, without constraints but with
 // approximate training-time inference (TGC, QPBO, TRW-S), and measures the
 // learner's objective, the certified objective of the final w
 // (PrimalInterval), accuracy and how exact inference is on the test

@@ -14,7 +14,7 @@ import (
 )
 
 // Experiment is notebook 07's experiment (the paper's §3, table "tradeoff"
-// for reference): the capacity ladder C0 ⊂ C1 ⊂ C2 ⊂ C2* ⊆ C3 ⊆ C4 against
+// for reference): the capacity ladder C0 ⊂ C1 ⊂ C2 ⊂ C2* ⊆ C4, C2 ⊆ C3 ⊆ C4 against
 // unconstrained training with approximate inference (TGC, QPBO, TRW-S) on
 // the embedded synthetic segmentation (data.SyntheticSegmentation), one
 // problem per seed, measured by RunLadder: the learner's objective and
