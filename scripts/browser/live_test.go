@@ -380,6 +380,24 @@ func mirrorModule(root, dir string, notebooks ...string) error {
 			return err
 		}
 	}
+	// The experiments' Go packages beside the notebooks (notebooks/cows,
+	// notebooks/tradeoff, ...), which the cells import: linked, as the rest
+	// of the module; the notebooks and assets/ are copied below.
+	nbents, err := os.ReadDir(filepath.Join(root, "notebooks"))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "notebooks"), 0o755); err != nil {
+		return err
+	}
+	for _, e := range nbents {
+		if strings.HasSuffix(e.Name(), ".ipynb") || e.Name() == "assets" || e.Name() == ".ipynb_checkpoints" {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(root, "notebooks", e.Name()), filepath.Join(dir, "notebooks", e.Name())); err != nil {
+			return err
+		}
+	}
 	for _, nb := range notebooks {
 		// The saved charts load echarts from assets/ beside the notebook,
 		// which scripts/setup writes (viz.EchartsAsset).
