@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 
@@ -404,19 +403,4 @@ type Preset struct {
 	Pipeline          Pipeline
 	// DescriptorText, MaskText and Note word the set's Description.
 	DescriptorText, MaskText, Note string
-}
-
-// Presets returns the paper's three data sets as pipelines, by name.
-func Presets() map[string]Preset {
-	return map[string]Preset{CowsDir: CowsPreset(), HorsesDir: HorsesPreset(), MitoDir: MitoPreset()}
-}
-
-// PresetNames lists Presets' names in order.
-func PresetNames() []string {
-	var out []string
-	for n := range Presets() {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -799,17 +799,6 @@ func (r *reach) addFrom(v, u *unit) {
 	r.add(v)
 }
 
-// path says how a unit was reached: the units from a root (or a method
-// reached by name) to it.
-func (r *reach) path(u *unit) []string {
-	var out []string
-	for ; u != nil; u = r.from[u] {
-		out = append(out, u.pkg.dir+"."+u.key)
-	}
-	slices.Reverse(out)
-	return out
-}
-
 func (r *reach) visit(u *unit) {
 	refs := r.m.refsOf(u)
 	for _, n := range refs.local {

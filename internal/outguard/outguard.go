@@ -170,7 +170,3 @@ func resolveAbs(p string, hops int) (string, error) {
 	}
 	return filepath.Join(rd, base), nil
 }
-
-// Resolve is the path a write to p reaches: absolute, with symbolic links
-// followed (even a final link to a file not yet there).
-func Resolve(p string) (string, error) { return resolve(p) }

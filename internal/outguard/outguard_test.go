@@ -95,10 +95,10 @@ func TestResolve(t *testing.T) {
 	if err := os.Symlink("loop", filepath.Join(dir, "loop")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resolve(filepath.Join(dir, "loop")); err == nil {
+	if _, err := resolve(filepath.Join(dir, "loop")); err == nil {
 		t.Error("a link cycle resolved")
 	}
-	got, err := Resolve(filepath.Join(dir, "a/b/../c"))
+	got, err := resolve(filepath.Join(dir, "a/b/../c"))
 	if err != nil || got != filepath.Join(dir, "a/c") {
 		t.Errorf("Resolve of a missing path: %q %v", got, err)
 	}

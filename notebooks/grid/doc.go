@@ -20,7 +20,7 @@
 // (one grid per file: a lock refuses a second), so an interrupted grid
 // loses only the jobs that were running and a second Run reuses the rest.
 // ReadResults reads a file back (the newest row of each job wins);
-// WriteResultsJSONL, WriteResultsCSV and WriteResultsJSON write rows.
+// WriteResultsJSONL writes rows.
 //
 // # Stale results
 //
@@ -54,9 +54,8 @@
 // # Grids and statistics
 //
 // LogSpace gives the paper's grids of C (package data splits examples into
-// folds). SelectC, or BestByC over rows, chooses C on
-// held-out scores; Summarize and Aggregate give the mean ± standard error
-// across folds, PairedAcrossFolds the paired t-test (psub/feature's
+// folds). BestByC chooses C on the rows' held-out scores; Summarize and
+// Aggregate give the mean ± standard error across folds, PairedAcrossFolds the paired t-test (psub/feature's
 // PairedTTest). StopOf and StopLabel read how a fit stopped from its
 // metrics; Convergence, ConvergenceTable and TotalSeconds summarise how the
 // fits of a results file ended and what they cost.

@@ -3,14 +3,10 @@ package grid
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strconv"
 
 	"github.com/probably-submodular/crf/internal/jsontext"
 )
@@ -59,44 +55,6 @@ func ReadResults(path string) ([]Result, error) {
 	return rs, sc.Err()
 }
 
-// WriteResultsCSV writes one row per result: dataset, set, loss, C, fold,
-// tag, seconds, error, then one column per metric (the union of all metric
-// names, sorted; empty where a result lacks it).
-func WriteResultsCSV(w io.Writer, rs []Result) error {
-	names := map[string]bool{}
-	for _, r := range rs {
-		for k := range r.Metrics {
-			names[k] = true
-		}
-	}
-	metrics := make([]string, 0, len(names))
-	for k := range names {
-		metrics = append(metrics, k)
-	}
-	sort.Strings(metrics)
-	cw := csv.NewWriter(w)
-	header := append([]string{"dataset", "set", "loss", "C", "fold", "tag", "seconds", "error"}, metrics...)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	for _, r := range rs {
-		row := []string{r.Dataset, r.Set, r.Loss, f(r.C), strconv.Itoa(r.Fold), r.Tag, f(r.Seconds), r.Error}
-		for _, m := range metrics {
-			if v, ok := r.Metrics[m]; ok {
-				row = append(row, f(v))
-			} else {
-				row = append(row, "")
-			}
-		}
-		if err := cw.Write(row); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
 // WriteResultsJSONL writes the results as JSON Lines, one row per line, as
 // Run appends them (ReadResults reads them back).
 func WriteResultsJSONL(w io.Writer, rs []Result) error {
@@ -106,17 +64,6 @@ func WriteResultsJSONL(w io.Writer, rs []Result) error {
 		}
 	}
 	return nil
-}
-
-// WriteResultsJSON writes the results as one indented JSON array.
-func WriteResultsJSON(w io.Writer, rs []Result) error {
-	clean := make([]Result, len(rs))
-	for i, r := range rs {
-		clean[i] = sanitized(r)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(clean)
 }
 
 // NewestRows reads the newest row of each of jobs from results, in the

@@ -87,31 +87,6 @@ func Aggregate(rs []Result, set, loss, metric string) (mean, se float64, n int) 
 	return mean, se, len(x)
 }
 
-// SelectC evaluates score (higher is better, e.g. accuracy on held-out
-// data) at every C of grid, in order, and returns the best C with all
-// scores. Ties go to the first best, so an ascending grid prefers the
-// smaller C (the stronger regulariser). To evaluate in parallel, run the
-// grid as jobs (Run) and use BestByC.
-func SelectC(grid []float64, score func(C float64) (float64, error)) (best float64, scores []float64, err error) {
-	if len(grid) == 0 {
-		return 0, nil, fmt.Errorf("select C: empty grid")
-	}
-	scores = make([]float64, len(grid))
-	bi := -1
-	for i, c := range grid {
-		if scores[i], err = score(c); err != nil {
-			return 0, nil, fmt.Errorf("select C: C=%g: %w", c, err)
-		}
-		if math.IsNaN(scores[i]) {
-			return 0, nil, fmt.Errorf("select C: C=%g: score is NaN", c)
-		}
-		if bi < 0 || scores[i] > scores[bi] {
-			bi = i
-		}
-	}
-	return grid[bi], scores, nil
-}
-
 // BestByC keeps, for every group of results that differ only in C (same
 // dataset, set, loss, fold and tag), the successful one with the highest
 // metric; ties go to the smaller C. Groups are returned in the order of

@@ -62,16 +62,6 @@ func ReadMaskStack(paths []string, threshold float32) (*LabelMap, error) {
 	return out, nil
 }
 
-// ReadMaskGlob reads the masks matching pattern in name order with
-// ReadMaskStack.
-func ReadMaskGlob(pattern string, threshold float32) (*LabelMap, error) {
-	paths, err := globSorted(pattern)
-	if err != nil {
-		return nil, err
-	}
-	return ReadMaskStack(paths, threshold)
-}
-
 // CheckSameSize returns an error naming both files when the image and the
 // mask differ in width, height or depth.
 func CheckSameSize(imagePath string, img *Volume, maskPath string, mask *LabelMap) error {
