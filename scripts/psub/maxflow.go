@@ -381,5 +381,3 @@ func minInto(dst **float64, v float64) {
 		*dst = &v
 	}
 }
-
-func nan() float64 { return math.NaN() }
