@@ -113,14 +113,19 @@ func VerifyFiles(dir, dataset string, files ...string) error {
 		}
 	}
 	if len(bad) > 0 {
-		const show = 10
-		msg := strings.Join(bad[:min(len(bad), show)], "\n  ")
-		if len(bad) > show {
-			msg += fmt.Sprintf("\n  ... and %d more", len(bad)-show)
-		}
-		return fmt.Errorf("data set %s in %s: %d file(s) fail verification:\n  %s", dataset, dir, len(bad), msg)
+		return fmt.Errorf("data set %s in %s: %d file(s) fail verification:\n  %s", dataset, dir, len(bad), firstLines(bad))
 	}
 	return nil
+}
+
+// firstLines joins the first ten of a list of problems, one a line.
+func firstLines(bad []string) string {
+	const show = 10
+	msg := strings.Join(bad[:min(len(bad), show)], "\n  ")
+	if len(bad) > show {
+		msg += fmt.Sprintf("\n  ... and %d more", len(bad)-show)
+	}
+	return msg
 }
 
 // FileSHA256 is the sha256 (hex) of a file's bytes, as data/checksums

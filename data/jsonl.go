@@ -123,7 +123,7 @@ func readJSONL(r io.Reader, where string, labels int) ([]psub.Instance, error) {
 			return nil, fmt.Errorf("%s%s", prefixOf(where), lineErr(line, rerr))
 		}
 		if line == 1 {
-			b = skipBOM(b)
+			b = jsontext.TrimBOM(b)
 		}
 		if rerr == io.EOF && len(bytes.TrimSpace(b)) > 0 {
 			// Every line of a whole file ends with a newline: a last line
@@ -186,7 +186,7 @@ func readLine(br *bufio.Reader, first bool) ([]byte, error) {
 		next *= 2
 		head := bytes.TrimLeft(b, " \t\r\n")
 		if first {
-			head = skipBOM(head)
+			head = jsontext.TrimBOM(head)
 		}
 		if len(head) > 0 && head[0] != '{' {
 			return nil, fmt.Errorf("%w: a line of more than %d bytes starts with %q, not with a JSON object", errNotJSONLine, len(b), head[:min(len(head), 8)])
@@ -223,7 +223,7 @@ func labelBound(labels int) int {
 // decodeLine parses one line and checks what psub.Instance.Validate cannot
 // see: missing fields and the arity of edges.
 func decodeLine(b []byte, line int, v *violations) (psub.Instance, bool) {
-	if bytes.HasPrefix(b, utf8BOM) { // line 1's was skipped
+	if bytes.HasPrefix(b, jsontext.BOM) { // line 1's was skipped
 		v.add(line, "%s", bomInside)
 		return psub.Instance{}, false
 	}

@@ -1,18 +1,11 @@
 package data
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/probably-submodular/crf/internal/membudget"
 	"github.com/probably-submodular/crf/psub"
 )
-
-// utf8BOM is the byte-order mark some editors put at the start of a UTF-8
-// file. It is not JSON, and not data: ReadJSONL skips it.
-var utf8BOM = []byte{0xef, 0xbb, 0xbf}
-
-func skipBOM(b []byte) []byte { return bytes.TrimPrefix(b, utf8BOM) }
 
 // bomInside is the message for a byte-order mark that starts a line other
 // than the first.

@@ -126,11 +126,7 @@ func (f MaskFormat) ReadMask(path string) (*imageio.LabelMap, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := imageio.NewLabelMap(v.Width, v.Height, v.Depth)
-	if v.Channels != 1 {
-		v = imageio.Luma(v)
-	}
-	return m, f.decode(path, v, m)
+	return f.Decode(path, v)
 }
 
 // Decode turns the samples of a mask read elsewhere (as imageio.ReadImage

@@ -153,15 +153,7 @@ func BuildMito(opt MitoOptions) (*SegmentedSet, error) {
 	}
 	b.SLIC.Segments = max(1, int(math.Round(MitoSegments*frac)))
 	b.KeepImage = opt.KeepImage
-	if opt.Segments > 0 {
-		b.SLIC.Segments = opt.Segments
-	}
-	if opt.Compactness > 0 {
-		b.SLIC.Compactness = opt.Compactness
-	}
-	if opt.Sigma > 0 {
-		b.SLIC.Sigma = opt.Sigma
-	}
+	overrideSLIC(&b.SLIC, opt.Segments, opt.Compactness, opt.Sigma)
 	name := vol
 	if !opt.Crop.full() {
 		name = fmt.Sprintf("%s[x%d+%d,y%d+%d,z%d+%d]", vol, box.X, box.Width, box.Y, box.Height, box.Z, box.Depth)

@@ -375,13 +375,9 @@ func (p Pipeline) Segment(name string, img *imageio.Volume) (*SegmentedImage, er
 	if collect {
 		debug.FreeOSMemory()
 	}
-	edges, err := feature.Adjacency(regions)
+	edges, unary, err := b.features(name, img, regions)
 	if err != nil {
-		return nil, fmt.Errorf("%s: adjacency: %w", name, err)
-	}
-	unary, err := b.Descriptor.Compute(img, regions)
-	if err != nil {
-		return nil, fmt.Errorf("%s: descriptor %s: %w", name, b.Descriptor.Name, err)
+		return nil, err
 	}
 	if collect {
 		debug.FreeOSMemory()

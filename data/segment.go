@@ -255,15 +255,22 @@ func (b SegmentBuilder) Build(name string, img *imageio.Volume, truth *imageio.L
 // fromRegions builds everything after SLIC; the cache reuses it to rebuild
 // an entry from stored regions.
 func (b SegmentBuilder) fromRegions(name string, img *imageio.Volume, truth, regions *imageio.LabelMap) (*SegmentedImage, error) {
-	edges, err := feature.Adjacency(regions)
+	edges, unary, err := b.features(name, img, regions)
 	if err != nil {
-		return nil, fmt.Errorf("%s: adjacency: %w", name, err)
-	}
-	unary, err := b.Descriptor.Compute(img, regions)
-	if err != nil {
-		return nil, fmt.Errorf("%s: descriptor %s: %w", name, b.Descriptor.Name, err)
+		return nil, err
 	}
 	return b.assemble(name, img, truth, regions, edges, unary)
+}
+
+// features computes the regions' adjacency and their descriptors.
+func (b SegmentBuilder) features(name string, img *imageio.Volume, regions *imageio.LabelMap) (edges [][2]int, unary [][]float64, err error) {
+	if edges, err = feature.Adjacency(regions); err != nil {
+		return nil, nil, fmt.Errorf("%s: adjacency: %w", name, err)
+	}
+	if unary, err = b.Descriptor.Compute(img, regions); err != nil {
+		return nil, nil, fmt.Errorf("%s: descriptor %s: %w", name, b.Descriptor.Name, err)
+	}
+	return edges, unary, nil
 }
 
 // assemble finishes an instance from its regions, edges and unaries.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+
+	"github.com/probably-submodular/crf/psub/slic"
 )
 
 // ImageSetOptions controls the build of a 2-D data set (BuildCows,
@@ -74,15 +76,7 @@ func BuildPreset(set Preset, opt ImageSetOptions) (*SegmentedSet, error) {
 		p.SLIC.Segments = max(1, int(math.Round(float64(segments)/float64(f*f))))
 		p.SLIC.Sigma = sigma / float64(f)
 	}
-	if opt.Segments > 0 {
-		p.SLIC.Segments = opt.Segments
-	}
-	if opt.Compactness > 0 {
-		p.SLIC.Compactness = opt.Compactness
-	}
-	if opt.Sigma > 0 {
-		p.SLIC.Sigma = opt.Sigma
-	}
+	overrideSLIC(&p.SLIC, opt.Segments, opt.Compactness, opt.Sigma)
 	sel, selMasks := make([]string, n), make([]string, n)
 	for i, j := range idx {
 		sel[i], selMasks[i] = images[j], masks[j]
@@ -146,4 +140,17 @@ func selectImages(n int, opt ImageSetOptions) ([]int, error) {
 		idx[i] = i
 	}
 	return idx, nil
+}
+
+// overrideSLIC sets the SLIC settings that an option gives (non-zero).
+func overrideSLIC(o *slic.Options, segments int, compactness, sigma float64) {
+	if segments > 0 {
+		o.Segments = segments
+	}
+	if compactness > 0 {
+		o.Compactness = compactness
+	}
+	if sigma > 0 {
+		o.Sigma = sigma
+	}
 }

@@ -107,12 +107,7 @@ func verifyCached(cacheDir, dir, dataset string, files []string) error {
 		_ = safefile.Write(cachePath, func(w io.Writer) error { return json.NewEncoder(w).Encode(cache) })
 	}
 	if len(bad) > 0 {
-		const show = 10
-		msg := strings.Join(bad[:min(len(bad), show)], "\n  ")
-		if len(bad) > show {
-			msg += fmt.Sprintf("\n  ... and %d more", len(bad)-show)
-		}
-		return fmt.Errorf("data set %s in %s: %d file(s) differ from the originals (their sums ship in data/checksums):\n  %s\nrestore them with scripts/fetch-data %s", dataset, dir, len(bad), msg, dataset)
+		return fmt.Errorf("data set %s in %s: %d file(s) differ from the originals (their sums ship in data/checksums):\n  %s\nrestore them with scripts/fetch-data %s", dataset, dir, len(bad), firstLines(bad), dataset)
 	}
 	return nil
 }

@@ -146,11 +146,7 @@ func writeCanonical(b *bytes.Buffer, v reflect.Value, path string, depth int) er
 		}
 		b.WriteByte(']')
 	case reflect.Map:
-		type entry struct {
-			key string
-			val reflect.Value
-		}
-		var es []entry
+		var ms []member
 		for it := v.MapRange(); it.Next(); {
 			var kb bytes.Buffer
 			k := it.Key()
@@ -162,27 +158,11 @@ func writeCanonical(b *bytes.Buffer, v reflect.Value, path string, depth int) er
 			if skippedKind(it.Value().Kind()) {
 				continue
 			}
-			es = append(es, entry{kb.String(), it.Value()})
+			ms = append(ms, member{kb.String(), it.Value()})
 		}
-		sort.Slice(es, func(i, j int) bool { return es[i].key < es[j].key })
-		b.WriteByte('{')
-		for i, e := range es {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeString(b, e.key)
-			b.WriteByte(':')
-			if err := writeCanonical(b, e.val, path+"."+e.key, depth+1); err != nil {
-				return err
-			}
-		}
-		b.WriteByte('}')
+		return writeObject(b, ms, path, depth)
 	case reflect.Struct:
-		type field struct {
-			name string
-			val  reflect.Value
-		}
-		var fs []field
+		var ms []member
 		for i := range t.NumField() {
 			sf := t.Field(i)
 			if !sf.IsExported() || skippedKind(sf.Type.Kind()) {
@@ -198,24 +178,37 @@ func writeCanonical(b *bytes.Buffer, v reflect.Value, path string, depth int) er
 					name = n
 				}
 			}
-			fs = append(fs, field{name, v.Field(i)})
+			ms = append(ms, member{name, v.Field(i)})
 		}
-		sort.SliceStable(fs, func(i, j int) bool { return fs[i].name < fs[j].name })
-		b.WriteByte('{')
-		for i, f := range fs {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeString(b, f.name)
-			b.WriteByte(':')
-			if err := writeCanonical(b, f.val, path+"."+f.name, depth+1); err != nil {
-				return err
-			}
-		}
-		b.WriteByte('}')
+		return writeObject(b, ms, path, depth)
 	default:
 		return fmt.Errorf("%s: a %s is not a setting", path, t)
 	}
+	return nil
+}
+
+// member is a map entry or a struct field, keyed by its canonical text or
+// its JSON name.
+type member struct {
+	key string
+	val reflect.Value
+}
+
+// writeObject writes members as a JSON object in key order.
+func writeObject(b *bytes.Buffer, ms []member, path string, depth int) error {
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeString(b, m.key)
+		b.WriteByte(':')
+		if err := writeCanonical(b, m.val, path+"."+m.key, depth+1); err != nil {
+			return err
+		}
+	}
+	b.WriteByte('}')
 	return nil
 }
 
