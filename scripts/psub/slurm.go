@@ -20,6 +20,7 @@ import (
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/internal/codever"
+	"github.com/probably-submodular/crf/internal/safefile"
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/protocol"
 )
@@ -282,7 +283,7 @@ again: every task reruns only the fits missing from its shard file.
 			continue
 		}
 		path := filepath.Join(plan.Dir, f)
-		if err := writeTextFile(path, text); err != nil {
+		if err := safefile.WriteBytes(path, []byte(text)); err != nil {
 			return err
 		}
 		plan.Scripts = append(plan.Scripts, path)
@@ -562,24 +563,6 @@ func checkExecutable(path string) (string, error) {
 		return "", fmt.Errorf("%s is not an executable file", abs)
 	}
 	return abs, nil
-}
-
-// writeTextFile writes text to path atomically (temp name and rename).
-func writeTextFile(path, text string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.WriteString(text)
-	err = errors.Join(err, tmp.Chmod(0o644), tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }
 
 // prepareReport is what -prepare prints.
