@@ -72,6 +72,15 @@ func (f *flags) usageErr(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...), usage: f.printUsage}
 }
 
+// parseFlags parses args, in which every input is a flag (parse, then
+// noArgs).
+func (f *flags) parseFlags(args []string) error {
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	return f.noArgs()
+}
+
 // noArgs rejects positional arguments for subcommands whose every input is
 // a flag.
 func (f *flags) noArgs() error {

@@ -156,10 +156,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(w, "  %-22s %s\n", n, ex[n].summary)
 		}
 	}
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := fs.noArgs(); err != nil {
+	if err := fs.parseFlags(args); err != nil {
 		return err
 	}
 	if *dataset == "" || *out == "" {

@@ -158,10 +158,7 @@ func writeJSON(w io.Writer, v any) error {
 
 func runVersion(args []string, stdout, _ io.Writer) error {
 	fs := newFlags("version", "psub version", stdout)
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := fs.noArgs(); err != nil {
+	if err := fs.parseFlags(args); err != nil {
 		return err
 	}
 	return writeJSON(stdout, map[string]string{"version": version})

@@ -40,10 +40,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	modelPath := fs.String("model", "", "model written by psub train -o; required")
 	dataPath := fs.String("data", "", "graphs to label, JSON Lines (format: data/FORMATS.md; labels optional); required")
 	out := fs.String("o", "", "write one JSON line per instance: {name, labels, truncated_edges}")
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := fs.noArgs(); err != nil {
+	if err := fs.parseFlags(args); err != nil {
 		return err
 	}
 	if *modelPath == "" || *dataPath == "" {

@@ -36,10 +36,7 @@ last and alone: its fits run one at a time, each on every core, and their times 
 Building each protocol's problems (on every core) is not bounded by the pool.
 `)
 	}
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := fs.noArgs(); err != nil {
+	if err := fs.parseFlags(args); err != nil {
 		return err
 	}
 	prof, err := protocol.ParseProfile(*profileName)

@@ -152,10 +152,7 @@ func runSegmentTrain(args []string, stdout, stderr io.Writer) error {
 	tol := fs.Float64("tol", 1e-3, "stop at this relative primal-dual gap")
 	maxIter := fs.Int("max-iter", 1000, "maximum cutting-plane iterations")
 	ckpt := fs.String("checkpoint", "", "keep a checkpoint of every training (each C) in this folder and resume from it when run again with the same images and settings")
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := fs.noArgs(); err != nil {
+	if err := fs.parseFlags(args); err != nil {
 		return err
 	}
 	if err := firstErr(
@@ -406,10 +403,7 @@ func runSegmentPredict(args []string, stdout, stderr io.Writer) error {
 	imageDir := fs.String("images", "", "folder of the images to segment; required")
 	mf := addMaskFlags(fs, false) // masks to score against; read with the model's mask format
 	outDir := fs.String("o", "", "output folder: STEM.png (STEM.tif for TIFF input) mask, STEM_overlay.png, STEM.json summary per image; required")
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := fs.noArgs(); err != nil {
+	if err := fs.parseFlags(args); err != nil {
 		return err
 	}
 	if *modelPath == "" || *imageDir == "" || *outDir == "" {

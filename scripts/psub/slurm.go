@@ -138,10 +138,7 @@ checkout on storage the nodes share. After failures, run the same command
 again: every task reruns only the fits missing from its shard file.
 `)
 	}
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := fs.noArgs(); err != nil {
+	if err := fs.parseFlags(args); err != nil {
 		return err
 	}
 	if strings.TrimSpace(*dir) == "" {

@@ -112,10 +112,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "print every cutting-plane iteration to stderr (default: every 10th)")
 	out := fs.String("o", "", "write the trained model (JSON) here")
 	ckpt := fs.String("checkpoint", "", "keep a checkpoint in this folder after every iteration and resume from it when run again with the same data and settings")
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := fs.noArgs(); err != nil {
+	if err := fs.parseFlags(args); err != nil {
 		return err
 	}
 	if *trainPath == "" {
