@@ -338,8 +338,8 @@ func instancesOf(items []*data.SegmentedImage, idx []int) []psub.Instance {
 
 // pixelScore pools the pixel confusion of the model's predictions on the
 // items idx.
-func pixelScore(m *psub.Model, items []*data.SegmentedImage, idx []int, labels int) (*confusion, error) {
-	total := newConfusion(labels)
+func pixelScore(m *psub.Model, items []*data.SegmentedImage, idx []int, labels int) (*feature.Confusion, error) {
+	total := feature.NewConfusion(labels)
 	for _, i := range idx {
 		r, err := m.Predict(&items[i].Instance)
 		if err != nil {
@@ -443,7 +443,7 @@ func runSegmentPredict(args []string, stdout, stderr io.Writer) error {
 	}
 	L := seg.CRF.Labels
 	res := segmentPredictResult{Model: *modelPath, Images: len(images), Out: *outDir}
-	total := newConfusion(L)
+	total := feature.NewConfusion(L)
 	for i, img := range images {
 		mask := ""
 		if masks != nil {
@@ -464,7 +464,7 @@ func runSegmentPredict(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "%d/%d %s: %s, %d superpixels, %.2f s\n", i+1, len(images), filepath.Base(img), what, sum.Superpixels, sum.Seconds)
 		if sum.Counts != nil {
-			c := newConfusion(L)
+			c := feature.NewConfusion(L)
 			copy(c.Counts, sum.Counts)
 			if err := total.Merge(c); err != nil {
 				return err
@@ -610,8 +610,3 @@ func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
-
-// confusion is the pixel confusion matrix (psub/feature's).
-type confusion = feature.Confusion
-
-func newConfusion(k int) *confusion { return feature.NewConfusion(k) }
