@@ -48,7 +48,7 @@
 // starts the one heading the costliest chain of waits first, so that a
 // long chain is not started last while the other workers idle. What a job
 // costs is Options.Cost, or else estimated from the results file's rows
-// and the jobs finished so far (Estimate: the same job's time, else the
+// and the jobs finished so far (the same job's time, else the
 // mean of the same job in other folds, of its set and stage, ...).
 //
 // # Grids and statistics

@@ -1,22 +1,12 @@
 package grid
 
-// Estimate is an Options.Cost from the rows of an earlier run (of older
-// code, say, or of another profile's grid of the same jobs): a job's
-// seconds in its own row when there is one, else the mean over the rows
-// that differ from it only in the fold, else over those of its set and
+// estimator estimates a job's cost from the rows of the results file and
+// of the jobs finished so far (Run adds each row as its job finishes): the
+// job's seconds in its own row when there is one, else the mean over the
+// rows that differ from it only in the fold, else over those of its set and
 // tag (stage), else of its set, else over all rows; with no rows, 0 for
 // every job (Run then starts ready jobs in the order given). Failed rows
 // are left out: their time is not the fit's.
-func Estimate(rows []Result) func(Job) float64 {
-	e := newEstimator()
-	for _, r := range rows {
-		e.add(r)
-	}
-	return e.cost
-}
-
-// estimator keeps the sums behind Estimate, so that Run can add each row
-// as its job finishes.
 type estimator struct {
 	exact  map[string]float64
 	byFold map[Job]*mean
@@ -56,10 +46,8 @@ func (e *estimator) add(r Result) {
 	e.all.add(r.Seconds)
 }
 
-func (e *estimator) cost(j Job) float64 { return e.costOf(j.Key(), j) }
-
-// costOf is cost(j) given j's key (the scheduler asks for the same jobs'
-// costs over and over).
+// costOf is the cost of j, given its key (the scheduler asks for the same
+// jobs' costs over and over).
 func (e *estimator) costOf(key string, j Job) float64 {
 	if s, ok := e.exact[key]; ok {
 		return s

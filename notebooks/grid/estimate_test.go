@@ -30,10 +30,13 @@ func TestEstimate(t *testing.T) {
 	}
 	failed := row("A", "select", 1, 2, 1000)
 	failed.Error = "boom"
-	est := Estimate([]Result{
+	e := newEstimator()
+	for _, r := range []Result{
 		row("A", "select", 1, 0, 2), row("A", "select", 1, 1, 4), failed,
 		row("A", "select", 10, 0, 30), row("B", "final", 1, 0, 7),
-	})
+	} {
+		e.add(r)
+	}
 	for _, c := range []struct {
 		job  Job
 		want float64
@@ -43,11 +46,11 @@ func TestEstimate(t *testing.T) {
 		{Job{Dataset: "d", Set: "A", Loss: "l", C: 3, Fold: 0, Tag: "select"}, 12},    // set A's selection: (2+4+30)/3
 		{Job{Dataset: "d", Set: "Z", Loss: "l", C: 1, Fold: 0, Tag: "select"}, 10.75}, // all rows: 43/4
 	} {
-		if got := est(c.job); got != c.want {
-			t.Errorf("Estimate(%s) = %g, want %g", c.job.Key(), got, c.want)
+		if got := e.costOf(c.job.Key(), c.job); got != c.want {
+			t.Errorf("cost of %s = %g, want %g", c.job.Key(), got, c.want)
 		}
 	}
-	if got := Estimate(nil)(Job{}); got != 0 {
+	if got := newEstimator().costOf("", Job{}); got != 0 {
 		t.Errorf("no rows: %g, want 0", got)
 	}
 }

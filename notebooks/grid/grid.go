@@ -119,7 +119,7 @@ type Options struct {
 	// Cost estimates what a job takes (seconds, say; only ratios matter).
 	// Among the ready jobs, the one heading the costliest chain of waits
 	// (After) starts first, so that a long chain does not start last and
-	// keep one worker busy while the others idle. nil means Estimate of
+	// keep one worker busy while the others idle. nil means an estimate from
 	// the rows in the Results file (an earlier run's, stale or not) and of
 	// the jobs finished so far, estimated again after every job; before
 	// any is known, and always on one worker (where the order does not

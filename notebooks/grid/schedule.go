@@ -123,7 +123,7 @@ func chainCosts(waitFor []int, cost func(i int) float64) []float64 {
 	return chain
 }
 
-// learning makes q re-estimate its priorities as jobs finish: Estimate of
+// learning makes q re-estimate its priorities as jobs finish: an estimator of
 // rows (an earlier run's) and of the jobs finished so far, whose row
 // row(i) gives. Run uses it when Options.Cost is nil.
 func (q *queue) learning(jobs []Job, waitFor []int, rows []Result, row func(i int) Result) {
