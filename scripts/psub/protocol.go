@@ -141,31 +141,37 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	start := time.Now()
-	ran := 0
-	opt := protocol.Options{Profile: prof, Results: *results, Shard: shard, Workers: *workers, Models: *models, Checkpoints: *checkpoints,
-		Log: stderr,
-		Progress: func(g grid.Progress) {
-			ran++
-			fmt.Fprintf(stderr, "%s %s: %d %s\n", p.Name(), prof, g.Done+g.Skipped, protocol.ProgressLine(g))
-		},
-		Building: func(done, total int) { fmt.Fprintf(stderr, "building problems: %d of %d\n", done, total) },
-	}
+	opt := protocol.Options{Profile: prof, Results: *results, Shard: shard, Workers: *workers, Models: *models, Checkpoints: *checkpoints}
 	if opt.Results == "" {
 		opt.Results = protocol.DefaultResults(p.Name(), prof)
 	}
-	rows, runErr := p.Run(ctx, opt)
-	res := protocolResult{Protocol: p.Name(), Profile: string(prof), Shard: shard.String(), Results: opt.Results,
+	res, runErr := runCounted(ctx, p, opt, stderr, fmt.Sprintf("%s %s: ", p.Name(), prof))
+	if err := writeJSON(stdout, res); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// runCounted runs p with opt, logging to log (progress lines after
+// prefix), and says what it did.
+func runCounted(ctx context.Context, p protocol.Protocol, opt protocol.Options, log io.Writer, prefix string) (protocolResult, error) {
+	start := time.Now()
+	ran := 0
+	opt.Log = log
+	opt.Progress = func(g grid.Progress) {
+		ran++ // Progress is called from one goroutine at a time
+		fmt.Fprintf(log, "%s%d %s\n", prefix, g.Done+g.Skipped, protocol.ProgressLine(g))
+	}
+	opt.Building = func(done, total int) { fmt.Fprintf(log, "building problems: %d of %d\n", done, total) }
+	rows, err := p.Run(ctx, opt)
+	res := protocolResult{Protocol: p.Name(), Profile: string(opt.Profile), Shard: opt.Shard.String(), Results: opt.Results,
 		Rows: len(rows), Ran: ran, Seconds: time.Since(start).Seconds()}
 	for _, r := range rows {
 		if r.Error != "" {
 			res.Failed++
 		}
 	}
-	if err := writeJSON(stdout, res); err != nil {
-		return err
-	}
-	return runErr
+	return res, err
 }
 
 // protocolInfo is one line of "psub protocol -list".

@@ -86,29 +86,14 @@ func runAll(ctx context.Context, ps []protocol.Protocol, prof protocol.Profile, 
 	out := allResult{Profile: string(prof), Workers: workers, Protocols: make([]protocolOutcome, len(ps))}
 	runOne := func(i int, shared *grid.Slots) {
 		p := ps[i]
-		log := &prefixWriter{mu: &mu, w: stderr, prefix: p.Name() + ": "}
-		ran := 0
-		opt := protocol.Options{Profile: prof, Workers: workers, Slots: shared, Log: log,
-			Progress: func(g grid.Progress) {
-				ran++ // Progress is called from one goroutine at a time
-				fmt.Fprintf(log, "%d %s\n", g.Done+g.Skipped, protocol.ProgressLine(g))
-			},
-			Building: func(done, total int) { fmt.Fprintf(log, "building problems: %d of %d\n", done, total) },
-		}
+		opt := protocol.Options{Profile: prof, Workers: workers, Slots: shared}
 		if dir != "" {
 			opt.Results = filepath.Join(dir, fmt.Sprintf("%s-%s.jsonl", p.Name(), prof))
 		} else {
 			opt.Results = protocol.DefaultResults(p.Name(), prof)
 		}
-		t := time.Now()
-		rows, err := p.Run(ctx, opt)
-		res := protocolOutcome{protocolResult: protocolResult{Protocol: p.Name(), Profile: string(prof), Shard: protocol.Shard{}.String(),
-			Results: opt.Results, Rows: len(rows), Ran: ran, Seconds: time.Since(t).Seconds()}}
-		for _, r := range rows {
-			if r.Error != "" {
-				res.Failed++
-			}
-		}
+		r, err := runCounted(ctx, p, opt, &prefixWriter{mu: &mu, w: stderr, prefix: p.Name() + ": "}, "")
+		res := protocolOutcome{protocolResult: r}
 		if err != nil {
 			res.Error = err.Error()
 		}
