@@ -8,8 +8,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -84,38 +86,23 @@ func parseSHA256SUMS(r io.Reader, name string) (map[string]string, error) {
 }
 
 // VerifyFiles checks the named files (paths relative to dir, as in
-// Checksums) against the expected sums of dataset. With no files given it
-// checks every file of the data set. The error lists every missing or
+// Checksums and DerivedPixelSums) against the expected sums of dataset,
+// reading each (no cache: VerifyCached). With no files given it checks
+// every original file of the data set. The error lists every missing or
 // mismatching file.
 func VerifyFiles(dir, dataset string, files ...string) error {
-	sums, err := Checksums(dataset)
-	if err != nil {
-		return err
-	}
 	if len(files) == 0 {
-		for f := range sums {
-			files = append(files, f)
-		}
-		sort.Strings(files)
-	}
-	var bad []string
-	for _, f := range files {
-		want, ok := sums[f]
-		if !ok {
-			bad = append(bad, fmt.Sprintf("%s: not a file of data set %s", f, dataset))
-			continue
-		}
-		got, err := FileSHA256(filepath.Join(dir, filepath.FromSlash(f)))
+		sums, err := Checksums(dataset)
 		if err != nil {
-			bad = append(bad, err.Error())
-		} else if got != want {
-			bad = append(bad, fmt.Sprintf("%s: sha256 %s, expected %s", f, got, want))
+			return err
 		}
+		files = slices.Sorted(maps.Keys(sums))
 	}
-	if len(bad) > 0 {
-		return fmt.Errorf("data set %s in %s: %d file(s) fail verification:\n  %s", dataset, dir, len(bad), firstLines(bad))
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = filepath.Join(dir, filepath.FromSlash(f))
 	}
-	return nil
+	return verifyCached("", dir, dataset, paths)
 }
 
 // firstLines joins the first ten of a list of problems, one a line.

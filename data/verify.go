@@ -44,6 +44,7 @@ func VerifyCached(dir, dataset string, files ...string) error {
 	return verifyCached(DefaultVerifiedCache(), dir, dataset, files)
 }
 
+// verifyCached is VerifyCached with the cache in cacheDir ("": none).
 func verifyCached(cacheDir, dir, dataset string, files []string) error {
 	sums, err := Checksums(dataset)
 	if err != nil {
@@ -55,7 +56,10 @@ func verifyCached(cacheDir, dir, dataset string, files []string) error {
 	if err != nil {
 		return err
 	}
-	cachePath := filepath.Join(cacheDir, dataset+".json")
+	cachePath := "" // no cache: every file is read
+	if cacheDir != "" {
+		cachePath = filepath.Join(cacheDir, dataset+".json")
+	}
 	cache := readVerifiedCache(cachePath)
 	changed := false
 	var bad []string
@@ -100,7 +104,7 @@ func verifyCached(cacheDir, dir, dataset string, files []string) error {
 		cache.Files[abs] = now
 		changed = true
 	}
-	if changed {
+	if changed && cachePath != "" {
 		// A cache that cannot be written costs a re-read next time, not a
 		// wrong answer: its error is not the caller's.
 		_ = os.MkdirAll(cacheDir, 0o755)
