@@ -7,9 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/probably-submodular/crf/psub/imageio"
 	"github.com/probably-submodular/crf/psub/slic"
@@ -196,25 +194,11 @@ func BuildMito(opt MitoOptions) (*SegmentedSet, error) {
 func readMitoCrop(images, masks []string, box MitoBox, format MaskFormat) (*imageio.Volume, *imageio.LabelMap, error) {
 	v := imageio.NewVolume(box.Width, box.Height, box.Depth, 1)
 	m := imageio.NewLabelMap(box.Width, box.Height, box.Depth)
-	errs := make([]error, len(images))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), len(images)) {
-		wg.Go(func() {
-			for z := range next {
-				errs[z] = readMitoSlice(images[z], masks[z], box, z, v, m, format)
-			}
-		})
-	}
-	for z := range images {
-		next <- z
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, nil, err
-		}
+	err := forEach(len(images), 0, func(z int) error {
+		return readMitoSlice(images[z], masks[z], box, z, v, m, format)
+	}, nil)
+	if err != nil {
+		return nil, nil, err
 	}
 	return v, m, nil
 }

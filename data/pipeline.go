@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 
 	"github.com/probably-submodular/crf/internal/membudget"
 	"github.com/probably-submodular/crf/psub/feature"
@@ -291,39 +289,12 @@ func (p Pipeline) Build(images, masks []string, keepImage bool, opt BuildOptions
 	// Segments depend on each image's size: one builder per image, the
 	// images built in parallel, SLIC on one core each.
 	out := make([]*SegmentedImage, len(images))
-	errs := make([]error, len(images))
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var (
-		mu   sync.Mutex
-		done int
-		wg   sync.WaitGroup
-	)
-	next := make(chan int)
-	for range min(workers, len(images)) {
-		wg.Go(func() {
-			for i := range next {
-				out[i], errs[i] = p.buildOne(images[i], masks[i], keepImage, len(images) > 1)
-				mu.Lock()
-				done++
-				if opt.Progress != nil && errs[i] == nil {
-					opt.Progress(done, len(images))
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	for i := range images {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	err := forEach(len(images), opt.Workers, func(i int) (err error) {
+		out[i], err = p.buildOne(images[i], masks[i], keepImage, len(images) > 1)
+		return err
+	}, opt.Progress)
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -349,43 +349,54 @@ type BuildOptions struct {
 // BuildSegmented builds every source with b, in parallel. The result keeps
 // the order of sources. The first error (naming its source) stops the build.
 func BuildSegmented(sources []SegmentSource, b SegmentBuilder, opt BuildOptions) ([]*SegmentedImage, error) {
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(sources))
 	if len(sources) > 1 && b.SLIC.Workers == 0 {
 		// One image per core beats splitting each image across cores.
 		b.SLIC.Workers = 1
 	}
 	out := make([]*SegmentedImage, len(sources))
+	err := forEach(len(sources), opt.Workers, func(i int) (err error) {
+		out[i], err = buildOne(sources[i], b, opt.Cache)
+		return err
+	}, opt.Progress)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// forEach calls fn(i) for every i < n on up to workers goroutines (0: one
+// per core), in order of i, and returns the error of the lowest i that
+// failed. After a failure no further i starts: those below it have all
+// started, so the error is the same whatever the timing. progress, when
+// set, is told of every success until then (serialised, done increasing).
+func forEach(n, workers int, fn func(i int) error, progress func(done, total int)) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	errs := make([]error, n)
 	var (
-		mu       sync.Mutex
-		done     int
-		firstErr error
-		wg       sync.WaitGroup
+		mu     sync.Mutex
+		done   int
+		failed bool
+		wg     sync.WaitGroup
 	)
 	next := make(chan int)
-	for range workers {
+	for range min(workers, n) {
 		wg.Go(func() {
 			for i := range next {
-				s, err := buildOne(sources[i], b, opt.Cache)
+				err := fn(i)
 				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				out[i] = s
-				done++
-				if opt.Progress != nil && firstErr == nil {
-					opt.Progress(done, len(sources))
+				errs[i], failed, done = err, failed || err != nil, done+1
+				if progress != nil && !failed {
+					progress(done, n)
 				}
 				mu.Unlock()
 			}
 		})
 	}
-	for i := range sources {
+	for i := range n {
 		mu.Lock()
-		stop := firstErr != nil
+		stop := failed
 		mu.Unlock()
 		if stop {
 			break
@@ -394,10 +405,12 @@ func BuildSegmented(sources []SegmentSource, b SegmentBuilder, opt BuildOptions)
 	}
 	close(next)
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 func buildOne(src SegmentSource, b SegmentBuilder, cache *SegmentCache) (*SegmentedImage, error) {
