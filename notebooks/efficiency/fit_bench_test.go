@@ -32,6 +32,10 @@ func BenchmarkFitOneCoreCows(b *testing.B) {
 		b.Run(fmt.Sprintf("cache-%d", cache), func(b *testing.B) {
 			s := psub.Settings{Set: psub.C4{}, Delayed: true, C: c, Tol: 1e-3, MaxIter: 5000, Workers: 1,
 				Tuning: psub.Tuning{Cache: cache}}
+			stop, err := cputime.StartProfile(fmt.Sprintf("cows-cache-%d", cache))
+			if err != nil {
+				b.Fatal(err)
+			}
 			var tr *psub.Trace
 			cpu0 := cputime.Seconds()
 			for b.Loop() {
@@ -39,7 +43,11 @@ func BenchmarkFitOneCoreCows(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((cputime.Seconds()-cpu0)/float64(b.N), "cpu-s")
+			cpu := (cputime.Seconds() - cpu0) / float64(b.N)
+			if err := stop(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(cpu, "cpu-s")
 			b.ReportMetric(tr.Seconds, "train-s")
 			b.ReportMetric(float64(tr.Iters), "iterations")
 			b.ReportMetric(float64(len(tr.QPCalls)), "qp-calls")
