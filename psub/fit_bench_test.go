@@ -100,9 +100,10 @@ var fitCaches = []int{0, 10}
 //
 // It reports the CPU seconds of the process (all threads), the training's
 // wall seconds, iterations, cache hits and QP solves, and the certified
-// primal, dual and gap, which a faster learner must reproduce.
-// notebooks/protocol's BenchmarkFitOneCoreCows runs the same fit on the real
-// cows.
+// primal, dual and gap, which a faster learner must reproduce. With
+// PSUB_FIT_PROFILE=DIR it writes a CPU profile of each row's fits
+// (cputime.StartProfile). notebooks/efficiency's BenchmarkFitOneCoreCows
+// runs the same fit on the real cows.
 func BenchmarkFitOneCore(b *testing.B) {
 	for _, fc := range fitCases {
 		for _, cache := range fitCaches {

