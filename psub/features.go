@@ -1,6 +1,8 @@
 package psub
 
 import (
+	"slices"
+
 	"github.com/probably-submodular/crf/psub/inference"
 	"github.com/probably-submodular/crf/psub/internal/cut"
 )
@@ -75,8 +77,35 @@ func (c *csr) addTo(dst []float64, r int, s float64) {
 	}
 }
 
-// instFeatures are an instance's unary and pairwise rows in CSR form.
-type instFeatures struct{ unary, pairwise csr }
+// instFeatures are an instance's unary and pairwise rows in CSR form, and
+// (for the learner's instances) the edges at each node.
+type instFeatures struct {
+	unary, pairwise csr
+	adj             edgeAdj
+}
+
+// edgeAdj lists the edges at each node: edge[start[k]:start[k+1]] are the
+// indices of the edges with node k as an end, in increasing order.
+type edgeAdj struct{ start, edge []int32 }
+
+func newEdgeAdj(n int, edges [][2]int) edgeAdj {
+	a := edgeAdj{start: make([]int32, n+1), edge: make([]int32, 2*len(edges))}
+	for _, ed := range edges {
+		a.start[ed[0]+1]++
+		a.start[ed[1]+1]++
+	}
+	for k := 0; k < n; k++ {
+		a.start[k+1] += a.start[k]
+	}
+	next := append([]int32(nil), a.start[:n]...)
+	for e, ed := range edges {
+		for _, k := range ed {
+			a.edge[next[k]] = int32(e)
+			next[k]++
+		}
+	}
+	return a
+}
 
 // reduced holds the weights relative to label 0 and block (0,0),
 // interleaved by feature coordinate: U[j·(L−1) + a−1] = (w_a − w_0)_j and
@@ -165,24 +194,46 @@ func (l Layout) fillEnergy(e *inference.Energy, f *instFeatures, r *reduced, buf
 // one is truncated as TruncatedGraphCut does and counted, otherwise it is
 // left for the solver to report.
 func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs []float64, y []int, edges [][2]int, truncate bool) int {
-	var p [3]float64
+	// The products are mulInto's for m = 1 and m = 3, written out: this
+	// loop runs over every node and edge of every training instance in
+	// every iteration, and the call cost as much as the few non-zeros of a
+	// histogram row. Same order of operations, so the same numbers.
+	U, P := r.U, r.P
+	us, ui, uv := f.unary.start, f.unary.idx, f.unary.val
+	costs, y = costs[:len(lin)], y[:len(lin)]
 	for k := range lin {
 		// θ(0) = 0, θ(1) = −p0.
-		f.unary.mulInto(p[:1], k, r.U, 1)
+		is, vs := ui[us[k]:us[k+1]], uv[us[k]:us[k+1]]
+		vs = vs[:len(is)]
+		var p0 float64
+		for t, j := range is {
+			p0 += vs[t] * U[j]
+		}
 		if y[k] == 0 {
-			lin[k] = -p[0] - costs[k]
+			lin[k] = -p0 - costs[k]
 		} else {
-			lin[k] = -p[0] + costs[k]
+			lin[k] = -p0 + costs[k]
 		}
 	}
 	truncated := 0
+	ps, pi, pv := f.pairwise.start, f.pairwise.idx, f.pairwise.val
+	pair = pair[:len(edges)]
 	for e, ed := range edges {
 		// The table (θ00, θ01, θ10, θ11) = (0, −p0, −p1, −p2).
-		f.pairwise.mulInto(p[:], e, r.P, 3)
-		c := -p[1]
-		d := -p[0] - p[1] + p[2]
+		is, vs := pi[ps[e]:ps[e+1]], pv[ps[e]:ps[e+1]]
+		vs = vs[:len(is)]
+		var p0, p1, p2 float64
+		for t, j := range is {
+			x := vs[t]
+			w := P[3*int(j) : 3*int(j)+3 : 3*int(j)+3]
+			p0 += x * w[0]
+			p1 += x * w[1]
+			p2 += x * w[2]
+		}
+		c := -p1
+		d := -p0 - p1 + p2
 		if d < 0 {
-			if cut.AtMost(-p[2], -p[0]-p[1]) {
+			if cut.AtMost(-p2, -p0-p1) {
 				d = 0
 			} else if truncate {
 				c -= d / 2 // θ01 and θ10 raised by −d/2
@@ -191,26 +242,91 @@ func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs 
 			}
 		}
 		lin[ed[0]] += c
-		lin[ed[1]] += -p[2] - c
+		lin[ed[1]] += -p2 - c
 		pair[e] = d
 	}
 	return truncated
 }
 
-// featureDiff adds ψ(x,y) − ψ(x,z) to dst from the CSR rows.
-func (l Layout) featureDiff(dst []float64, in *Instance, f *instFeatures, y, z []int) {
+// diffScratch is featureDiffTouched's scratch, kept by its caller.
+type diffScratch struct {
+	mark []bool
+	list []int32
+}
+
+// featureDiffTouched is featureDiff visiting only the edges at nodes where
+// y and z differ (f.adj), in increasing order, so that dst receives the
+// same terms in the same order: the same sums to the bit. An edge whose
+// ends both keep their labels keeps its block and adds nothing. Late in
+// training the learner's incremental planes change few labels per round,
+// and the pass over every edge was most of the plane's cost. When many
+// nodes changed it is featureDiff.
+func (l Layout) featureDiffTouched(dst []float64, in *Instance, f *instFeatures, y, z []int, sc *diffScratch) {
 	du, dp, off := l.UnaryDim, l.PairwiseDim, l.PairwiseOffset()
+	changed := 0
 	for k := range y {
 		if y[k] != z[k] {
 			f.unary.addTo(dst[y[k]*du:], k, 1)
 			f.unary.addTo(dst[z[k]*du:], k, -1)
+			changed++
 		}
 	}
-	for e, ed := range in.Edges {
+	if changed == 0 {
+		return
+	}
+	edges := in.Edges
+	if f.adj.start == nil || 8*changed > len(y) {
+		l.pairwiseDiff(dst, f, edges, y, z)
+		return
+	}
+	if len(sc.mark) < len(edges) {
+		sc.mark = make([]bool, len(edges))
+	}
+	list := sc.list[:0]
+	for k := range y {
+		if y[k] == z[k] {
+			continue
+		}
+		for _, e := range f.adj.edge[f.adj.start[k]:f.adj.start[k+1]] {
+			if !sc.mark[e] {
+				sc.mark[e] = true
+				list = append(list, e)
+			}
+		}
+	}
+	slices.Sort(list)
+	for _, e := range list {
+		sc.mark[e] = false
+		ed := edges[e]
+		by, bz := l.Block(y[ed[0]], y[ed[1]]), l.Block(z[ed[0]], z[ed[1]])
+		if by != bz {
+			f.pairwise.addTo(dst[off+by*dp:], int(e), 1)
+			f.pairwise.addTo(dst[off+bz*dp:], int(e), -1)
+		}
+	}
+	sc.list = list
+}
+
+// pairwiseDiff is the pairwise half of featureDiff.
+func (l Layout) pairwiseDiff(dst []float64, f *instFeatures, edges [][2]int, y, z []int) {
+	dp, off := l.PairwiseDim, l.PairwiseOffset()
+	for e, ed := range edges {
 		by, bz := l.Block(y[ed[0]], y[ed[1]]), l.Block(z[ed[0]], z[ed[1]])
 		if by != bz {
 			f.pairwise.addTo(dst[off+by*dp:], e, 1)
 			f.pairwise.addTo(dst[off+bz*dp:], e, -1)
 		}
 	}
+}
+
+// featureDiff adds ψ(x,y) − ψ(x,z) to dst from the CSR rows.
+func (l Layout) featureDiff(dst []float64, in *Instance, f *instFeatures, y, z []int) {
+	du := l.UnaryDim
+	for k := range y {
+		if y[k] != z[k] {
+			f.unary.addTo(dst[y[k]*du:], k, 1)
+			f.unary.addTo(dst[z[k]*du:], k, -1)
+		}
+	}
+	l.pairwiseDiff(dst, f, in.Edges, y, z)
 }

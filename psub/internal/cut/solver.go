@@ -13,11 +13,26 @@ import "fmt"
 type Solver struct {
 	truncate bool
 	b        Binary
+	// fixed: the caller passes the same, unchanged edge slice to every
+	// Solve (NewFixedSolver), so the graph is kept when the slice is the
+	// one it was built for, without comparing the edges one by one.
+	fixed bool
+	built [][2]int // the caller's slice the graph was built for (fixed)
 }
 
 // NewSolver returns a solver for energies in normal form.
 func NewSolver(truncate, dynamic bool) *Solver {
 	return &Solver{truncate: truncate, b: Binary{Dynamic: dynamic}}
+}
+
+// NewFixedSolver is NewSolver for a caller that passes the same edge slice,
+// never modified, to every Solve (the learner's training instances): the
+// check that the kept graph still fits compares the slices, not the edges.
+// A different slice is compared edge by edge as NewSolver's solver does.
+func NewFixedSolver(truncate, dynamic bool) *Solver {
+	s := NewSolver(truncate, dynamic)
+	s.fixed = true
+	return s
 }
 
 // Solve minimises the energy of the graph with the given edges and writes
@@ -28,7 +43,15 @@ func (s *Solver) Solve(edges [][2]int, lin, pair []float64, y []int) (int, error
 	if len(pair) != len(edges) || len(y) != n {
 		return 0, fmt.Errorf("normal-form cut: %d pairwise sums for %d edges, %d labels for %d nodes", len(pair), len(edges), len(y), n)
 	}
-	reused := s.b.holds(n, edges)
+	var reused bool
+	if s.fixed && s.b.g != nil && s.b.n == n && len(edges) == len(s.built) && (len(edges) == 0 || &edges[0] == &s.built[0]) {
+		reused = true
+	} else {
+		reused = s.b.holds(n, edges)
+	}
+	if s.fixed {
+		s.built = edges
+	}
 	if !reused {
 		// A new graph: check the edges once (the max-flow graph refuses
 		// bad ones by panicking).
