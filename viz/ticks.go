@@ -59,9 +59,18 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	if !readable {
 		// The chart font lacks ⁰ and ⁻ (10⁻⁴ came out as "10⁴"): the whole
-		// axis is written m·e±n instead.
+		// axis is written plainly when that stays short (0.0001 … 1), else
+		// as m·e±n.
+		short := true
+		for _, p := range ps {
+			short = short && p.e >= -5 && p.e <= 6
+		}
 		for i, p := range ps {
-			ticks[i].Label = strconv.FormatFloat(p.m, 'f', -1, 64) + "e" + strings.Replace(strconv.Itoa(p.e), "-", "−", 1)
+			if short {
+				ticks[i].Label = powerLabel(p.m, p.e, true)
+			} else {
+				ticks[i].Label = strconv.FormatFloat(p.m, 'f', -1, 64) + "e" + strings.Replace(strconv.Itoa(p.e), "-", "−", 1)
+			}
 		}
 	}
 	return ticks

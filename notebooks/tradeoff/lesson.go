@@ -3,6 +3,7 @@ package tradeoff
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -180,7 +181,14 @@ func (t Experiment) RunDetails(p protocol.Profile, rows []grid.Result, log strin
 	slices.Sort(cs)
 	var b strings.Builder
 	fmt.Fprintf(&b, "- **Profile** %s: seeds %v, %d training + %d test images each, %d entries: %d fits.\n", p, s.Seeds, s.Train, s.Test, len(s.Entries), len(rows))
-	fmt.Fprintf(&b, "- **Rows** in `%s`, computed by code %s.\n", protocol.DefaultResults(t.Name(), p), strings.Join(cs, ", "))
+	file := filepath.ToSlash(protocol.DefaultResults(t.Name(), p))
+	for _, dir := range []string{"notebooks/results/", "out/"} {
+		if i := strings.LastIndex(file, "/"+dir); i >= 0 {
+			file = file[i+1:] // from the repository's root
+			break
+		}
+	}
+	fmt.Fprintf(&b, "- **Rows** in `%s`, computed by code %s.\n", file, strings.Join(cs, ", "))
 	fmt.Fprintf(&b, "- **Time** of the fits when they ran: %s of job time, %s of it training (the rest measures inference exactness).\n",
 		(time.Duration(job * float64(time.Second))).Round(100*time.Millisecond), (time.Duration(train * float64(time.Second))).Round(100*time.Millisecond))
 	if log = strings.TrimSpace(log); log != "" {
