@@ -196,3 +196,56 @@ func (t Experiment) RunDetails(p protocol.Profile, rows []grid.Result, log strin
 	}
 	return b.String()
 }
+
+// ladderBranches are the two chains of nested sets, C0 ⊂ C1 ⊂ C2 ⊂ C2* ⊆ C4
+// and C2 ⊆ C3 ⊆ C4, along which the optimal objective cannot rise.
+var ladderBranches = [][]string{{"C0", "C1", "C2", "C2*", "C4"}, {"C2", "C3", "C4"}}
+
+// LadderSteps says, from one ladder of rows (notebook 00's), how the
+// objective and the test accuracy move along both branches of nested
+// sets: whether the objective falls at every step (it must, up to the
+// solver's tolerance, since the sets are nested), and at which steps test
+// accuracy falls, by how many points. Entries missing from rows are
+// skipped.
+func LadderSteps(rows []Row, tol float64) string {
+	at := map[string]Row{}
+	for _, r := range rows {
+		at[r.Name] = r
+	}
+	var rises, drops []string
+	seen := map[string]bool{}
+	for _, br := range ladderBranches {
+		var chain []Row
+		for _, n := range br {
+			if r, ok := at[n]; ok {
+				chain = append(chain, r)
+			}
+		}
+		for i := 1; i < len(chain); i++ {
+			a, b := chain[i-1], chain[i]
+			step := a.Name + " → " + b.Name
+			if seen[step] {
+				continue
+			}
+			seen[step] = true
+			if b.Primal > a.Primal*(1+tol) {
+				rises = append(rises, fmt.Sprintf("%s (%.4g → %.4g)", step, a.Primal, b.Primal))
+			}
+			if d := 100 * (b.TestAcc - a.TestAcc); d < 0 {
+				drops = append(drops, fmt.Sprintf("%s (%+.1f points)", step, d))
+			}
+		}
+	}
+	var b strings.Builder
+	if len(rises) == 0 {
+		b.WriteString("The objective falls at every step of both branches, as nested sets require.")
+	} else {
+		fmt.Fprintf(&b, "The objective rises beyond the solver's tolerance at %s: a nested set cannot do worse, so this is a solver failure.", strings.Join(rises, ", "))
+	}
+	if len(drops) == 0 {
+		b.WriteString(" Test accuracy rises (or stays) at every step.")
+	} else {
+		fmt.Fprintf(&b, " Test accuracy rises with it except at %s: a lower training objective need not mean a better test accuracy.", strings.Join(drops, ", "))
+	}
+	return b.String()
+}

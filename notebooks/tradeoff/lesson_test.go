@@ -121,3 +121,16 @@ func TestEntriesAndRunDetails(t *testing.T) {
 		}
 	}
 }
+
+func TestLadderSteps(t *testing.T) {
+	rows := []Row{{Name: "C0", Primal: 0.6, TestAcc: 0.7}, {Name: "C1", Primal: 0.4, TestAcc: 0.85}, {Name: "C2", Primal: 0.13, TestAcc: 0.956},
+		{Name: "C2*", Primal: 0.12, TestAcc: 0.953}, {Name: "C3", Primal: 0.02, TestAcc: 0.99}, {Name: "C4", Primal: 0.017, TestAcc: 0.997}}
+	s := LadderSteps(rows, 1e-3)
+	if !strings.Contains(s, "falls at every step") || !strings.Contains(s, "C2 → C2* (-0.3 points)") || strings.Contains(s, "C3 → C4 (") {
+		t.Errorf("LadderSteps = %q", s)
+	}
+	rows[5].Primal = 0.05 // C4 above C3 and C2*: impossible for nested sets
+	if s := LadderSteps(rows, 1e-3); !strings.Contains(s, "C3 → C4 (0.02 → 0.05)") || strings.Contains(s, "C2* → C4 (") {
+		t.Errorf("LadderSteps with C4 above C3 = %q", s)
+	}
+}
