@@ -209,18 +209,24 @@ func prepare(p *plot.Plot) (q plot.Plot, title, xLabel, yLabel string) {
 // then runs past the last number a reader can read it against (07's
 // exactness chart: a bar of 16.9 on an axis labelled up to 16).
 func labelledTop(m plot.Ticker, lo, hi float64) float64 {
-	for range 4 {
-		var labelled []float64
-		for _, t := range m.Ticks(lo, hi) {
-			if t.Label != "" {
-				labelled = append(labelled, t.Value)
+	top := func(h float64) float64 {
+		t := math.Inf(-1)
+		for _, tk := range m.Ticks(lo, h) {
+			if tk.Label != "" {
+				t = math.Max(t, tk.Value)
 			}
 		}
-		n := len(labelled)
-		if n < 2 || labelled[n-1] >= hi*(1-1e-9) {
-			return hi
+		return t
+	}
+	if !(hi > lo) || top(hi) >= hi*(1-1e-9) {
+		return hi
+	}
+	// The smallest round number above hi whose axis is labelled at its end.
+	e := math.Pow10(int(math.Floor(math.Log10(math.Abs(hi)))))
+	for _, k := range []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 15, 20} {
+		if c := k * e; c >= hi && top(c) >= c*(1-1e-9) {
+			return c
 		}
-		hi = labelled[n-1] + (labelled[n-1] - labelled[n-2])
 	}
 	return hi
 }

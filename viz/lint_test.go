@@ -48,8 +48,12 @@ func TestBarAxisEndsAtALabelledTick(t *testing.T) {
 		t.Errorf("the last labelled tick is %g, below the longest bar (16.87); axis %g…%g", top, L.yMin, L.yMax)
 	}
 	// labelledTop itself, on the range gonum would have drawn.
-	if hi := labelledTop(barAxisTicks{}, 0, 16.87); hi < 16.87 || hi > 30 {
-		t.Errorf("labelledTop(0, 16.87) = %g", hi)
+	// It ends at the nearest round number that gets a label, not far above
+	// (gonum's ticks for 0…19.53 are labelled 0, 9, 18).
+	for _, c := range []struct{ hi, want float64 }{{16.87, 20}, {19.53, 20}, {20, 20}, {0.62, 0.8}, {99.7, 100}} {
+		if got := labelledTop(barAxisTicks{}, 0, c.hi); got != c.want {
+			t.Errorf("labelledTop(0, %g) = %g, want %g", c.hi, got, c.want)
+		}
 	}
 }
 
