@@ -179,7 +179,10 @@ func liveGraphSVG(g LiveGraph) string {
 	}
 	wrong, marked := 0, 0
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img">`, size, size+58, size, size+58)
+	// The caption is HTML below the drawing, so a long MarkedLabel wraps
+	// instead of running past the drawing's edge ("…(TGC truncates").
+	fmt.Fprintf(&b, `<div style="width:%.0fpx">`, size)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img" style="display:block">`, size, size, size, size)
 	fmt.Fprintf(&b, `<rect width="%.0f" height="%.0f" fill="white" stroke="#ddd"/>`, size, size)
 	// Plain edges first, marked edges over them.
 	for pass := range 2 {
@@ -216,12 +219,14 @@ func liveGraphSVG(g LiveGraph) string {
 	if mark == "" {
 		mark = "marked edges"
 	}
-	fmt.Fprintf(&b, `<text x="2" y="%.0f">%s: %d of %d nodes wrong (ringed)</text>`, size+16, html.EscapeString(g.Name), wrong, len(g.Pos))
-	fmt.Fprintf(&b, `<circle cx="8" cy="%.0f" r="5" fill="%s"/><text x="16" y="%.0f">foreground</text>`, size+32, liveFG, size+36)
-	fmt.Fprintf(&b, `<circle cx="98" cy="%.0f" r="5" fill="%s"/><text x="106" y="%.0f">background</text>`, size+32, liveBG, size+36)
-	fmt.Fprintf(&b, `<line x1="2" y1="%.0f" x2="16" y2="%.0f" stroke="%s" stroke-width="3"/><text x="20" y="%.0f" data-marked="%d">%s: %d of %d edges</text>`,
-		size+50, size+50, liveMarked, size+54, marked, html.EscapeString(mark), marked, len(g.Edges))
 	b.WriteString(`</svg>`)
+	dot := func(c string) string {
+		return fmt.Sprintf(`<span style="display:inline-block;width:10px;height:10px;border-radius:5px;background:%s"></span>`, c)
+	}
+	fmt.Fprintf(&b, `<div class="psub-live-caption" style="line-height:1.4">%s: %d of %d nodes wrong (ringed)<br/>%s foreground &#160; %s background<br/>`,
+		html.EscapeString(g.Name), wrong, len(g.Pos), dot(liveFG), dot(liveBG))
+	fmt.Fprintf(&b, `<span style="display:inline-block;width:14px;height:3px;vertical-align:middle;background:%s"></span> <span data-marked="%d">%s: %d of %d edges</span></div></div>`,
+		liveMarked, marked, html.EscapeString(mark), marked, len(g.Edges))
 	return b.String()
 }
 
@@ -280,17 +285,21 @@ func liveMetricSVG(m LiveMetric, trace []liveTracePoint) string {
 			lo = math.Max(lo, 0)
 		}
 	}
-	x := func(i int) float64 {
-		return left + (w-left-right)*float64(i+liveTraceLen-len(vals)+1)/float64(liveTraceLen)
-	}
-	y := func(v float64) float64 { return top + (h-top-bottom)*(hi-v)/(hi-lo) }
-	fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="%.0f" height="%.0f" fill="#fafafa" stroke="#eee"/>`, left, top, w-left-right, h-top-bottom)
 	if len(trace) == 0 {
-		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11" fill="#aaa">the values of earlier settings show here</text>`, left+8, top+(h-top-bottom)/2+4)
-	} else {
-		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="10" fill="#999" text-anchor="end">%s</text>`, left-3, top+8, html.EscapeString(shortNum(hi)))
-		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="10" fill="#999" text-anchor="end">%s</text>`, left-3, h-bottom, html.EscapeString(shortNum(lo)))
+		// Nothing to compare with yet (and never, in a static page): no
+		// trace box, rather than an empty one.
+		b.WriteString(`</svg>`)
+		return b.String()
 	}
+	// Points stay inside the box: a dot's radius (5) clear of each edge.
+	const inset = 7.0
+	x := func(i int) float64 {
+		return left + inset + (w-left-right-2*inset)*float64(i+liveTraceLen-len(vals)+1)/float64(liveTraceLen)
+	}
+	y := func(v float64) float64 { return top + inset + (h-top-bottom-2*inset)*(hi-v)/(hi-lo) }
+	fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="%.0f" height="%.0f" fill="#fafafa" stroke="#eee"/>`, left, top, w-left-right, h-top-bottom)
+	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="10" fill="#999" text-anchor="end">%s</text>`, left-3, top+inset+4, html.EscapeString(shortNum(hi)))
+	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="10" fill="#999" text-anchor="end">%s</text>`, left-3, h-bottom-inset+4, html.EscapeString(shortNum(lo)))
 	if len(vals) > 1 {
 		var pts []string
 		for i, v := range vals {

@@ -67,14 +67,26 @@ func TestLiveHTML(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, h)
 		}
 	}
-	if n := strings.Count(h, `stroke="`+liveMarked+`" stroke-width="3"/>`); n != 2+1 { // two edges and the legend's
-		t.Errorf("%d marked lines, want 2 edges + 1 legend", n)
+	if n := strings.Count(h, `stroke="`+liveMarked+`" stroke-width="3"/>`); n != 2 {
+		t.Errorf("%d marked lines, want 2 edges", n)
+	}
+	// The caption is HTML, which wraps, not SVG text, which runs past the
+	// drawing's edge ("…(TGC truncates").
+	if svg := regexp.MustCompile(`(?s)<svg.*?</svg>`).FindString(h); strings.Contains(svg, "<text") {
+		t.Errorf("the graph's caption is SVG text, which does not wrap:\n%s", svg)
 	}
 	if n := strings.Count(h, `stroke="black" stroke-width="2"`); n != 1 {
 		t.Errorf("%d ringed nodes, want 1", n)
 	}
-	if strings.Contains(h, " was ") || strings.Contains(h, "<script") || strings.Count(h, "the values of earlier settings show here") != 2 {
-		t.Error("a first frame shows a previous value, carries a script, or does not say where the trace will go")
+	if strings.Contains(h, " was ") || strings.Contains(h, "<script") {
+		t.Error("a first frame shows a previous value or carries a script")
+	}
+	// No trace yet (and never, in a static page): no empty box, and no
+	// point drawn on its edge.
+	for _, p := range regexp.MustCompile(`(?s)<svg[^>]*class="psub-live-metric".*?</svg>`).FindAllString(h, -1) {
+		if strings.Contains(p, "<rect") || strings.Contains(p, "<circle") {
+			t.Errorf("a first frame's panel draws a trace box or point:\n%s", p)
+		}
 	}
 	// A point interval is a value, a proper one shows both ends and plots
 	// the upper end.
@@ -118,6 +130,18 @@ func TestLiveHTMLTrace(t *testing.T) {
 		}
 		if n := strings.Count(p, `fill="#1f4e9c"`); n != 1 {
 			t.Errorf("%d current points, want 1", n)
+		}
+		// Every point lies inside the trace box, its radius included.
+		box := regexp.MustCompile(`<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"`).FindStringSubmatch(p)
+		if box == nil {
+			t.Fatalf("no trace box in a panel with a trace:\n%s", p)
+		}
+		bx, by, bw, bh := atof(t, box[1]), atof(t, box[2]), atof(t, box[3]), atof(t, box[4])
+		for _, c := range regexp.MustCompile(`<circle cx="([\d.]+)" cy="([\d.]+)" r="([\d.]+)"`).FindAllStringSubmatch(p, -1) {
+			cx, cy, r := atof(t, c[1]), atof(t, c[2]), atof(t, c[3])
+			if cx-r < bx || cx+r > bx+bw || cy-r < by || cy+r > by+bh {
+				t.Errorf("point (%g, %g) r %g outside the trace box %g,%g %g×%g", cx, cy, r, bx, by, bw, bh)
+			}
 		}
 	}
 	if strings.Contains(h, "the values of earlier settings show here") {
@@ -249,4 +273,13 @@ func TestAncestorArgs(t *testing.T) {
 	if up := ancestorArgs(os.Getpid(), 50); len(up) < 2 || len(up) > 50 {
 		t.Errorf("%d ancestors", len(up))
 	}
+}
+
+func atof(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/probably-submodular/crf/viz/chart"
 )
 
 // Series is one curve: Y against X, with an optional shaded range
@@ -144,21 +146,59 @@ func percentAxis(p *plot.Plot, yLabel string, logY bool) {
 // gets the axis label marked "axis starts at …". A y label with "%" marks a
 // percent axis, which ends at 100 when the data reach past 50.
 func Bars(title, yLabel string, categories []string, series []BarSeries) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text, p.Y.Label.Text = title, yLabel
-	p.Legend.Top = true
+	return bars(title, yLabel, categories, series, false)
+}
+
+// checkBars checks that every series has one value (and error) per
+// category.
+func checkBars(title string, categories []string, series []BarSeries) error {
 	for _, s := range series {
 		if len(s.Values) != len(categories) {
-			return nil, fmt.Errorf("bar series %q: %d values for %d categories", s.Name, len(s.Values), len(categories))
+			return fmt.Errorf("bar series %q: %d values for %d categories", s.Name, len(s.Values), len(categories))
 		}
 		if s.Errors != nil && len(s.Errors) != len(s.Values) {
-			return nil, fmt.Errorf("bar series %q: %d errors for %d values", s.Name, len(s.Errors), len(s.Values))
+			return fmt.Errorf("bar series %q: %d errors for %d values", s.Name, len(s.Errors), len(s.Values))
 		}
 	}
 	if len(categories) == 0 {
-		return nil, fmt.Errorf("bar chart %q: no categories", title)
+		return fmt.Errorf("bar chart %q: no categories", title)
 	}
-	g := &groupedBars{series: series, fill: 0.8}
+	return nil
+}
+
+// LogBars is Bars on a log value axis, for values that span decades (the
+// short bars are then as readable as the long ones). Every value must be
+// positive (NaN leaves its bar out); the axis runs over whole decades.
+func LogBars(title, yLabel string, categories []string, series []BarSeries) (*plot.Plot, error) {
+	for _, s := range series {
+		for j, v := range s.Values {
+			if v <= 0 {
+				return nil, fmt.Errorf("bar chart %q: series %q, %s: value %g cannot be drawn on a log axis", title, s.Name, categories[min(j, len(categories)-1)], v)
+			}
+		}
+	}
+	return bars(title, yLabel, categories, series, true)
+}
+
+// PlotBars draws b with Bars, or LogBars when b.LogY.
+func PlotBars(b chart.Bars) (*plot.Plot, error) {
+	if b.LogY {
+		return LogBars(b.Title, b.Unit, b.Categories, BarSeriesOf(b.Series))
+	}
+	return Bars(b.Title, b.Unit, b.Categories, BarSeriesOf(b.Series))
+}
+
+func bars(title, yLabel string, categories []string, series []BarSeries, logY bool) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text, p.Y.Label.Text = title, yLabel
+	p.Legend.Top = true
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+	}
+	if err := checkBars(title, categories, series); err != nil {
+		return nil, err
+	}
+	g := &groupedBars{series: series, fill: 0.8, log: logY}
 	p.Add(g)
 	for i, s := range series {
 		p.Legend.Add(s.Name, barThumb{colorOf(s.Color, i)})
@@ -169,7 +209,10 @@ func Bars(title, yLabel string, categories []string, series []BarSeries) (*plot.
 	// only push the first group away from the axis.
 	p.Y.Padding = plot.New().Y.Padding
 	p.Y.Tick.Marker = barAxisTicks{}
-	percentAxis(p, yLabel, false)
+	if logY {
+		p.Y.Tick.Marker = logBarTicks{}
+	}
+	percentAxis(p, yLabel, logY)
 	return p, nil
 }
 
@@ -178,12 +221,16 @@ func Bars(title, yLabel string, categories []string, series []BarSeries) (*plot.
 type groupedBars struct {
 	series []BarSeries
 	fill   float64
+	log    bool // on a log axis: the range starts at the smallest value, not 0
 }
 
 // DataRange spans every slot [j−½, j+½] and every bar from zero, error bars
 // included.
 func (g *groupedBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	ymin, ymax = 0, 0
+	if g.log {
+		ymin, ymax = math.Inf(1), math.Inf(-1)
+	}
 	n := 0
 	for _, s := range g.series {
 		n = max(n, len(s.Values))
@@ -195,7 +242,11 @@ func (g *groupedBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 			if s.Errors != nil && !math.IsNaN(s.Errors[j]) {
 				e = math.Abs(s.Errors[j])
 			}
-			ymin, ymax = math.Min(ymin, v-e), math.Max(ymax, v+e)
+			lo := v - e
+			if g.log && lo <= 0 {
+				lo = v // an error bar reaching zero is cut at the axis
+			}
+			ymin, ymax = math.Min(ymin, lo), math.Max(ymax, v+e)
 		}
 	}
 	return -0.5, float64(n) - 0.5, ymin, ymax

@@ -52,8 +52,26 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		return positiveTicks(lo, hi)
 	}
 	ticks := make([]plot.Tick, len(ps))
+	readable := true
 	for i, p := range ps {
 		ticks[i] = plot.Tick{Value: p.m * math.Pow10(p.e), Label: powerLabel(p.m, p.e, plain)}
+		readable = readable && len(missingGlyphs(plot.New().Y.Tick.Label, ticks[i].Label)) == 0
+	}
+	if !readable {
+		// The chart font lacks ⁰ and ⁻ (10⁻⁴ came out as "10⁴"): the whole
+		// axis is written plainly when that stays short (0.0001 … 1), else
+		// as m·e±n.
+		short := true
+		for _, p := range ps {
+			short = short && p.e >= -5 && p.e <= 6
+		}
+		for i, p := range ps {
+			if short {
+				ticks[i].Label = powerLabel(p.m, p.e, true)
+			} else {
+				ticks[i].Label = strconv.FormatFloat(p.m, 'f', -1, 64) + "e" + strings.Replace(strconv.Itoa(p.e), "-", "−", 1)
+			}
+		}
 	}
 	return ticks
 }
@@ -106,3 +124,15 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 // the type marks the axis, so renderPlot can say when it does not start at
 // zero (bars are read by their length).
 type barAxisTicks struct{ plainTicks }
+
+// logBarTicks are the ticks of the value axis of a bar chart on a log
+// scale (logTicks); renderPlot widens such an axis to whole decades, so
+// that a power of ten is labelled above the longest bar and below the
+// shortest.
+type logBarTicks struct{ logTicks }
+
+// isLogBars reports whether p's value axis is a bar axis on a log scale.
+func isLogBars(p plot.Plot) bool {
+	_, ok := p.Y.Tick.Marker.(logBarTicks)
+	return ok
+}

@@ -193,7 +193,7 @@ func TestLiveControls(t *testing.T) {
 			if (!opt) throw new Error('no option %s');
 			sel.value = opt.value; sel.dispatchEvent(new Event('change'));
 			if (%d !== 999) {
-				const r = document.querySelector('[data-control="C (log scale)"] input[type=range]');
+				const r = document.querySelector('[data-control="C_reg (log scale)"] input[type=range]');
 				r.value = String(%d); r.dispatchEvent(new Event('input')); r.dispatchEvent(new Event('change'));
 			}
 			return true;

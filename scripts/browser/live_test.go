@@ -298,7 +298,7 @@ func TestLiveNotebook(t *testing.T) {
 	imgs, pngs := checkImages(t, p, name, outputImages)
 	t.Logf("%s: %d cells (%d code), %d echarts charts, %d images (%d PNG); Run All took %.1fs", name, len(cells), code, charts, imgs, pngs, runSecs)
 	if charts == 0 {
-		t.Errorf("%s: no echarts chart found after the run (the notebook has two)", name)
+		t.Errorf("%s: no echarts chart found after the run (the notebook has one: the convergence curves)", name)
 	}
 	if pngs == 0 {
 		t.Errorf("%s: no PNG image found after the run (the notebook has several)", name)

@@ -161,3 +161,38 @@ func (p *Page) MathJax(typeset bool, timeout time.Duration) (Math, error) {
 	_ = p.WaitFor("MathJax", cond, timeout, 500*time.Millisecond)
 	return Eval[Math](p, mathJS, time.Minute)
 }
+
+// clippedJS lists what a page shows cut off: an SVG text (a chart's label
+// or legend) that runs past its drawing's edge, and a code or output
+// block whose lines run past its box without a way to scroll to them
+// (overflow visible spills them over the page's edge, hidden cuts them).
+// Each entry says where, with the text clipped to 80 characters.
+const clippedJS = `(() => {
+  const out = [];
+  const cut = (s) => s.replace(/\s+/g, ' ').trim().slice(0, 80);
+  for (const t of document.querySelectorAll('svg text')) {
+    const svg = t.ownerSVGElement;
+    if (!svg || !t.getClientRects().length) continue;
+    const a = t.getBoundingClientRect(), b = svg.getBoundingClientRect();
+    if (a.width === 0) continue;
+    if (a.left < b.left - 1 || a.right > b.right + 1 || a.top < b.top - 1 || a.bottom > b.bottom + 1)
+      out.push('SVG text "' + cut(t.textContent) + '" runs past its drawing (' + Math.round(a.right - b.right) + ' px right, ' + Math.round(b.left - a.left) + ' px left)');
+  }
+  for (const p of document.querySelectorAll('pre')) {
+    if (!p.getClientRects().length || p.scrollWidth <= p.clientWidth + 1) continue;
+    const ov = getComputedStyle(p).overflowX;
+    let scrolls = ov === 'auto' || ov === 'scroll';
+    for (let e = p.parentElement; e && !scrolls; e = e.parentElement) {
+      const o = getComputedStyle(e).overflowX;
+      if (o === 'auto' || o === 'scroll') scrolls = e.scrollWidth > e.clientWidth;
+      if (o === 'hidden') break;
+    }
+    if (!scrolls) out.push('code block "' + cut(p.textContent) + '" is ' + p.scrollWidth + ' px wide in a ' + p.clientWidth + ' px box that neither wraps nor scrolls');
+  }
+  return out;
+})()`
+
+// Clipped lists what the page shows cut off (see clippedJS).
+func (p *Page) Clipped() ([]string, error) {
+	return Eval[[]string](p, clippedJS, time.Minute)
+}

@@ -86,6 +86,13 @@ func TestSitePages(t *testing.T) {
 				}
 				t.Logf("%s: MathJax defined %v, %d typeset elements", name, m.Defined, m.Typeset)
 			}
+			clipped, err := p.Clipped()
+			if err != nil {
+				t.Errorf("%s: reading the layout: %v", name, err)
+			}
+			for _, c := range clipped {
+				t.Errorf("%s: %s", name, c)
+			}
 			for _, pr := range p.Problems() {
 				t.Errorf("%s: %v", name, pr)
 			}

@@ -27,6 +27,7 @@ const usage = `usage: site COMMAND [flags]
   nbconvert-flags             print the nbconvert options that point pages at DIR/static
   record -out DIR -notebook NB -status ok|failed -seconds S -profile P [-run ID] [-errors TEXT]
                               record one notebook's run in DIR/notebooks/NAME.run.json
+  style PAGE...               add the site's style to nbconvert pages (long code lines wrap)
   slim NB...                  replace the echarts library inlined in saved outputs (older renders)
                               by the script tag that loads assets/echarts.min.js; all other bytes stay
   data-sets NB...             print, one line per notebook, the data sets it reads (none: an empty line)
@@ -95,6 +96,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		return slimNotebooks(stdout, fs.Args())
+	case "style":
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		return stylePages(fs.Args())
 	case "data-sets":
 		if err := fs.Parse(args); err != nil {
 			return err

@@ -398,3 +398,23 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// The site's style goes in once, before </head>; a page without a head is
+// an error, not a guess.
+func TestStylePage(t *testing.T) {
+	page := []byte("<html><head><title>x</title></head><body><pre>long</pre></body></html>")
+	once, err := StylePage(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(once), pageStyle+"</head>") || !strings.Contains(string(once), "pre-wrap") {
+		t.Errorf("styled page:\n%s", once)
+	}
+	twice, err := StylePage(once)
+	if err != nil || string(twice) != string(once) {
+		t.Errorf("styling twice changed the page (err %v)", err)
+	}
+	if _, err := StylePage([]byte("<pre>x</pre>")); err == nil {
+		t.Error("a page without </head> was styled")
+	}
+}

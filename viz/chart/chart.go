@@ -17,6 +17,9 @@ type Bars struct {
 	Title, Unit string
 	Categories  []string
 	Series      []Series
+	// LogY draws the values on a log axis (they must then be positive):
+	// for values that span decades, where the short bars are the point.
+	LogY bool
 }
 
 // Series is one series of Bars; Errors is nil for none, and a NaN value
