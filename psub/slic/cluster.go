@@ -291,40 +291,13 @@ func (c *clusterer) assignCentre(k, z, y0, y1 int, xterm *[]float32) {
 		n := len(dist)
 		labels = labels[:n]
 		tx := tx[:n]
-		// A voxel whose best distance so far is not above the spatial
-		// term alone keeps its label: adding the non-negative feature
-		// terms cannot make the sum smaller (rounding is monotone), so
-		// skipping them changes nothing.
 		switch sh.C {
 		case 1:
-			f := c.feat[0][base : base+n]
-			c0 := col[0]
-			for i, v := range f {
-				s := dyz + tx[i]
-				if math.Float32bits(s) >= dist[i] {
-					continue
-				}
-				e := v - c0
-				if db := math.Float32bits(s + e*e); db < dist[i] {
-					dist[i], labels[i] = db, lab
-				}
-			}
+			assignRow1(dist, labels, tx, c.feat[0][base:base+n], dyz, col[0], lab)
 		case 3:
-			f0 := c.feat[0][base : base+n]
-			f1 := c.feat[1][base : base+n]
-			f2 := c.feat[2][base : base+n]
-			c0, c1, c2 := col[0], col[1], col[2]
-			for i := range dist {
-				s := dyz + tx[i]
-				if math.Float32bits(s) >= dist[i] {
-					continue
-				}
-				e0, e1, e2 := f0[i]-c0, f1[i]-c1, f2[i]-c2
-				if db := math.Float32bits(s + e0*e0 + e1*e1 + e2*e2); db < dist[i] {
-					dist[i], labels[i] = db, lab
-				}
-			}
+			assignRow3(dist, labels, tx, c.feat[0][base:base+n], c.feat[1][base:base+n], c.feat[2][base:base+n], dyz, col[0], col[1], col[2], lab)
 		default:
+			// As in assignRow3Go, for any number of channels.
 			for i := range dist {
 				d := dyz + tx[i]
 				if math.Float32bits(d) >= dist[i] {

@@ -59,16 +59,18 @@ func smooth(f []float32, sh shape, sigma [3]float64, workers int) {
 }
 
 // smoothX filters every row; a row is padded by reflection into a scratch
-// line so the inner loop has no bounds logic. Four outputs are summed at
-// once: each is still the sum k[0]·p[x] + k[1]·p[x+1] + ... in that order,
-// but the four chains of additions overlap instead of waiting on each
-// other.
+// line so that the taps of output x are pad[x], pad[x+1], ... (convRows
+// with rows(j) = pad[j:]).
 func smoothX(f []float32, sh shape, k []float32, workers int) {
 	r := len(k) / 2
 	rows := sh.H * sh.D
 	W := sh.W
 	runTasks(workers, workers, func(_, w int) {
 		pad := make([]float32, W+2*r)
+		shifted := make([][]float32, len(k))
+		for j := range shifted {
+			shifted[j] = pad[j : j+W]
+		}
 		for row := rows * w / workers; row < rows*(w+1)/workers; row++ {
 			line := f[row*W : (row+1)*W]
 			for i := range r {
@@ -76,29 +78,7 @@ func smoothX(f []float32, sh shape, k []float32, workers int) {
 				pad[r+W+i] = line[reflect(W+i, W)]
 			}
 			copy(pad[r:r+W], line)
-			x := 0
-			for ; x+4 <= W; x += 4 {
-				w0 := pad[x : x+len(k)]
-				w1 := pad[x+1 : x+1+len(k)]
-				w2 := pad[x+2 : x+2+len(k)]
-				w3 := pad[x+3 : x+3+len(k)]
-				var s0, s1, s2, s3 float32
-				for j, kj := range k {
-					s0 += kj * w0[j]
-					s1 += kj * w1[j]
-					s2 += kj * w2[j]
-					s3 += kj * w3[j]
-				}
-				line[x], line[x+1], line[x+2], line[x+3] = s0, s1, s2, s3
-			}
-			for ; x < W; x++ {
-				win := pad[x : x+len(k)]
-				s := float32(0)
-				for j, kj := range k {
-					s += kj * win[j]
-				}
-				line[x] = s
-			}
+			convRows(line, k, shifted)
 		}
 	})
 }
@@ -161,38 +141,14 @@ func smoothZ(f []float32, sh shape, k []float32, workers int) {
 }
 
 // filterRows sets dst[x] = k[0]·row(0)[x] + k[1]·row(1)[x] + ..., summed in
-// that order from 0, every row(j) having len(dst) samples. Eight outputs
-// are summed at once in registers.
+// that order from 0, every row(j) having len(dst) samples (see convRows).
 func filterRows(dst, k []float32, row func(j int) []float32) {
 	var rowsBuf [64][]float32
 	rows := rowsBuf[:0]
 	for j := range k {
 		rows = append(rows, row(j)[:len(dst)])
 	}
-	x := 0
-	for ; x+8 <= len(dst); x += 8 {
-		var s0, s1, s2, s3, s4, s5, s6, s7 float32
-		for j, kj := range k {
-			p := rows[j][x : x+8 : x+8]
-			s0 += kj * p[0]
-			s1 += kj * p[1]
-			s2 += kj * p[2]
-			s3 += kj * p[3]
-			s4 += kj * p[4]
-			s5 += kj * p[5]
-			s6 += kj * p[6]
-			s7 += kj * p[7]
-		}
-		d := dst[x : x+8 : x+8]
-		d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = s0, s1, s2, s3, s4, s5, s6, s7
-	}
-	for ; x < len(dst); x++ {
-		s := float32(0)
-		for j, kj := range k {
-			s += kj * rows[j][x]
-		}
-		dst[x] = s
-	}
+	convRows(dst, k, rows)
 }
 
 // grow returns *buf resized to n, allocating only when it is too short.

@@ -1,0 +1,204 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func convRowsSSE(dst, k []float32, rows [][]float32) int
+TEXT ·convRowsSSE(SB), NOSPLIT, $0-80
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), DX
+	ANDQ $~3, DX
+	MOVQ k_base+24(FP), SI
+	MOVQ k_len+32(FP), CX
+	MOVQ rows_base+48(FP), R8
+	XORQ AX, AX
+
+loop16:
+	LEAQ 16(AX), R9
+	CMPQ R9, DX
+	JGT  loop4
+	XORPS X0, X0
+	XORPS X1, X1
+	XORPS X2, X2
+	XORPS X3, X3
+	MOVQ R8, R10
+	XORQ BX, BX
+
+tap16:
+	MOVSS  (SI)(BX*4), X4
+	SHUFPS $0, X4, X4
+	MOVQ   (R10), R11
+	LEAQ   (R11)(AX*4), R11
+	MOVUPS (R11), X5
+	MULPS  X4, X5
+	ADDPS  X5, X0
+	MOVUPS 16(R11), X6
+	MULPS  X4, X6
+	ADDPS  X6, X1
+	MOVUPS 32(R11), X7
+	MULPS  X4, X7
+	ADDPS  X7, X2
+	MOVUPS 48(R11), X8
+	MULPS  X4, X8
+	ADDPS  X8, X3
+	ADDQ   $24, R10
+	INCQ   BX
+	CMPQ   BX, CX
+	JLT    tap16
+	LEAQ   (DI)(AX*4), R11
+	MOVUPS X0, (R11)
+	MOVUPS X1, 16(R11)
+	MOVUPS X2, 32(R11)
+	MOVUPS X3, 48(R11)
+	MOVQ   R9, AX
+	JMP    loop16
+
+loop4:
+	LEAQ 4(AX), R9
+	CMPQ R9, DX
+	JGT  done
+	XORPS X0, X0
+	MOVQ R8, R10
+	XORQ BX, BX
+
+tap4:
+	MOVSS  (SI)(BX*4), X4
+	SHUFPS $0, X4, X4
+	MOVQ   (R10), R11
+	MOVUPS (R11)(AX*4), X5
+	MULPS  X4, X5
+	ADDPS  X5, X0
+	ADDQ   $24, R10
+	INCQ   BX
+	CMPQ   BX, CX
+	JLT    tap4
+	MOVUPS X0, (DI)(AX*4)
+	MOVQ   R9, AX
+	JMP    loop4
+
+done:
+	MOVQ AX, ret+72(FP)
+	RET
+
+// func assignRow3SSE(dist []uint32, labels []int32, tx, f0, f1, f2 []float32, dyz, c0, c1, c2 float32, lab int32) int
+TEXT ·assignRow3SSE(SB), NOSPLIT, $0-176
+	MOVQ   dist_base+0(FP), DI
+	MOVQ   dist_len+8(FP), DX
+	ANDQ   $~3, DX
+	MOVQ   labels_base+24(FP), SI
+	MOVQ   tx_base+48(FP), R8
+	MOVQ   f0_base+72(FP), R9
+	MOVQ   f1_base+96(FP), R10
+	MOVQ   f2_base+120(FP), R11
+	MOVSS  dyz+144(FP), X8
+	SHUFPS $0, X8, X8
+	MOVSS  c0+148(FP), X9
+	SHUFPS $0, X9, X9
+	MOVSS  c1+152(FP), X10
+	SHUFPS $0, X10, X10
+	MOVSS  c2+156(FP), X11
+	SHUFPS $0, X11, X11
+	MOVSS  lab+160(FP), X12
+	SHUFPS $0, X12, X12
+	XORQ   AX, AX
+
+loop3:
+	LEAQ    4(AX), BX
+	CMPQ    BX, DX
+	JGT     done3
+	MOVUPS  (R8)(AX*4), X0
+	ADDPS   X8, X0         // s = tx + dyz
+	MOVOU   (DI)(AX*4), X1 // best distance so far
+	MOVO    X1, X2
+	PCMPGTL X0, X2         // lanes where the spatial term alone is below it
+	MOVMSKPS X2, BX
+	TESTL   BX, BX
+	JZ      next3
+	MOVUPS  (R9)(AX*4), X3
+	SUBPS   X9, X3
+	MULPS   X3, X3
+	ADDPS   X3, X0
+	MOVUPS  (R10)(AX*4), X3
+	SUBPS   X10, X3
+	MULPS   X3, X3
+	ADDPS   X3, X0
+	MOVUPS  (R11)(AX*4), X3
+	SUBPS   X11, X3
+	MULPS   X3, X3
+	ADDPS   X3, X0
+	MOVO    X1, X2
+	PCMPGTL X0, X2         // m: lanes where the distance is below the best
+	MOVO    X2, X4
+	PAND    X0, X4
+	MOVO    X2, X5
+	PANDN   X1, X5
+	POR     X5, X4
+	MOVOU   X4, (DI)(AX*4)
+	MOVOU   (SI)(AX*4), X6
+	MOVO    X2, X4
+	PAND    X12, X4
+	PANDN   X6, X2
+	POR     X2, X4
+	MOVOU   X4, (SI)(AX*4)
+
+next3:
+	ADDQ $4, AX
+	JMP  loop3
+
+done3:
+	MOVQ AX, ret+168(FP)
+	RET
+
+// func assignRow1SSE(dist []uint32, labels []int32, tx, f0 []float32, dyz, c0 float32, lab int32) int
+TEXT ·assignRow1SSE(SB), NOSPLIT, $0-120
+	MOVQ   dist_base+0(FP), DI
+	MOVQ   dist_len+8(FP), DX
+	ANDQ   $~3, DX
+	MOVQ   labels_base+24(FP), SI
+	MOVQ   tx_base+48(FP), R8
+	MOVQ   f0_base+72(FP), R9
+	MOVSS  dyz+96(FP), X8
+	SHUFPS $0, X8, X8
+	MOVSS  c0+100(FP), X9
+	SHUFPS $0, X9, X9
+	MOVSS  lab+104(FP), X12
+	SHUFPS $0, X12, X12
+	XORQ   AX, AX
+
+loop1:
+	LEAQ    4(AX), BX
+	CMPQ    BX, DX
+	JGT     done1
+	MOVUPS  (R8)(AX*4), X0
+	ADDPS   X8, X0
+	MOVOU   (DI)(AX*4), X1
+	MOVO    X1, X2
+	PCMPGTL X0, X2
+	MOVMSKPS X2, BX
+	TESTL   BX, BX
+	JZ      next1
+	MOVUPS  (R9)(AX*4), X3
+	SUBPS   X9, X3
+	MULPS   X3, X3
+	ADDPS   X3, X0
+	MOVO    X1, X2
+	PCMPGTL X0, X2
+	MOVO    X2, X4
+	PAND    X0, X4
+	MOVO    X2, X5
+	PANDN   X1, X5
+	POR     X5, X4
+	MOVOU   X4, (DI)(AX*4)
+	MOVOU   (SI)(AX*4), X6
+	MOVO    X2, X4
+	PAND    X12, X4
+	PANDN   X6, X2
+	POR     X2, X4
+	MOVOU   X4, (SI)(AX*4)
+
+next1:
+	ADDQ $4, AX
+	JMP  loop1
+
+done1:
+	MOVQ AX, ret+112(FP)
+	RET
