@@ -252,16 +252,41 @@ func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 	parts := make([]summary, max(opt.Workers, 1))
 	runTasks(len(parts), len(parts), func(_, w int) {
 		a, b := len(pix)*w/len(parts), len(pix)*(w+1)/len(parts)
-		s := summary{float32(math.Inf(1)), float32(math.Inf(-1)), true, -1}
-		for i, x := range pix[a:b] {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				s.bad = a + i
+		s := summary{float32(math.Inf(1)), float32(math.Inf(-1)), opt.Lab, -1}
+		// Blocks of samples: the checks of a block are folded without
+		// branches, and only a block with a non-finite sample is searched
+		// for it.
+		const block = 256
+		for i := a; i < b; i += block {
+			part := pix[i:min(i+block, b)]
+			var maxExp, notInt uint32
+			lo, hi := s.lo, s.hi
+			for _, x := range part {
+				maxExp = max(maxExp, math.Float32bits(x)&0x7f800000)
+				// Integers in [0, 2^23) are exactly those that adding and
+				// subtracting 2^23 leaves alone, bit for bit.
+				notInt |= math.Float32bits((x+(1<<23))-(1<<23)) ^ math.Float32bits(x)
+				if x < lo {
+					lo = x
+				}
+				if x > hi {
+					hi = x
+				}
+			}
+			finite, integral := maxExp != 0x7f800000, notInt == 0
+			if !finite {
+				for j, x := range part {
+					if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+						s.bad = i + j
+						break
+					}
+				}
 				break
 			}
-			s.lo = min(s.lo, x)
-			s.hi = max(s.hi, x)
-			s.bytes = s.bytes && opt.Lab && x >= 0 && x <= 255 && x == float32(int32(x))
+			s.lo, s.hi = lo, hi
+			s.bytes = s.bytes && integral
 		}
+		s.bytes = s.bytes && s.lo >= 0 && s.hi <= 255
 		parts[w] = s
 	})
 	lo, hi, bytes := float32(math.Inf(1)), float32(math.Inf(-1)), true
