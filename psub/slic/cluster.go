@@ -33,6 +33,7 @@ type clusterer struct {
 	partial [][]float64 // per update chunk: K × (4+C) sums
 	old     [][]int32   // per worker: labels of the current block before assignment
 	xterm   [][]float32 // per worker: the spatial x term of the current centre
+	yterm   [][]float32 // per worker: its y and z term, per row
 }
 
 func newClusterer(feat [][]float32, sh shape, g grid, opt Options) *clusterer {
@@ -88,6 +89,7 @@ func newClusterer(feat [][]float32, sh shape, g grid, opt Options) *clusterer {
 	c.partial = make([][]float64, updateChunks)
 	c.old = make([][]int32, c.workers)
 	c.xterm = make([][]float32, c.workers)
+	c.yterm = make([][]float32, c.workers)
 	return c
 }
 
@@ -239,7 +241,7 @@ func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int) bool 
 		for ys := y0; ys < y1; ys += c.strip {
 			ye := min(ys+c.strip, y1)
 			for _, k := range bucket[start[z]:start[z+1]] {
-				c.assignCentre(int(k), z, ys, ye, &c.xterm[w])
+				c.assignCentre(int(k), z, ys, ye, &c.xterm[w], &c.yterm[w])
 			}
 		}
 		if !changed {
@@ -255,8 +257,8 @@ func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int) bool 
 }
 
 // assignCentre offers centre k to the voxels of its window in slice z and
-// rows [y0, y1). xterm is scratch space.
-func (c *clusterer) assignCentre(k, z, y0, y1 int, xterm *[]float32) {
+// rows [y0, y1). xterm and yterm are scratch space.
+func (c *clusterer) assignCentre(k, z, y0, y1 int, xterm, yterm *[]float32) {
 	sh := c.sh
 	ylo, yhi := window(c.cy[k], c.rad[1], sh.H)
 	ylo, yhi = max(ylo, y0), min(yhi, y1)
@@ -282,29 +284,34 @@ func (c *clusterer) assignCentre(k, z, y0, y1 int, xterm *[]float32) {
 		tx[i] = wx * dx * dx
 		dx--
 	}
-	for y := ylo; y < yhi; y++ {
-		dy := c.sp[1] * (cy - float32(y))
-		dyz := c.w * (dz*dz + dy*dy)
-		base := c.index(xlo, y, z)
-		dist := c.dist[base : base+xhi-xlo]
-		labels := c.labels[base : base+xhi-xlo]
-		n := len(dist)
-		labels = labels[:n]
-		tx := tx[:n]
-		switch sh.C {
-		case 1:
-			assignRow1(dist, labels, tx, c.feat[0][base:base+n], dyz, col[0], lab)
-		case 3:
-			assignRow3(dist, labels, tx, c.feat[0][base:base+n], c.feat[1][base:base+n], c.feat[2][base:base+n], dyz, col[0], col[1], col[2], lab)
-		default:
-			// As in assignRow3Go, for any number of channels.
+	// The y and z part, likewise, for every row.
+	if cap(*yterm) < yhi-ylo {
+		*yterm = make([]float32, yhi-ylo)
+	}
+	ty := (*yterm)[:yhi-ylo]
+	for i := range ty {
+		dy := c.sp[1] * (cy - float32(ylo+i))
+		ty[i] = c.w * (dz*dz + dy*dy)
+	}
+	base := c.index(xlo, ylo, z)
+	switch sh.C {
+	case 1:
+		assignWin1(c.dist[base:], c.labels[base:], c.feat[0][base:], sh.W, tx, ty, col[0], lab)
+	case 3:
+		assignWin3(c.dist[base:], c.labels[base:], c.feat[0][base:], c.feat[1][base:], c.feat[2][base:], sh.W, tx, ty, col[0], col[1], col[2], lab)
+	default:
+		// As assignWin3Go does, for any number of channels.
+		for r, dyz := range ty {
+			row := base + r*sh.W
+			dist := c.dist[row : row+len(tx)]
+			labels := c.labels[row : row+len(tx)]
 			for i := range dist {
 				d := dyz + tx[i]
 				if math.Float32bits(d) >= dist[i] {
 					continue
 				}
 				for ch, cv := range col {
-					e := c.feat[ch][base+i] - cv
+					e := c.feat[ch][row+i] - cv
 					d += e * e
 				}
 				keep(&dist[i], &labels[i], d, lab)

@@ -74,3 +74,24 @@ func assignRow1Go(dist []uint32, labels []int32, tx, f0 []float32, dyz, c0 float
 		}
 	}
 }
+
+// assignWin3Go offers a centre to a window of len(ty) rows of len(tx)
+// voxels, row r starting at r·stride in dist, labels and the feature
+// planes: voxel x of row r gets assignRow3Go's offer with spatial term
+// ty[r] + tx[x].
+func assignWin3Go(dist []uint32, labels []int32, f0, f1, f2 []float32, stride int, tx, ty []float32, c0, c1, c2 float32, lab int32) {
+	w := len(tx)
+	for r, dyz := range ty {
+		o := r * stride
+		assignRow3Go(dist[o:o+w], labels[o:o+w], tx, f0[o:o+w], f1[o:o+w], f2[o:o+w], dyz, c0, c1, c2, lab)
+	}
+}
+
+// assignWin1Go is assignWin3Go for one channel.
+func assignWin1Go(dist []uint32, labels []int32, f0 []float32, stride int, tx, ty []float32, c0 float32, lab int32) {
+	w := len(tx)
+	for r, dyz := range ty {
+		o := r * stride
+		assignRow1Go(dist[o:o+w], labels[o:o+w], tx, f0[o:o+w], dyz, c0, lab)
+	}
+}

@@ -15,17 +15,14 @@ package slic
 //go:noescape
 func convRowsSSE(dst, k []float32, rows [][]float32) int
 
-// assignRow3SSE is assignRow3Go for the first len(dist) rounded down to a
-// multiple of 4 voxels; it returns that count.
+// assignWin3SSE and assignWin1SSE are assignWin3Go and assignWin1Go; the
+// callers (assignWin3, assignWin1) check the lengths.
 //
 //go:noescape
-func assignRow3SSE(dist []uint32, labels []int32, tx, f0, f1, f2 []float32, dyz, c0, c1, c2 float32, lab int32) int
+func assignWin3SSE(dist []uint32, labels []int32, f0, f1, f2 []float32, stride int, tx, ty []float32, c0, c1, c2 float32, lab int32)
 
-// assignRow1SSE is assignRow1Go for the first len(dist) rounded down to a
-// multiple of 4 voxels; it returns that count.
-//
 //go:noescape
-func assignRow1SSE(dist []uint32, labels []int32, tx, f0 []float32, dyz, c0 float32, lab int32) int
+func assignWin1SSE(dist []uint32, labels []int32, f0 []float32, stride int, tx, ty []float32, c0 float32, lab int32)
 
 func convRows(dst, k []float32, rows [][]float32) {
 	n := convRowsSSE(dst, k, rows)
@@ -34,20 +31,18 @@ func convRows(dst, k []float32, rows [][]float32) {
 	}
 }
 
-func assignRow3(dist []uint32, labels []int32, tx, f0, f1, f2 []float32, dyz, c0, c1, c2 float32, lab int32) {
-	n := len(dist)
-	labels, tx, f0, f1, f2 = labels[:n], tx[:n], f0[:n], f1[:n], f2[:n]
-	i := assignRow3SSE(dist, labels, tx, f0, f1, f2, dyz, c0, c1, c2, lab)
-	if i < n {
-		assignRow3Go(dist[i:], labels[i:], tx[i:], f0[i:], f1[i:], f2[i:], dyz, c0, c1, c2, lab)
+func assignWin3(dist []uint32, labels []int32, f0, f1, f2 []float32, stride int, tx, ty []float32, c0, c1, c2 float32, lab int32) {
+	if len(tx) == 0 || len(ty) == 0 {
+		return
 	}
+	n := (len(ty)-1)*stride + len(tx)
+	assignWin3SSE(dist[:n], labels[:n], f0[:n], f1[:n], f2[:n], stride, tx, ty, c0, c1, c2, lab)
 }
 
-func assignRow1(dist []uint32, labels []int32, tx, f0 []float32, dyz, c0 float32, lab int32) {
-	n := len(dist)
-	labels, tx, f0 = labels[:n], tx[:n], f0[:n]
-	i := assignRow1SSE(dist, labels, tx, f0, dyz, c0, lab)
-	if i < n {
-		assignRow1Go(dist[i:], labels[i:], tx[i:], f0[i:], dyz, c0, lab)
+func assignWin1(dist []uint32, labels []int32, f0 []float32, stride int, tx, ty []float32, c0 float32, lab int32) {
+	if len(tx) == 0 || len(ty) == 0 {
+		return
 	}
+	n := (len(ty)-1)*stride + len(tx)
+	assignWin1SSE(dist[:n], labels[:n], f0[:n], stride, tx, ty, c0, lab)
 }

@@ -79,54 +79,61 @@ done:
 	MOVQ AX, ret+72(FP)
 	RET
 
-// func assignRow3SSE(dist []uint32, labels []int32, tx, f0, f1, f2 []float32, dyz, c0, c1, c2 float32, lab int32) int
-TEXT ·assignRow3SSE(SB), NOSPLIT, $0-176
+// func assignWin3SSE(dist []uint32, labels []int32, f0, f1, f2 []float32, stride int, tx, ty []float32, c0, c1, c2 float32, lab int32)
+TEXT ·assignWin3SSE(SB), NOSPLIT, $0-192
 	MOVQ   dist_base+0(FP), DI
-	MOVQ   dist_len+8(FP), DX
-	ANDQ   $~3, DX
 	MOVQ   labels_base+24(FP), SI
-	MOVQ   tx_base+48(FP), R8
-	MOVQ   f0_base+72(FP), R9
-	MOVQ   f1_base+96(FP), R10
-	MOVQ   f2_base+120(FP), R11
-	MOVSS  dyz+144(FP), X8
-	SHUFPS $0, X8, X8
-	MOVSS  c0+148(FP), X9
+	MOVQ   f0_base+48(FP), R9
+	MOVQ   f1_base+72(FP), R10
+	MOVQ   f2_base+96(FP), R11
+	MOVQ   stride+120(FP), DX
+	SHLQ   $2, DX
+	MOVQ   tx_base+128(FP), R8
+	MOVQ   tx_len+136(FP), CX
+	MOVQ   ty_base+152(FP), R12
+	MOVQ   ty_len+160(FP), R13
+	MOVSS  c0+176(FP), X9
 	SHUFPS $0, X9, X9
-	MOVSS  c1+152(FP), X10
+	MOVSS  c1+180(FP), X10
 	SHUFPS $0, X10, X10
-	MOVSS  c2+156(FP), X11
+	MOVSS  c2+184(FP), X11
 	SHUFPS $0, X11, X11
-	MOVSS  lab+160(FP), X12
+	MOVSS  lab+188(FP), X12
 	SHUFPS $0, X12, X12
+
+row3SSE:
+	TESTQ  R13, R13
+	JZ     done3SSE
+	MOVSS  (R12), X8
+	SHUFPS $0, X8, X8
 	XORQ   AX, AX
 
-loop3:
-	LEAQ    4(AX), BX
-	CMPQ    BX, DX
-	JGT     done3
+vec3SSE:
+	LEAQ   4(AX), BX
+	CMPQ   BX, CX
+	JGT    tail3SSE
 	MOVUPS  (R8)(AX*4), X0
 	ADDPS   X8, X0         // s = tx + dyz
 	MOVOU   (DI)(AX*4), X1 // best distance so far
 	MOVO    X1, X2
-	PCMPGTL X0, X2         // lanes where the spatial term alone is below it
+	PCMPGTL X0, X2         // lanes whose spatial term alone is below it
 	MOVMSKPS X2, BX
 	TESTL   BX, BX
-	JZ      next3
-	MOVUPS  (R9)(AX*4), X3
+	JZ      nextv3SSE
+	MOVUPS (R9)(AX*4), X3
 	SUBPS   X9, X3
 	MULPS   X3, X3
 	ADDPS   X3, X0
-	MOVUPS  (R10)(AX*4), X3
+	MOVUPS (R10)(AX*4), X3
 	SUBPS   X10, X3
 	MULPS   X3, X3
 	ADDPS   X3, X0
-	MOVUPS  (R11)(AX*4), X3
+	MOVUPS (R11)(AX*4), X3
 	SUBPS   X11, X3
 	MULPS   X3, X3
 	ADDPS   X3, X0
 	MOVO    X1, X2
-	PCMPGTL X0, X2         // m: lanes where the distance is below the best
+	PCMPGTL X0, X2         // m: lanes whose distance is below the best
 	MOVO    X2, X4
 	PAND    X0, X4
 	MOVO    X2, X5
@@ -140,48 +147,106 @@ loop3:
 	POR     X2, X4
 	MOVOU   X4, (SI)(AX*4)
 
-next3:
-	ADDQ $4, AX
-	JMP  loop3
+nextv3SSE:
+	ADDQ   $4, AX
+	JMP    vec3SSE
 
-done3:
-	MOVQ AX, ret+168(FP)
+tail3SSE:
+	CMPQ   AX, CX
+	JGE    rowend3SSE
+	MOVSS   (R8)(AX*4), X0
+	ADDSS   X8, X0         // s = tx + dyz
+	MOVSS   (DI)(AX*4), X1 // best distance so far
+	MOVO    X1, X2
+	PCMPGTL X0, X2         // lanes whose spatial term alone is below it
+	MOVMSKPS X2, BX
+	TESTL   $1, BX
+	JZ      nexts3SSE
+	MOVSS (R9)(AX*4), X3
+	SUBSS   X9, X3
+	MULSS   X3, X3
+	ADDSS   X3, X0
+	MOVSS (R10)(AX*4), X3
+	SUBSS   X10, X3
+	MULSS   X3, X3
+	ADDSS   X3, X0
+	MOVSS (R11)(AX*4), X3
+	SUBSS   X11, X3
+	MULSS   X3, X3
+	ADDSS   X3, X0
+	MOVO    X1, X2
+	PCMPGTL X0, X2         // m: lanes whose distance is below the best
+	MOVO    X2, X4
+	PAND    X0, X4
+	MOVO    X2, X5
+	PANDN   X1, X5
+	POR     X5, X4
+	MOVSS   X4, (DI)(AX*4)
+	MOVSS   (SI)(AX*4), X6
+	MOVO    X2, X4
+	PAND    X12, X4
+	PANDN   X6, X2
+	POR     X2, X4
+	MOVSS   X4, (SI)(AX*4)
+
+nexts3SSE:
+	INCQ   AX
+	JMP    tail3SSE
+
+rowend3SSE:
+	ADDQ   DX, DI
+	ADDQ   DX, SI
+	ADDQ   DX, R9
+	ADDQ   DX, R10
+	ADDQ   DX, R11
+	ADDQ   $4, R12
+	DECQ   R13
+	JMP    row3SSE
+
+done3SSE:
 	RET
 
-// func assignRow1SSE(dist []uint32, labels []int32, tx, f0 []float32, dyz, c0 float32, lab int32) int
-TEXT ·assignRow1SSE(SB), NOSPLIT, $0-120
+// func assignWin1SSE(dist []uint32, labels []int32, f0 []float32, stride int, tx, ty []float32, c0 float32, lab int32)
+TEXT ·assignWin1SSE(SB), NOSPLIT, $0-136
 	MOVQ   dist_base+0(FP), DI
-	MOVQ   dist_len+8(FP), DX
-	ANDQ   $~3, DX
 	MOVQ   labels_base+24(FP), SI
-	MOVQ   tx_base+48(FP), R8
-	MOVQ   f0_base+72(FP), R9
-	MOVSS  dyz+96(FP), X8
-	SHUFPS $0, X8, X8
-	MOVSS  c0+100(FP), X9
+	MOVQ   f0_base+48(FP), R9
+	MOVQ   stride+72(FP), DX
+	SHLQ   $2, DX
+	MOVQ   tx_base+80(FP), R8
+	MOVQ   tx_len+88(FP), CX
+	MOVQ   ty_base+104(FP), R12
+	MOVQ   ty_len+112(FP), R13
+	MOVSS  c0+128(FP), X9
 	SHUFPS $0, X9, X9
-	MOVSS  lab+104(FP), X12
+	MOVSS  lab+132(FP), X12
 	SHUFPS $0, X12, X12
+
+row1SSE:
+	TESTQ  R13, R13
+	JZ     done1SSE
+	MOVSS  (R12), X8
+	SHUFPS $0, X8, X8
 	XORQ   AX, AX
 
-loop1:
-	LEAQ    4(AX), BX
-	CMPQ    BX, DX
-	JGT     done1
+vec1SSE:
+	LEAQ   4(AX), BX
+	CMPQ   BX, CX
+	JGT    tail1SSE
 	MOVUPS  (R8)(AX*4), X0
-	ADDPS   X8, X0
-	MOVOU   (DI)(AX*4), X1
+	ADDPS   X8, X0         // s = tx + dyz
+	MOVOU   (DI)(AX*4), X1 // best distance so far
 	MOVO    X1, X2
-	PCMPGTL X0, X2
+	PCMPGTL X0, X2         // lanes whose spatial term alone is below it
 	MOVMSKPS X2, BX
 	TESTL   BX, BX
-	JZ      next1
-	MOVUPS  (R9)(AX*4), X3
+	JZ      nextv1SSE
+	MOVUPS (R9)(AX*4), X3
 	SUBPS   X9, X3
 	MULPS   X3, X3
 	ADDPS   X3, X0
 	MOVO    X1, X2
-	PCMPGTL X0, X2
+	PCMPGTL X0, X2         // m: lanes whose distance is below the best
 	MOVO    X2, X4
 	PAND    X0, X4
 	MOVO    X2, X5
@@ -195,10 +260,51 @@ loop1:
 	POR     X2, X4
 	MOVOU   X4, (SI)(AX*4)
 
-next1:
-	ADDQ $4, AX
-	JMP  loop1
+nextv1SSE:
+	ADDQ   $4, AX
+	JMP    vec1SSE
 
-done1:
-	MOVQ AX, ret+112(FP)
+tail1SSE:
+	CMPQ   AX, CX
+	JGE    rowend1SSE
+	MOVSS   (R8)(AX*4), X0
+	ADDSS   X8, X0         // s = tx + dyz
+	MOVSS   (DI)(AX*4), X1 // best distance so far
+	MOVO    X1, X2
+	PCMPGTL X0, X2         // lanes whose spatial term alone is below it
+	MOVMSKPS X2, BX
+	TESTL   $1, BX
+	JZ      nexts1SSE
+	MOVSS (R9)(AX*4), X3
+	SUBSS   X9, X3
+	MULSS   X3, X3
+	ADDSS   X3, X0
+	MOVO    X1, X2
+	PCMPGTL X0, X2         // m: lanes whose distance is below the best
+	MOVO    X2, X4
+	PAND    X0, X4
+	MOVO    X2, X5
+	PANDN   X1, X5
+	POR     X5, X4
+	MOVSS   X4, (DI)(AX*4)
+	MOVSS   (SI)(AX*4), X6
+	MOVO    X2, X4
+	PAND    X12, X4
+	PANDN   X6, X2
+	POR     X2, X4
+	MOVSS   X4, (SI)(AX*4)
+
+nexts1SSE:
+	INCQ   AX
+	JMP    tail1SSE
+
+rowend1SSE:
+	ADDQ   DX, DI
+	ADDQ   DX, SI
+	ADDQ   DX, R9
+	ADDQ   $4, R12
+	DECQ   R13
+	JMP    row1SSE
+
+done1SSE:
 	RET

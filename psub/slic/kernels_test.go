@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// TestKernelsMatchGo compares convRows, assignRow1 and assignRow3 (SSE2 on
+// TestKernelsMatchGo compares convRows, assignWin1 and assignWin3 (SSE2 on
 // amd64) with the Go loops bit for bit, on every length from 0 to 40 (so
-// every tail) and on distances that make some voxels skip, some take the
+// every tail, in windows of 1 to 3 rows) and on distances that make some voxels skip, some take the
 // centre and some keep their label, ties included.
 func TestKernelsMatchGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 43))
@@ -36,19 +36,25 @@ func TestKernelsMatchGo(t *testing.T) {
 				}
 			}
 		}
-		tx, f0, f1, f2 := vec(n, 2), vec(n, 1), vec(n, 1), vec(n, 1)
-		dist := make([]uint32, n)
-		labels := make([]int32, n)
+		// A window of n columns and 1 to 3 rows, rows stride apart.
+		rowsN := 1 + n%3
+		stride := n + n%5
+		size := (rowsN-1)*stride + n
+		tx, ty := vec(n, 2), vec(rowsN, 1)
+		f0, f1, f2 := vec(size, 1), vec(size, 1), vec(size, 1)
+		dist := make([]uint32, size)
+		labels := make([]int32, size)
 		for i := range dist {
+			s := ty[0] + tx[i%max(stride, 1)%max(n, 1)]
 			switch rng.IntN(4) {
 			case 0:
 				dist[i] = math.Float32bits(float32(math.Inf(1)))
 			case 1:
-				dist[i] = math.Float32bits(0.5 + tx[i]) // the spatial term may skip
+				dist[i] = math.Float32bits(s) // the spatial term may skip
 			case 2:
 				// A tie with the centre's distance keeps the old label.
 				e0, e1, e2 := f0[i]-0.3, f1[i]-0.6, f2[i]-0.1
-				dist[i] = math.Float32bits(0.5 + tx[i] + e0*e0 + e1*e1 + e2*e2)
+				dist[i] = math.Float32bits(s + e0*e0 + e1*e1 + e2*e2)
 			default:
 				dist[i] = math.Float32bits(rng.Float32() * 3)
 			}
@@ -56,20 +62,20 @@ func TestKernelsMatchGo(t *testing.T) {
 		}
 		d3, l3 := slices.Clone(dist), slices.Clone(labels)
 		d3go, l3go := slices.Clone(dist), slices.Clone(labels)
-		assignRow3(d3, l3, tx, f0, f1, f2, 0.5, 0.3, 0.6, 0.1, 7)
-		assignRow3Go(d3go, l3go, tx, f0, f1, f2, 0.5, 0.3, 0.6, 0.1, 7)
+		assignWin3(d3, l3, f0, f1, f2, stride, tx, ty, 0.3, 0.6, 0.1, 7)
+		assignWin3Go(d3go, l3go, f0, f1, f2, stride, tx, ty, 0.3, 0.6, 0.1, 7)
 		d1, l1 := slices.Clone(dist), slices.Clone(labels)
 		d1go, l1go := slices.Clone(dist), slices.Clone(labels)
-		assignRow1(d1, l1, tx, f0, 0.5, 0.3, 7)
-		assignRow1Go(d1go, l1go, tx, f0, 0.5, 0.3, 7)
+		assignWin1(d1, l1, f0, stride, tx, ty, 0.3, 7)
+		assignWin1Go(d1go, l1go, f0, stride, tx, ty, 0.3, 7)
 		if !slices.Equal(d3, d3go) || !slices.Equal(l3, l3go) {
-			t.Fatalf("assignRow3 n=%d: distances %v labels %v, want %v %v", n, d3, l3, d3go, l3go)
+			t.Fatalf("assignWin3 n=%d: distances %v labels %v, want %v %v", n, d3, l3, d3go, l3go)
 		}
 		if !slices.Equal(d1, d1go) || !slices.Equal(l1, l1go) {
-			t.Fatalf("assignRow1 n=%d: distances %v labels %v, want %v %v", n, d1, l1, d1go, l1go)
+			t.Fatalf("assignWin1 n=%d: distances %v labels %v, want %v %v", n, d1, l1, d1go, l1go)
 		}
 		if n == 40 && slices.Equal(l3, labels) {
-			t.Fatal("assignRow3 took no voxel: the case tests nothing")
+			t.Fatal("assignWin3 took no voxel: the case tests nothing")
 		}
 	}
 }
