@@ -24,6 +24,38 @@ func assignWin3SSE(dist []uint32, labels []int32, f0, f1, f2 []float32, stride i
 //go:noescape
 func assignWin1SSE(dist []uint32, labels []int32, f0 []float32, stride int, tx, ty []float32, c0 float32, lab int32)
 
+// assignWin3AVX and assignWin1AVX are the same, eight lanes at a time
+// with AVX2 (checked at start-up: hasAVX2).
+//
+//go:noescape
+func assignWin3AVX(dist []uint32, labels []int32, f0, f1, f2 []float32, stride int, tx, ty []float32, c0, c1, c2 float32, lab int32)
+
+//go:noescape
+func assignWin1AVX(dist []uint32, labels []int32, f0 []float32, stride int, tx, ty []float32, c0 float32, lab int32)
+
+func cpuid(leaf, sub uint32) (a, b, c, d uint32)
+
+func xgetbv0() (a uint32)
+
+// hasAVX2 reports whether the processor has AVX2 and the operating system
+// saves the YMM registers (CPUID and XGETBV, as Intel's manual describes).
+// useAVX2 may be turned off by tests, to run the SSE2 kernels too.
+var hasAVX2 = func() bool {
+	maxLeaf, _, _, _ := cpuid(0, 0)
+	if maxLeaf < 7 {
+		return false
+	}
+	_, _, c, _ := cpuid(1, 0)
+	const osxsave, avx = 1 << 27, 1 << 28
+	if c&osxsave == 0 || c&avx == 0 || xgetbv0()&6 != 6 {
+		return false
+	}
+	_, b, _, _ := cpuid(7, 0)
+	return b&(1<<5) != 0
+}()
+
+var useAVX2 = hasAVX2
+
 func convRows(dst, k []float32, rows [][]float32) {
 	n := convRowsSSE(dst, k, rows)
 	if n < len(dst) {
@@ -36,6 +68,10 @@ func assignWin3(dist []uint32, labels []int32, f0, f1, f2 []float32, stride int,
 		return
 	}
 	n := (len(ty)-1)*stride + len(tx)
+	if useAVX2 {
+		assignWin3AVX(dist[:n], labels[:n], f0[:n], f1[:n], f2[:n], stride, tx, ty, c0, c1, c2, lab)
+		return
+	}
 	assignWin3SSE(dist[:n], labels[:n], f0[:n], f1[:n], f2[:n], stride, tx, ty, c0, c1, c2, lab)
 }
 
@@ -44,5 +80,9 @@ func assignWin1(dist []uint32, labels []int32, f0 []float32, stride int, tx, ty 
 		return
 	}
 	n := (len(ty)-1)*stride + len(tx)
+	if useAVX2 {
+		assignWin1AVX(dist[:n], labels[:n], f0[:n], stride, tx, ty, c0, lab)
+		return
+	}
 	assignWin1SSE(dist[:n], labels[:n], f0[:n], stride, tx, ty, c0, lab)
 }

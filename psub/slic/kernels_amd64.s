@@ -308,3 +308,209 @@ rowend1SSE:
 
 done1SSE:
 	RET
+
+// func cpuid(leaf, sub uint32) (a, b, c, d uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
+	CPUID
+	MOVL AX, a+8(FP)
+	MOVL BX, b+12(FP)
+	MOVL CX, c+16(FP)
+	MOVL DX, d+20(FP)
+	RET
+
+// func xgetbv0() (a uint32)
+TEXT ·xgetbv0(SB), NOSPLIT, $0-4
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, a+0(FP)
+	RET
+
+// func assignWin3AVX(dist []uint32, labels []int32, f0, f1, f2 []float32, stride int, tx, ty []float32, c0, c1, c2 float32, lab int32)
+TEXT ·assignWin3AVX(SB), NOSPLIT, $0-192
+	MOVQ   dist_base+0(FP), DI
+	MOVQ   labels_base+24(FP), SI
+	MOVQ   f0_base+48(FP), R9
+	MOVQ   f1_base+72(FP), R10
+	MOVQ   f2_base+96(FP), R11
+	MOVQ   stride+120(FP), DX
+	SHLQ   $2, DX
+	MOVQ   tx_base+128(FP), R8
+	MOVQ   tx_len+136(FP), CX
+	MOVQ   ty_base+152(FP), R12
+	MOVQ   ty_len+160(FP), R13
+	VBROADCASTSS c0+176(FP), Y9
+	VBROADCASTSS c1+180(FP), Y10
+	VBROADCASTSS c2+184(FP), Y11
+	VBROADCASTSS lab+188(FP), Y12
+
+row3AVX:
+	TESTQ  R13, R13
+	JZ     done3AVX
+	VBROADCASTSS (R12), Y8
+	XORQ   AX, AX
+
+vec3AVX:
+	LEAQ   8(AX), BX
+	CMPQ   BX, CX
+	JGT    tail3AVX
+	VMOVUPS     (R8)(AX*4), Y0
+	VADDPS      Y8, Y0, Y0      // s = tx + dyz
+	VMOVUPS     (DI)(AX*4), Y1      // best distance so far
+	VPCMPGTD    Y0, Y1, Y2      // lanes whose spatial term alone is below it
+	VMOVMSKPS   Y2, BX
+	TESTL       BX, BX
+	JZ          nextv3AVX
+	VMOVUPS  (R9)(AX*4), Y3
+	VSUBPS      Y9, Y3, Y3
+	VMULPS      Y3, Y3, Y3
+	VADDPS      Y3, Y0, Y0
+	VMOVUPS  (R10)(AX*4), Y3
+	VSUBPS      Y10, Y3, Y3
+	VMULPS      Y3, Y3, Y3
+	VADDPS      Y3, Y0, Y0
+	VMOVUPS  (R11)(AX*4), Y3
+	VSUBPS      Y11, Y3, Y3
+	VMULPS      Y3, Y3, Y3
+	VADDPS      Y3, Y0, Y0
+	VPCMPGTD    Y0, Y1, Y2      // m: lanes whose distance is below the best
+	VBLENDVPS   Y2, Y0, Y1, Y4
+	VMOVUPS  Y4, (DI)(AX*4)
+	VMOVUPS  (SI)(AX*4), Y6
+	VBLENDVPS   Y2, Y12, Y6, Y4
+	VMOVUPS  Y4, (SI)(AX*4)
+
+nextv3AVX:
+	ADDQ   $8, AX
+	JMP    vec3AVX
+
+tail3AVX:
+	CMPQ   AX, CX
+	JGE    rowend3AVX
+	VMOVSS      (R8)(AX*4), X0
+	VADDSS      X8, X0, X0      // s = tx + dyz
+	VMOVSS      (DI)(AX*4), X1      // best distance so far
+	VPCMPGTD    X0, X1, X2      // lanes whose spatial term alone is below it
+	VMOVMSKPS   X2, BX
+	TESTL       $1, BX
+	JZ          nexts3AVX
+	VMOVSS   (R9)(AX*4), X3
+	VSUBSS      X9, X3, X3
+	VMULSS      X3, X3, X3
+	VADDSS      X3, X0, X0
+	VMOVSS   (R10)(AX*4), X3
+	VSUBSS      X10, X3, X3
+	VMULSS      X3, X3, X3
+	VADDSS      X3, X0, X0
+	VMOVSS   (R11)(AX*4), X3
+	VSUBSS      X11, X3, X3
+	VMULSS      X3, X3, X3
+	VADDSS      X3, X0, X0
+	VPCMPGTD    X0, X1, X2      // m: lanes whose distance is below the best
+	VBLENDVPS   X2, X0, X1, X4
+	VMOVSS   X4, (DI)(AX*4)
+	VMOVSS   (SI)(AX*4), X6
+	VBLENDVPS   X2, X12, X6, X4
+	VMOVSS   X4, (SI)(AX*4)
+
+nexts3AVX:
+	INCQ   AX
+	JMP    tail3AVX
+
+rowend3AVX:
+	ADDQ   DX, DI
+	ADDQ   DX, SI
+	ADDQ   DX, R9
+	ADDQ   DX, R10
+	ADDQ   DX, R11
+	ADDQ   $4, R12
+	DECQ   R13
+	JMP    row3AVX
+
+done3AVX:
+	VZEROUPPER
+	RET
+
+// func assignWin1AVX(dist []uint32, labels []int32, f0 []float32, stride int, tx, ty []float32, c0 float32, lab int32)
+TEXT ·assignWin1AVX(SB), NOSPLIT, $0-136
+	MOVQ   dist_base+0(FP), DI
+	MOVQ   labels_base+24(FP), SI
+	MOVQ   f0_base+48(FP), R9
+	MOVQ   stride+72(FP), DX
+	SHLQ   $2, DX
+	MOVQ   tx_base+80(FP), R8
+	MOVQ   tx_len+88(FP), CX
+	MOVQ   ty_base+104(FP), R12
+	MOVQ   ty_len+112(FP), R13
+	VBROADCASTSS c0+128(FP), Y9
+	VBROADCASTSS lab+132(FP), Y12
+
+row1AVX:
+	TESTQ  R13, R13
+	JZ     done1AVX
+	VBROADCASTSS (R12), Y8
+	XORQ   AX, AX
+
+vec1AVX:
+	LEAQ   8(AX), BX
+	CMPQ   BX, CX
+	JGT    tail1AVX
+	VMOVUPS     (R8)(AX*4), Y0
+	VADDPS      Y8, Y0, Y0      // s = tx + dyz
+	VMOVUPS     (DI)(AX*4), Y1      // best distance so far
+	VPCMPGTD    Y0, Y1, Y2      // lanes whose spatial term alone is below it
+	VMOVMSKPS   Y2, BX
+	TESTL       BX, BX
+	JZ          nextv1AVX
+	VMOVUPS  (R9)(AX*4), Y3
+	VSUBPS      Y9, Y3, Y3
+	VMULPS      Y3, Y3, Y3
+	VADDPS      Y3, Y0, Y0
+	VPCMPGTD    Y0, Y1, Y2      // m: lanes whose distance is below the best
+	VBLENDVPS   Y2, Y0, Y1, Y4
+	VMOVUPS  Y4, (DI)(AX*4)
+	VMOVUPS  (SI)(AX*4), Y6
+	VBLENDVPS   Y2, Y12, Y6, Y4
+	VMOVUPS  Y4, (SI)(AX*4)
+
+nextv1AVX:
+	ADDQ   $8, AX
+	JMP    vec1AVX
+
+tail1AVX:
+	CMPQ   AX, CX
+	JGE    rowend1AVX
+	VMOVSS      (R8)(AX*4), X0
+	VADDSS      X8, X0, X0      // s = tx + dyz
+	VMOVSS      (DI)(AX*4), X1      // best distance so far
+	VPCMPGTD    X0, X1, X2      // lanes whose spatial term alone is below it
+	VMOVMSKPS   X2, BX
+	TESTL       $1, BX
+	JZ          nexts1AVX
+	VMOVSS   (R9)(AX*4), X3
+	VSUBSS      X9, X3, X3
+	VMULSS      X3, X3, X3
+	VADDSS      X3, X0, X0
+	VPCMPGTD    X0, X1, X2      // m: lanes whose distance is below the best
+	VBLENDVPS   X2, X0, X1, X4
+	VMOVSS   X4, (DI)(AX*4)
+	VMOVSS   (SI)(AX*4), X6
+	VBLENDVPS   X2, X12, X6, X4
+	VMOVSS   X4, (SI)(AX*4)
+
+nexts1AVX:
+	INCQ   AX
+	JMP    tail1AVX
+
+rowend1AVX:
+	ADDQ   DX, DI
+	ADDQ   DX, SI
+	ADDQ   DX, R9
+	ADDQ   $4, R12
+	DECQ   R13
+	JMP    row1AVX
+
+done1AVX:
+	VZEROUPPER
+	RET
