@@ -2,6 +2,7 @@ package slic
 
 import (
 	"math"
+	"unsafe"
 )
 
 // updateChunks is the fixed number of row blocks whose partial centre sums
@@ -234,24 +235,14 @@ func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int) bool 
 		}
 		old := c.old[w][:last-first]
 		copy(old, c.labels[first:last])
-		dist := c.dist[first:last]
-		for i := range dist {
-			dist[i] = inf
-		}
+		fillInf(c.dist[first:last], inf)
 		for ys := y0; ys < y1; ys += c.strip {
 			ye := min(ys+c.strip, y1)
 			for _, k := range bucket[start[z]:start[z+1]] {
 				c.assignCentre(int(k), z, ys, ye, &c.xterm[w], &c.yterm[w])
 			}
 		}
-		if !changed {
-			for i, l := range old {
-				if c.labels[first+i] != l {
-					changed = true
-					break
-				}
-			}
-		}
+		changed = changed || !equalInt32(old, c.labels[first:last])
 	}
 	return changed
 }
@@ -318,6 +309,30 @@ func (c *clusterer) assignCentre(k, z, y0, y1 int, xterm, yterm *[]float32) {
 			}
 		}
 	}
+}
+
+// fillInf sets every element of dist to inf, doubling copies (memmove is
+// vectorised, a store loop is not).
+func fillInf(dist []uint32, inf uint32) {
+	if len(dist) == 0 {
+		return
+	}
+	dist[0] = inf
+	for done := 1; done < len(dist); done *= 2 {
+		copy(dist[done:], dist[:done])
+	}
+}
+
+// equalInt32 reports whether a and b hold the same labels, comparing their
+// bytes (the runtime's vectorised comparison).
+func equalInt32(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a))) == string(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 4*len(b)))
 }
 
 // keep records distance d and label lab for a voxel if d is below its best
