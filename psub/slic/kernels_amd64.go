@@ -56,8 +56,18 @@ var hasAVX2 = func() bool {
 
 var useAVX2 = hasAVX2
 
+// convRowsAVX is convRowsSSE eight lanes at a time (a multiple of 8).
+//
+//go:noescape
+func convRowsAVX(dst, k []float32, rows [][]float32) int
+
 func convRows(dst, k []float32, rows [][]float32) {
-	n := convRowsSSE(dst, k, rows)
+	var n int
+	if useAVX2 {
+		n = convRowsAVX(dst, k, rows)
+	} else {
+		n = convRowsSSE(dst, k, rows)
+	}
 	if n < len(dst) {
 		convRowsGo(dst, k, rows, n)
 	}

@@ -514,3 +514,74 @@ rowend1AVX:
 done1AVX:
 	VZEROUPPER
 	RET
+
+// func convRowsAVX(dst, k []float32, rows [][]float32) int
+TEXT ·convRowsAVX(SB), NOSPLIT, $0-80
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), DX
+	ANDQ $~7, DX
+	MOVQ k_base+24(FP), SI
+	MOVQ k_len+32(FP), CX
+	MOVQ rows_base+48(FP), R8
+	XORQ AX, AX
+
+loop32:
+	LEAQ 32(AX), R9
+	CMPQ R9, DX
+	JGT  loop8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ R8, R10
+	XORQ BX, BX
+
+tap32:
+	VBROADCASTSS (SI)(BX*4), Y4
+	MOVQ   (R10), R11
+	LEAQ   (R11)(AX*4), R11
+	VMULPS (R11), Y4, Y5
+	VADDPS Y5, Y0, Y0
+	VMULPS 32(R11), Y4, Y6
+	VADDPS Y6, Y1, Y1
+	VMULPS 64(R11), Y4, Y7
+	VADDPS Y7, Y2, Y2
+	VMULPS 96(R11), Y4, Y8
+	VADDPS Y8, Y3, Y3
+	ADDQ   $24, R10
+	INCQ   BX
+	CMPQ   BX, CX
+	JLT    tap32
+	LEAQ   (DI)(AX*4), R11
+	VMOVUPS Y0, (R11)
+	VMOVUPS Y1, 32(R11)
+	VMOVUPS Y2, 64(R11)
+	VMOVUPS Y3, 96(R11)
+	MOVQ   R9, AX
+	JMP    loop32
+
+loop8:
+	LEAQ 8(AX), R9
+	CMPQ R9, DX
+	JGT  done8
+	VXORPS Y0, Y0, Y0
+	MOVQ R8, R10
+	XORQ BX, BX
+
+tap8:
+	VBROADCASTSS (SI)(BX*4), Y4
+	MOVQ   (R10), R11
+	VMULPS (R11)(AX*4), Y4, Y5
+	VADDPS Y5, Y0, Y0
+	ADDQ   $24, R10
+	INCQ   BX
+	CMPQ   BX, CX
+	JLT    tap8
+	VMOVUPS Y0, (DI)(AX*4)
+	MOVQ   R9, AX
+	JMP    loop8
+
+done8:
+	VZEROUPPER
+	MOVQ AX, ret+72(FP)
+	RET
