@@ -95,3 +95,41 @@ func assignWin1Go(dist []uint32, labels []int32, f0 []float32, stride int, tx, t
 		assignRow1Go(dist[o:o+w], labels[o:o+w], tx, f0[o:o+w], dyz, c0, lab)
 	}
 }
+
+// scanAcc holds the running results of a scan of samples: minimum and
+// maximum (meaningful only if every sample is finite), the OR of the
+// exponent bits (all ones: some sample is not finite) and of the bits that
+// rounding to an integer changes (0: every sample an integer in [0, 2^23)).
+type scanAcc struct {
+	lo, hi         float32
+	maxExp, notInt uint32
+}
+
+// scanSamplesGo folds the samples x into acc without branches on their
+// values (minimum and maximum aside).
+func scanSamplesGo(x []float32, acc *scanAcc) {
+	lo, hi, maxExp, notInt := acc.lo, acc.hi, acc.maxExp, acc.notInt
+	for _, v := range x {
+		maxExp = max(maxExp, math.Float32bits(v)&0x7f800000)
+		// Integers in [0, 2^23) are exactly those that adding and
+		// subtracting 2^23 leaves alone, bit for bit.
+		notInt |= math.Float32bits((v+(1<<23))-(1<<23)) ^ math.Float32bits(v)
+		if v < lo {
+			lo = v
+		}
+		if v > hi {
+			hi = v
+		}
+	}
+	*acc = scanAcc{lo, hi, maxExp, notInt}
+}
+
+// scanSamples returns the minimum and maximum of x (+Inf and -Inf if x is
+// empty), whether every sample is finite (if not, the minimum and maximum
+// mean nothing) and whether every one is an integer in [0, 2^23).
+func scanSamples(x []float32) (lo, hi float32, finite, integral bool) {
+	acc := scanAcc{lo: float32(math.Inf(1)), hi: float32(math.Inf(-1))}
+	n := scanSamplesFast(x, &acc)
+	scanSamplesGo(x[n:], &acc)
+	return acc.lo, acc.hi, acc.maxExp != 0x7f800000, acc.notInt == 0
+}

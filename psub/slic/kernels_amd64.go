@@ -2,6 +2,8 @@
 
 package slic
 
+import "math"
+
 // SSE2 kernels (every amd64 processor has SSE2, so no feature check is
 // needed). They do the same float32 operations in the same order as the
 // Go loops in kernels.go, four lanes at a time, so their results are
@@ -95,4 +97,37 @@ func assignWin1(dist []uint32, labels []int32, f0 []float32, stride int, tx, ty 
 		return
 	}
 	assignWin1SSE(dist[:n], labels[:n], f0[:n], stride, tx, ty, c0, lab)
+}
+
+// scanAVX folds x (a multiple of 8 samples) into eight lanes of each of
+// lanes[0] (minimum), lanes[1] (maximum), lanes[2] (OR of the exponent bits
+// compared with all ones: all ones where a sample is not finite) and
+// lanes[3] (OR of the bits rounding changes), as scanSamplesGo does one
+// lane at a time.
+//
+//go:noescape
+func scanAVX(x []float32, lanes *[4][8]uint32)
+
+// scanSamplesFast folds the first samples of x into acc with AVX2 and
+// returns how many it took (0 without AVX2).
+func scanSamplesFast(x []float32, acc *scanAcc) int {
+	n := len(x) &^ 7
+	if !useAVX2 || n == 0 {
+		return 0
+	}
+	var lanes [4][8]uint32
+	for i := range 8 {
+		lanes[0][i] = math.Float32bits(acc.lo)
+		lanes[1][i] = math.Float32bits(acc.hi)
+	}
+	scanAVX(x[:n], &lanes)
+	for i := range 8 {
+		acc.lo = min(acc.lo, math.Float32frombits(lanes[0][i]))
+		acc.hi = max(acc.hi, math.Float32frombits(lanes[1][i]))
+		if lanes[2][i] != 0 {
+			acc.maxExp = 0x7f800000
+		}
+		acc.notInt |= lanes[3][i]
+	}
+	return n
 }

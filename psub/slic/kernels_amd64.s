@@ -585,3 +585,45 @@ done8:
 	VZEROUPPER
 	MOVQ AX, ret+72(FP)
 	RET
+
+DATA expMask<>+0(SB)/4, $0x7f800000
+GLOBL expMask<>(SB), RODATA|NOPTR, $4
+DATA twoTo23<>+0(SB)/4, $0x4b000000
+GLOBL twoTo23<>(SB), RODATA|NOPTR, $4
+
+// func scanAVX(x []float32, lanes *[4][8]uint32)
+TEXT ·scanAVX(SB), NOSPLIT, $0-32
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ lanes+24(FP), DI
+	VMOVDQU (DI), Y0   // minimum
+	VMOVDQU 32(DI), Y1 // maximum
+	VPXOR   Y2, Y2, Y2 // non-finite lanes
+	VPXOR   Y3, Y3, Y3 // bits rounding changed
+	VBROADCASTSS expMask<>(SB), Y4
+	VBROADCASTSS twoTo23<>(SB), Y5
+	XORQ AX, AX
+
+scan:
+	CMPQ    AX, CX
+	JGE     scanned
+	VMOVUPS (SI)(AX*4), Y6
+	VMINPS  Y0, Y6, Y0       // x < lo ? x : lo
+	VMAXPS  Y1, Y6, Y1       // x > hi ? x : hi
+	VPAND   Y4, Y6, Y7
+	VPCMPEQD Y4, Y7, Y7      // exponent all ones
+	VPOR    Y7, Y2, Y2
+	VADDPS  Y5, Y6, Y8
+	VSUBPS  Y5, Y8, Y8       // (x + 2^23) - 2^23
+	VPXOR   Y6, Y8, Y8
+	VPOR    Y8, Y3, Y3
+	ADDQ    $8, AX
+	JMP     scan
+
+scanned:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VZEROUPPER
+	RET

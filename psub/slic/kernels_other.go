@@ -11,3 +11,5 @@ func assignWin3(dist []uint32, labels []int32, f0, f1, f2 []float32, stride int,
 func assignWin1(dist []uint32, labels []int32, f0 []float32, stride int, tx, ty []float32, c0 float32, lab int32) {
 	assignWin1Go(dist, labels, f0, stride, tx, ty, c0, lab)
 }
+
+func scanSamplesFast(x []float32, acc *scanAcc) int { return 0 }

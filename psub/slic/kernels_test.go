@@ -79,3 +79,45 @@ func TestKernelsMatchGo(t *testing.T) {
 		}
 	}
 }
+
+// TestScanSamplesMatchesGo compares scanSamples (AVX2 on amd64 when
+// available) with the Go loop alone on integer and fractional samples,
+// with a non-finite sample at every position of some lengths.
+func TestScanSamplesMatchesGo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 43))
+	check := func(x []float32, what string) {
+		t.Helper()
+		lo, hi, finite, integral := scanSamples(x)
+		acc := scanAcc{lo: float32(math.Inf(1)), hi: float32(math.Inf(-1))}
+		scanSamplesGo(x, &acc)
+		wantFinite, wantIntegral := acc.maxExp != 0x7f800000, acc.notInt == 0
+		if finite != wantFinite || (finite && (lo != acc.lo || hi != acc.hi || integral != wantIntegral)) {
+			t.Fatalf("%s, %d samples: got %v %v finite %v integral %v, want %v %v %v %v",
+				what, len(x), lo, hi, finite, integral, acc.lo, acc.hi, wantFinite, wantIntegral)
+		}
+	}
+	for n := range 40 {
+		ints, fracs := make([]float32, n), make([]float32, n)
+		for i := range ints {
+			ints[i] = float32(rng.IntN(256))
+			fracs[i] = (rng.Float32() - 0.5) * 1000
+		}
+		check(ints, "integers")
+		check(fracs, "fractions")
+		for i := range n {
+			for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+				x := slices.Clone(ints)
+				x[i] = bad
+				check(x, "non-finite")
+				if _, _, finite, _ := scanSamples(x); finite {
+					t.Fatalf("%v at %d of %d: reported finite", bad, i, n)
+				}
+			}
+			x := slices.Clone(ints)
+			x[i] += 0.5
+			if _, _, _, integral := scanSamples(x); integral {
+				t.Fatalf("0.5 added at %d of %d: reported integral", i, n)
+			}
+		}
+	}
+}

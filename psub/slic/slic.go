@@ -253,40 +253,18 @@ func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 	runTasks(len(parts), len(parts), func(_, w int) {
 		a, b := len(pix)*w/len(parts), len(pix)*(w+1)/len(parts)
 		s := summary{float32(math.Inf(1)), float32(math.Inf(-1)), opt.Lab, -1}
-		// Blocks of samples: the checks of a block are folded without
-		// branches, and only a block with a non-finite sample is searched
-		// for it.
-		const block = 256
-		for i := a; i < b; i += block {
-			part := pix[i:min(i+block, b)]
-			var maxExp, notInt uint32
-			lo, hi := s.lo, s.hi
-			for _, x := range part {
-				maxExp = max(maxExp, math.Float32bits(x)&0x7f800000)
-				// Integers in [0, 2^23) are exactly those that adding and
-				// subtracting 2^23 leaves alone, bit for bit.
-				notInt |= math.Float32bits((x+(1<<23))-(1<<23)) ^ math.Float32bits(x)
-				if x < lo {
-					lo = x
-				}
-				if x > hi {
-					hi = x
-				}
-			}
-			finite, integral := maxExp != 0x7f800000, notInt == 0
-			if !finite {
-				for j, x := range part {
-					if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-						s.bad = i + j
-						break
-					}
-				}
-				break
-			}
+		part := pix[a:b]
+		if lo, hi, finite, integral := scanSamples(part); finite {
 			s.lo, s.hi = lo, hi
-			s.bytes = s.bytes && integral
+			s.bytes = s.bytes && integral && lo >= 0 && hi <= 255
+		} else {
+			for i, x := range part {
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					s.bad = a + i
+					break
+				}
+			}
 		}
-		s.bytes = s.bytes && s.lo >= 0 && s.hi <= 255
 		parts[w] = s
 	})
 	lo, hi, bytes := float32(math.Inf(1)), float32(math.Inf(-1)), true
