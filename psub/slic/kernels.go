@@ -133,3 +133,12 @@ func scanSamples(x []float32) (lo, hi float32, finite, integral bool) {
 	scanSamplesGo(x[n:], &acc)
 	return acc.lo, acc.hi, acc.maxExp != 0x7f800000, acc.notInt == 0
 }
+
+// labBytesGo converts pixels of 8-bit RGB samples (interleaved in pix) to
+// CIELAB with the linear values lin of the 256 sample values, into l, a, bb.
+func labBytesGo(t *labTables, lin *[256]float64, pix []float32, l, a, bb []float32) {
+	for i := range l {
+		p := pix[3*i : 3*i+3 : 3*i+3]
+		l[i], a[i], bb[i] = t.lab(lin[uint8(p[0])], lin[uint8(p[1])], lin[uint8(p[2])])
+	}
+}

@@ -131,3 +131,60 @@ func scanSamplesFast(x []float32, acc *scanAcc) int {
 	}
 	return n
 }
+
+// labAVX is labTables.lab on four pixels at a time, for the first len(r)
+// rounded down to a multiple of 4 pixels (returned): from linear r, g, b
+// to l, a, bb, with the cube-root table tab (labTables.cbrt, lut+1
+// entries). Bit i of flags[j] is set when pixel 4j+i has an x, y or z
+// outside the table (labTables.f then uses the exact function); its
+// outputs are then meaningless and the caller converts it again.
+//
+//go:noescape
+func labAVX(r, g, b []float64, l, a, bb []float32, tab []float64, flags []uint8, consts *[18][4]float64, lut int32) int
+
+// labConsts are labTables.lab's constants, each in four lanes: the same
+// Go constants, so the same float64 values.
+var labConsts = func() *[18][4]float64 {
+	vals := [18]float64{
+		0.412453, 0.357580, 0.180423, 0.95047,
+		0.212671, 0.715160, 0.072169,
+		0.019334, 0.119193, 0.950227, 1.08883,
+		labT0, labT1, lutSize / (labT1 - labT0),
+		116, 16, 500, 200,
+	}
+	var c [18][4]float64
+	for i, v := range vals {
+		c[i] = [4]float64{v, v, v, v}
+	}
+	return &c
+}()
+
+// labBytes converts pixels of 8-bit RGB samples (interleaved in pix) to
+// CIELAB with the linear values lin of the 256 sample values, into l, a, bb.
+func labBytes(t *labTables, lin *[256]float64, pix []float32, l, a, bb []float32) {
+	if !useAVX2 {
+		labBytesGo(t, lin, pix, l, a, bb)
+		return
+	}
+	const block = 256
+	var r, g, b [block]float64
+	var flags [block / 4]uint8
+	for i0 := 0; i0 < len(l); i0 += block {
+		n := min(block, len(l)-i0)
+		p := pix[3*i0 : 3*(i0+n)]
+		for i := range n {
+			r[i], g[i], b[i] = lin[uint8(p[3*i])], lin[uint8(p[3*i+1])], lin[uint8(p[3*i+2])]
+		}
+		done := labAVX(r[:n], g[:n], b[:n], l[i0:i0+n], a[i0:i0+n], bb[i0:i0+n], t.cbrt, flags[:], labConsts, lutSize)
+		for j, f := range flags[:done/4] {
+			for i := 4 * j; f != 0; i, f = i+1, f>>1 {
+				if f&1 != 0 {
+					l[i0+i], a[i0+i], bb[i0+i] = t.lab(r[i], g[i], b[i])
+				}
+			}
+		}
+		for i := done; i < n; i++ {
+			l[i0+i], a[i0+i], bb[i0+i] = t.lab(r[i], g[i], b[i])
+		}
+	}
+}

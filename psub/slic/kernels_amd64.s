@@ -627,3 +627,139 @@ scanned:
 	VMOVDQU Y3, 96(DI)
 	VZEROUPPER
 	RET
+
+// func labAVX(r, g, b []float64, l, a, bb []float32, tab []float64, flags []uint8, consts *[18][4]float64, lut int32) int
+TEXT ·labAVX(SB), NOSPLIT, $0-216
+	MOVQ r_base+0(FP), SI
+	MOVQ r_len+8(FP), CX
+	ANDQ $~3, CX
+	MOVQ g_base+24(FP), DI
+	MOVQ b_base+48(FP), R8
+	MOVQ l_base+72(FP), R9
+	MOVQ a_base+96(FP), R10
+	MOVQ bb_base+120(FP), R11
+	MOVQ tab_base+144(FP), R12
+	MOVQ flags_base+168(FP), R13
+	MOVQ consts+192(FP), R15
+	MOVL lut+200(FP), DX
+	DECL DX
+	VMOVD DX, X13
+	VPBROADCASTD X13, X13                        // lutSize-1 in 4 lanes
+	VPXOR X14, X14, X14                          // 0 in 4 lanes
+	XORQ AX, AX
+
+lab:
+	CMPQ AX, CX
+	JGE  labdone
+	XORL BX, BX
+	VMOVUPD (SI)(AX*8), Y0
+	VMOVUPD (DI)(AX*8), Y1
+	VMOVUPD (R8)(AX*8), Y2
+	VMULPD   0(R15), Y0, Y3
+	VMULPD   32(R15), Y1, Y7
+	VADDPD   Y7, Y3, Y3
+	VMULPD   64(R15), Y2, Y7
+	VADDPD   Y7, Y3, Y3
+	VDIVPD   96(R15), Y3, Y3
+	VMULPD   128(R15), Y0, Y4
+	VMULPD   160(R15), Y1, Y7
+	VADDPD   Y7, Y4, Y4
+	VMULPD   192(R15), Y2, Y7
+	VADDPD   Y7, Y4, Y4
+	VMULPD   224(R15), Y0, Y5
+	VMULPD   256(R15), Y1, Y7
+	VADDPD   Y7, Y5, Y5
+	VMULPD   288(R15), Y2, Y7
+	VADDPD   Y7, Y5, Y5
+	VDIVPD   320(R15), Y5, Y5
+	// f(Y3) -> Y3: the table's interpolation, lanes outside flagged
+	VCMPPD   $2, 352(R15), Y3, Y7       // v <= labT0
+	VCMPPD   $0x0e, 384(R15), Y3, Y8    // v > labT1
+	VORPD    Y8, Y7, Y7
+	VMOVMSKPD Y7, DX
+	ORL      DX, BX
+	VSUBPD   352(R15), Y3, Y9
+	VMULPD   416(R15), Y9, Y9             // u
+	VCVTTPD2DQY Y9, X10                          // i = int(u)
+	VPCMPGTD X13, X10, X11                       // i > lutSize-1
+	VMOVMSKPS X11, DX
+	ORL      DX, BX
+	VPMAXSD  X14, X10, X10                       // clamp into the table
+	VPMINSD  X13, X10, X10
+	VCVTDQ2PD X10, Y11                           // float64(i)
+	VSUBPD   Y11, Y9, Y9                         // f = u - float64(i)
+	VPCMPEQD Y12, Y12, Y12
+	VGATHERDPD Y12, (R12)(X10*8), Y7             // tab[i]
+	VPCMPEQD Y12, Y12, Y12
+	VGATHERDPD Y12, 8(R12)(X10*8), Y8            // tab[i+1]
+	VSUBPD   Y7, Y8, Y8
+	VMULPD   Y8, Y9, Y8
+	VADDPD   Y8, Y7, Y3
+	// f(Y4) -> Y4: the table's interpolation, lanes outside flagged
+	VCMPPD   $2, 352(R15), Y4, Y7       // v <= labT0
+	VCMPPD   $0x0e, 384(R15), Y4, Y8    // v > labT1
+	VORPD    Y8, Y7, Y7
+	VMOVMSKPD Y7, DX
+	ORL      DX, BX
+	VSUBPD   352(R15), Y4, Y9
+	VMULPD   416(R15), Y9, Y9             // u
+	VCVTTPD2DQY Y9, X10                          // i = int(u)
+	VPCMPGTD X13, X10, X11                       // i > lutSize-1
+	VMOVMSKPS X11, DX
+	ORL      DX, BX
+	VPMAXSD  X14, X10, X10                       // clamp into the table
+	VPMINSD  X13, X10, X10
+	VCVTDQ2PD X10, Y11                           // float64(i)
+	VSUBPD   Y11, Y9, Y9                         // f = u - float64(i)
+	VPCMPEQD Y12, Y12, Y12
+	VGATHERDPD Y12, (R12)(X10*8), Y7             // tab[i]
+	VPCMPEQD Y12, Y12, Y12
+	VGATHERDPD Y12, 8(R12)(X10*8), Y8            // tab[i+1]
+	VSUBPD   Y7, Y8, Y8
+	VMULPD   Y8, Y9, Y8
+	VADDPD   Y8, Y7, Y4
+	// f(Y5) -> Y5: the table's interpolation, lanes outside flagged
+	VCMPPD   $2, 352(R15), Y5, Y7       // v <= labT0
+	VCMPPD   $0x0e, 384(R15), Y5, Y8    // v > labT1
+	VORPD    Y8, Y7, Y7
+	VMOVMSKPD Y7, DX
+	ORL      DX, BX
+	VSUBPD   352(R15), Y5, Y9
+	VMULPD   416(R15), Y9, Y9             // u
+	VCVTTPD2DQY Y9, X10                          // i = int(u)
+	VPCMPGTD X13, X10, X11                       // i > lutSize-1
+	VMOVMSKPS X11, DX
+	ORL      DX, BX
+	VPMAXSD  X14, X10, X10                       // clamp into the table
+	VPMINSD  X13, X10, X10
+	VCVTDQ2PD X10, Y11                           // float64(i)
+	VSUBPD   Y11, Y9, Y9                         // f = u - float64(i)
+	VPCMPEQD Y12, Y12, Y12
+	VGATHERDPD Y12, (R12)(X10*8), Y7             // tab[i]
+	VPCMPEQD Y12, Y12, Y12
+	VGATHERDPD Y12, 8(R12)(X10*8), Y8            // tab[i+1]
+	VSUBPD   Y7, Y8, Y8
+	VMULPD   Y8, Y9, Y8
+	VADDPD   Y8, Y7, Y5
+	VMULPD   448(R15), Y4, Y6
+	VSUBPD   480(R15), Y6, Y6
+	VCVTPD2PSY Y6, X6
+	VMOVUPS  X6, (R9)(AX*4)
+	VSUBPD   Y4, Y3, Y6
+	VMULPD   512(R15), Y6, Y6
+	VCVTPD2PSY Y6, X6
+	VMOVUPS  X6, (R10)(AX*4)
+	VSUBPD   Y5, Y4, Y6
+	VMULPD   544(R15), Y6, Y6
+	VCVTPD2PSY Y6, X6
+	VMOVUPS  X6, (R11)(AX*4)
+	MOVQ     AX, DX
+	SHRQ     $2, DX
+	MOVB     BX, (R13)(DX*1)
+	ADDQ     $4, AX
+	JMP      lab
+
+labdone:
+	VZEROUPPER
+	MOVQ AX, ret+208(FP)
+	RET

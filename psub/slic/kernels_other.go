@@ -13,3 +13,7 @@ func assignWin1(dist []uint32, labels []int32, f0 []float32, stride int, tx, ty 
 }
 
 func scanSamplesFast(x []float32, acc *scanAcc) int { return 0 }
+
+func labBytes(t *labTables, lin *[256]float64, pix []float32, l, a, bb []float32) {
+	labBytesGo(t, lin, pix, l, a, bb)
+}

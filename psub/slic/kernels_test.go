@@ -121,3 +121,39 @@ func TestScanSamplesMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestLabBytesMatchesGo converts a fifth of all 8-bit colours (every red
+// and green, blue in steps of 5 and 255) with labBytes (AVX2 on amd64 when
+// available) and with the Go loop, bit for bit; dark colours take the
+// exact function rather than the table, on both paths.
+func TestLabBytesMatchesGo(t *testing.T) {
+	tab := sharedLabTables()
+	var lin [256]float64
+	for b := range lin {
+		lin[b] = tab.linear(float64(b) / 255)
+	}
+	var pix []float32
+	for r := range 256 {
+		for g := range 256 {
+			for b := 0; b < 256; b = min(b+5, 255+b/255*5) {
+				pix = append(pix, float32(r), float32(g), float32(b))
+			}
+		}
+	}
+	n := len(pix) / 3
+	// Odd offsets and lengths, so that blocks end mid-group.
+	for _, cut := range [][2]int{{0, n}, {1, n - 2}, {5, 12}} {
+		p := pix[3*cut[0] : 3*(cut[0]+cut[1])]
+		got := [3][]float32{make([]float32, cut[1]), make([]float32, cut[1]), make([]float32, cut[1])}
+		want := [3][]float32{make([]float32, cut[1]), make([]float32, cut[1]), make([]float32, cut[1])}
+		labBytes(tab, &lin, p, got[0], got[1], got[2])
+		labBytesGo(tab, &lin, p, want[0], want[1], want[2])
+		for c := range 3 {
+			for i := range want[c] {
+				if math.Float32bits(got[c][i]) != math.Float32bits(want[c][i]) {
+					t.Fatalf("pixel %v, channel %d: %v, want %v", p[3*i:3*i+3], c, got[c][i], want[c][i])
+				}
+			}
+		}
+	}
+}

@@ -310,10 +310,7 @@ func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 			lin[b] = t.linear(float64(rescale(float32(b))))
 		}
 		parallelFor(n, opt.Workers, func(a, b int) {
-			for i := a; i < b; i++ {
-				p := pix[3*i : 3*i+3 : 3*i+3]
-				planes[0][i], planes[1][i], planes[2][i] = t.lab(lin[uint8(p[0])], lin[uint8(p[1])], lin[uint8(p[2])])
-			}
+			labBytes(t, &lin, pix[3*a:3*b], planes[0][a:b], planes[1][a:b], planes[2][a:b])
 		})
 		return planes, nil
 	}
