@@ -33,8 +33,9 @@ type clusterer struct {
 
 	partial [][]float64 // per update chunk: K × (4+C) sums
 	old     [][]int32   // per worker: labels of the current block before assignment
-	xterm   [][]float32 // per worker: the spatial x term of the current centre
-	yterm   [][]float32 // per worker: its y and z term, per row
+	yterm   [][]float32 // per worker: the spatial y and z term of a centre, per row
+	tx      []float32   // the spatial x term of centre k: tx[txAt[k]:txAt[k+1]]
+	txAt    []int
 }
 
 func newClusterer(feat [][]float32, sh shape, g grid, opt Options) *clusterer {
@@ -89,7 +90,6 @@ func newClusterer(feat [][]float32, sh shape, g grid, opt Options) *clusterer {
 	})
 	c.partial = make([][]float64, updateChunks)
 	c.old = make([][]int32, c.workers)
-	c.xterm = make([][]float32, c.workers)
 	c.yterm = make([][]float32, c.workers)
 	return c
 }
@@ -168,8 +168,8 @@ func window(p, r float64, n int) (lo, hi int) {
 // The centre sums are floating-point, so their order is fixed: rows are cut
 // into updateChunks chunks, each summed in raster order into its own
 // partial. With at most updateChunks workers a task assigns the rows of a
-// chunk and sums them at once, while they are in cache: one pass over the
-// volume per iteration. With more workers the assignment is cut finer and
+// chunk strip by strip and sums each strip as soon as it is assigned, while
+// it is in cache: one pass over the volume per iteration. With more workers the assignment is cut finer and
 // the sums follow in a second pass. A voxel's label does not depend on the
 // cut, nor the sums on the number of workers.
 func (c *clusterer) step(sums bool) bool {
@@ -195,6 +195,7 @@ func (c *clusterer) step(sums bool) bool {
 			fill[z]++
 		}
 	}
+	c.tabulateX()
 	rows := sh.H * sh.D
 	tasks := updateChunks
 	fused := c.workers <= updateChunks
@@ -203,13 +204,16 @@ func (c *clusterer) step(sums bool) bool {
 	}
 	changed := make([]bool, tasks)
 	runTasks(tasks, c.workers, func(w, t int) {
-		changed[t] = c.assignRows(w, rows*t/tasks, rows*(t+1)/tasks, bucket, start)
+		var partial []float64
 		if fused && sums {
-			c.accumulate(t)
+			partial = c.clearPartial(t)
 		}
+		changed[t] = c.assignRows(w, rows*t/tasks, rows*(t+1)/tasks, bucket, start, partial)
 	})
 	if !fused && sums {
-		runTasks(updateChunks, c.workers, func(_, ch int) { c.accumulate(ch) })
+		runTasks(updateChunks, c.workers, func(_, ch int) {
+			c.accumulate(c.clearPartial(ch), rows*ch/updateChunks, rows*(ch+1)/updateChunks)
+		})
 	}
 	for _, ch := range changed {
 		if ch {
@@ -219,9 +223,39 @@ func (c *clusterer) step(sums bool) bool {
 	return false
 }
 
+// tabulateX fills c.tx: the x part of every centre's spatial term,
+// (m/S)²·(sx·dx)², over its window, the same on every row and slice of it.
+// dx starts at the window's left end and steps down by 1, one float32
+// sequence per centre whatever the rows and strips.
+func (c *clusterer) tabulateX() {
+	k := len(c.cx)
+	c.txAt = append(c.txAt[:0], 0)
+	for j := range k {
+		lo, hi := window(c.cx[j], c.rad[0], c.sh.W)
+		c.txAt = append(c.txAt, c.txAt[j]+hi-lo)
+	}
+	if cap(c.tx) < c.txAt[k] {
+		c.tx = make([]float32, c.txAt[k])
+	}
+	c.tx = c.tx[:c.txAt[k]]
+	wx := c.w * c.sp[0] * c.sp[0]
+	for j := range k {
+		lo, _ := window(c.cx[j], c.rad[0], c.sh.W)
+		dx := float32(c.cx[j]) - float32(lo)
+		tx := c.tx[c.txAt[j]:c.txAt[j+1]]
+		for i := range tx {
+			tx[i] = wx * dx * dx
+			dx--
+		}
+	}
+}
+
 // assignRows assigns the voxels of rows [r0, r1) (row z·H + y) as step
-// describes, w being the worker; it reports whether any label changed.
-func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int) bool {
+// describes, w being the worker; it reports whether any label changed. If
+// partial is not nil, it adds up the voxels of every strip of rows into it
+// (accumulate) as soon as the strip is assigned, while the strip is in
+// cache: the rows are still added in raster order.
+func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int, partial []float64) bool {
 	sh := c.sh
 	inf := math.Float32bits(float32(math.Inf(1)))
 	changed := false
@@ -239,7 +273,10 @@ func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int) bool 
 		for ys := y0; ys < y1; ys += c.strip {
 			ye := min(ys+c.strip, y1)
 			for _, k := range bucket[start[z]:start[z+1]] {
-				c.assignCentre(int(k), z, ys, ye, &c.xterm[w], &c.yterm[w])
+				c.assignCentre(int(k), z, ys, ye, &c.yterm[w])
+			}
+			if partial != nil {
+				c.accumulate(partial, z*sh.H+ys, z*sh.H+ye)
 			}
 		}
 		changed = changed || !equalInt32(old, c.labels[first:last])
@@ -248,34 +285,21 @@ func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int) bool 
 }
 
 // assignCentre offers centre k to the voxels of its window in slice z and
-// rows [y0, y1). xterm and yterm are scratch space.
-func (c *clusterer) assignCentre(k, z, y0, y1 int, xterm, yterm *[]float32) {
+// rows [y0, y1). yterm is scratch space.
+func (c *clusterer) assignCentre(k, z, y0, y1 int, yterm *[]float32) {
 	sh := c.sh
 	ylo, yhi := window(c.cy[k], c.rad[1], sh.H)
 	ylo, yhi = max(ylo, y0), min(yhi, y1)
 	if ylo >= yhi {
 		return
 	}
-	xlo, xhi := window(c.cx[k], c.rad[0], sh.W)
-	cx, cy := float32(c.cx[k]), float32(c.cy[k])
+	xlo := max(int(math.Floor(c.cx[k]-c.rad[0])), 0)
+	cy := float32(c.cy[k])
 	dz := c.sp[2] * (float32(c.cz[k]) - float32(z))
 	col := c.col[k*sh.C : (k+1)*sh.C]
 	lab := int32(k)
-	// The x part of the spatial term, (m/S)²·(sx·dx)², is the same on every
-	// row of the window: tabulate it once. dx starts at the window's left
-	// end and steps down by 1, the same float32 sequence however the rows
-	// are split between workers and strips.
-	wx := c.w * c.sp[0] * c.sp[0]
-	if cap(*xterm) < xhi-xlo {
-		*xterm = make([]float32, xhi-xlo)
-	}
-	tx := (*xterm)[:xhi-xlo]
-	dx := cx - float32(xlo)
-	for i := range tx {
-		tx[i] = wx * dx * dx
-		dx--
-	}
-	// The y and z part, likewise, for every row.
+	tx := c.tx[c.txAt[k]:c.txAt[k+1]]
+	// The y and z part of the spatial term (tx holds the x part), per row.
 	if cap(*yterm) < yhi-ylo {
 		*yterm = make([]float32, yhi-ylo)
 	}
@@ -347,19 +371,22 @@ func keep(best *uint32, label *int32, d float32, lab int32) {
 	*best, *label = old, l
 }
 
-// accumulate adds up count, position and feature of the voxels of every
-// centre over the rows of update chunk ch into c.partial[ch].
-func (c *clusterer) accumulate(ch int) {
-	sh := c.sh
-	k := len(c.cx)
-	stride := 4 + sh.C
-	rows := sh.H * sh.D
+// clearPartial returns the zeroed sums of update chunk ch.
+func (c *clusterer) clearPartial(ch int) []float64 {
+	n := len(c.cx) * (4 + c.sh.C)
 	if c.partial[ch] == nil {
-		c.partial[ch] = make([]float64, k*stride)
+		c.partial[ch] = make([]float64, n)
 	}
-	s := c.partial[ch]
-	clear(s)
-	for row := rows * ch / updateChunks; row < rows*(ch+1)/updateChunks; row++ {
+	clear(c.partial[ch])
+	return c.partial[ch]
+}
+
+// accumulate adds up count, position and feature of the voxels of every
+// centre over rows [r0, r1) into s, in raster order.
+func (c *clusterer) accumulate(s []float64, r0, r1 int) {
+	sh := c.sh
+	stride := 4 + sh.C
+	for row := r0; row < r1; row++ {
 		z, y := float64(row/sh.H), float64(row%sh.H)
 		base := row * sh.W
 		lab := c.labels[base : base+sh.W]

@@ -288,9 +288,14 @@ func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 		return (x - lo) * scale
 	}
 	n := len(pix) / channels
+	// One allocation, the planes 80 bytes (20 samples) apart beyond their
+	// length: planes of a power-of-two multiple of 4 KiB samples would
+	// otherwise map sample i of every plane to the same cache set, and the
+	// assignment and the centre sums read them side by side.
 	planes := make([][]float32, channels)
+	all := make([]float32, channels*(n+20))
 	for c := range planes {
-		planes[c] = make([]float32, n)
+		planes[c] = all[c*(n+20) : c*(n+20)+n : c*(n+20)+n]
 	}
 	if !opt.Lab {
 		parallelFor(n, opt.Workers, func(a, b int) {
