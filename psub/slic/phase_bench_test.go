@@ -32,14 +32,14 @@ func benchPhases(b *testing.B, v *imageio.Volume, opt Options) {
 	g := newGrid([3]int{v.Width, v.Height, v.Depth}, opt.Segments)
 	sigma := [3]float64{opt.Sigma / opt.Spacing[0], opt.Sigma / opt.Spacing[1], opt.Sigma / opt.Spacing[2]}
 	plane := shape{W: sh.W, H: sh.H, D: sh.D, C: 1}
-	feat, err := prepare(v, opt)
+	feat, spare, err := prepare(v, opt)
 	if err != nil {
 		b.Fatal(err)
 	}
 	raw := make([][]float32, len(feat))
 	for i, p := range feat {
 		raw[i] = slices.Clone(p)
-		smooth(p, plane, sigma, opt.Workers)
+		feat[i], spare = smooth(p, spare, plane, sigma, opt.Workers)
 	}
 	c := newClusterer(feat, sh, g, opt)
 	c.run(opt.MaxIter)
@@ -57,7 +57,7 @@ func benchPhases(b *testing.B, v *imageio.Volume, opt Options) {
 		})
 	}
 	phase("prepare", func() {
-		if _, err := prepare(v, opt); err != nil {
+		if _, _, err := prepare(v, opt); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -65,7 +65,7 @@ func benchPhases(b *testing.B, v *imageio.Volume, opt Options) {
 	phase("smooth", func() {
 		for i, p := range raw {
 			work[i] = append(work[i][:0], p...)
-			smooth(work[i], plane, sigma, opt.Workers)
+			work[i], spare = smooth(work[i], spare, plane, sigma, opt.Workers)
 		}
 	})
 	phase("cluster", func() {

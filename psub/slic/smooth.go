@@ -40,10 +40,13 @@ func reflect(i, n int) int {
 	return i
 }
 
-// smooth filters the plane f (shape sh, one channel) in place with a
-// separable Gaussian of standard deviation sigma[a] voxels along axis a
-// (0 = x, 1 = y, 2 = z); axes with sigma 0 or length 1 are left alone.
-func smooth(f []float32, sh shape, sigma [3]float64, workers int) {
+// smooth filters the plane f (shape sh, one channel) with a separable
+// Gaussian of standard deviation sigma[a] voxels along axis a (0 = x, 1 =
+// y, 2 = z); axes with sigma 0 or length 1 are left alone. The result is in
+// f or in spare (a plane of the same size, or nil to allocate one if
+// needed): smooth returns the plane holding it and the other one, which
+// the caller may pass as spare again.
+func smooth(f, spare []float32, sh shape, sigma [3]float64, workers int) (out, newSpare []float32) {
 	if sh.C != 1 {
 		panic("slic: smooth needs one channel")
 	}
@@ -51,11 +54,12 @@ func smooth(f []float32, sh shape, sigma [3]float64, workers int) {
 		smoothX(f, sh, gaussKernel(sigma[0]), workers)
 	}
 	if sigma[1] > 0 && sh.H > 1 {
-		smoothY(f, sh, gaussKernel(sigma[1]), workers)
+		f, spare = smoothY(f, spare, sh, gaussKernel(sigma[1]), workers)
 	}
 	if sigma[2] > 0 && sh.D > 1 {
 		smoothZ(f, sh, gaussKernel(sigma[2]), workers)
 	}
+	return f, spare
 }
 
 // smoothX filters every row; a row is padded by reflection into a scratch
@@ -87,12 +91,13 @@ func smoothX(f []float32, sh shape, k []float32, workers int) {
 // taps j of k[j] times input row reflect(y+j-r), added in the order of j;
 // see filterRows. A volume of many slices is filtered a slice at a time
 // into per-worker scratch; an image (or a volume of few slices) is cut into
-// bands of rows written to one scratch plane, so that all workers share it.
-func smoothY(f []float32, sh shape, k []float32, workers int) {
+// bands of rows written to spare, so that all workers share it; spare then
+// holds the result (see smooth).
+func smoothY(f, spare []float32, sh shape, k []float32, workers int) (out, newSpare []float32) {
 	r := len(k) / 2
 	W := sh.W
 	slice := sh.H * W
-	if sh.D >= 2*workers {
+	if !smoothYNeedsSpare(sh.D, workers) {
 		scratch := make([][]float32, workers)
 		runTasks(sh.D, workers, func(w, z int) {
 			src := f[z*slice : (z+1)*slice]
@@ -104,9 +109,12 @@ func smoothY(f []float32, sh shape, k []float32, workers int) {
 			}
 			copy(src, out)
 		})
-		return
+		return f, spare
 	}
-	out := make([]float32, len(f))
+	if len(spare) != len(f) {
+		spare = make([]float32, len(f))
+	}
+	out = spare
 	bands := min(4*workers, sh.H)
 	runTasks(sh.D*bands, workers, func(_, t int) {
 		z, b := t/bands, t%bands
@@ -117,8 +125,12 @@ func smoothY(f []float32, sh shape, k []float32, workers int) {
 			})
 		}
 	})
-	parallelFor(len(f), workers, func(a, b int) { copy(f[a:b], out[a:b]) })
+	return out, f
 }
+
+// smoothYNeedsSpare reports whether smoothY filters a volume of the given
+// depth into a spare plane (rather than slice by slice into scratch).
+func smoothYNeedsSpare(depth, workers int) bool { return depth < 2*workers }
 
 // smoothZ filters along z one y-row at a time, into scratch: the rows (z,
 // y) for all z are read in contiguous runs.
