@@ -2,6 +2,27 @@
 
 #include "textflag.h"
 
+// The assignment kernels' pieces. TERM adds the squared difference of the
+// feature plane at F and the centre's value in C to the distances in X0/Y0
+// (four or eight lanes, _V; lane 0 alone, _S). TAKE compares the distances
+// in X0/Y0 with the best ones in X1/Y1 and, where lower, stores them at DI
+// and the centre's label (X12/Y12) at SI, with the move instruction MOV
+// (whole register or lane 0; AVX: _V and _S).
+#define SSE_TERM_V(F, C) MOVUPS (F)(AX*4), X3; SUBPS C, X3; MULPS X3, X3; ADDPS X3, X0
+#define SSE_TERM_S(F, C) MOVSS (F)(AX*4), X3; SUBSS C, X3; MULSS X3, X3; ADDSS X3, X0
+#define SSE_TAKE(MOV) \
+	MOVO X1, X2; PCMPGTL X0, X2; \
+	MOVO X2, X4; PAND X0, X4; MOVO X2, X5; PANDN X1, X5; POR X5, X4; MOV X4, (DI)(AX*4); \
+	MOV (SI)(AX*4), X6; MOVO X2, X4; PAND X12, X4; PANDN X6, X2; POR X2, X4; MOV X4, (SI)(AX*4)
+#define AVX_TERM_V(F, C) VMOVUPS (F)(AX*4), Y3; VSUBPS C, Y3, Y3; VMULPS Y3, Y3, Y3; VADDPS Y3, Y0, Y0
+#define AVX_TERM_S(F, C) VMOVSS (F)(AX*4), X3; VSUBSS C, X3, X3; VMULSS X3, X3, X3; VADDSS X3, X0, X0
+#define AVX_TAKE_V \
+	VPCMPGTD Y0, Y1, Y2; VBLENDVPS Y2, Y0, Y1, Y4; VMOVUPS Y4, (DI)(AX*4); \
+	VMOVUPS (SI)(AX*4), Y6; VBLENDVPS Y2, Y12, Y6, Y4; VMOVUPS Y4, (SI)(AX*4)
+#define AVX_TAKE_S \
+	VPCMPGTD X0, X1, X2; VBLENDVPS X2, X0, X1, X4; VMOVSS X4, (DI)(AX*4); \
+	VMOVSS (SI)(AX*4), X6; VBLENDVPS X2, X12, X6, X4; VMOVSS X4, (SI)(AX*4)
+
 // func convRowsSSE(dst, k []float32, rows [][]float32) int
 TEXT ·convRowsSSE(SB), NOSPLIT, $0-80
 	MOVQ dst_base+0(FP), DI
@@ -120,32 +141,10 @@ vec3SSE:
 	MOVMSKPS X2, BX
 	TESTL   BX, BX
 	JZ      nextv3SSE
-	MOVUPS (R9)(AX*4), X3
-	SUBPS   X9, X3
-	MULPS   X3, X3
-	ADDPS   X3, X0
-	MOVUPS (R10)(AX*4), X3
-	SUBPS   X10, X3
-	MULPS   X3, X3
-	ADDPS   X3, X0
-	MOVUPS (R11)(AX*4), X3
-	SUBPS   X11, X3
-	MULPS   X3, X3
-	ADDPS   X3, X0
-	MOVO    X1, X2
-	PCMPGTL X0, X2         // m: lanes whose distance is below the best
-	MOVO    X2, X4
-	PAND    X0, X4
-	MOVO    X2, X5
-	PANDN   X1, X5
-	POR     X5, X4
-	MOVOU   X4, (DI)(AX*4)
-	MOVOU   (SI)(AX*4), X6
-	MOVO    X2, X4
-	PAND    X12, X4
-	PANDN   X6, X2
-	POR     X2, X4
-	MOVOU   X4, (SI)(AX*4)
+	SSE_TERM_V(R9, X9)
+	SSE_TERM_V(R10, X10)
+	SSE_TERM_V(R11, X11)
+	SSE_TAKE(MOVOU)
 
 nextv3SSE:
 	ADDQ   $4, AX
@@ -174,20 +173,7 @@ tail3SSE:
 	SUBSS   X11, X3
 	MULSS   X3, X3
 	ADDSS   X3, X0
-	MOVO    X1, X2
-	PCMPGTL X0, X2         // m: lanes whose distance is below the best
-	MOVO    X2, X4
-	PAND    X0, X4
-	MOVO    X2, X5
-	PANDN   X1, X5
-	POR     X5, X4
-	MOVSS   X4, (DI)(AX*4)
-	MOVSS   (SI)(AX*4), X6
-	MOVO    X2, X4
-	PAND    X12, X4
-	PANDN   X6, X2
-	POR     X2, X4
-	MOVSS   X4, (SI)(AX*4)
+	SSE_TAKE(MOVSS)
 
 nexts3SSE:
 	INCQ   AX
@@ -241,24 +227,8 @@ vec1SSE:
 	MOVMSKPS X2, BX
 	TESTL   BX, BX
 	JZ      nextv1SSE
-	MOVUPS (R9)(AX*4), X3
-	SUBPS   X9, X3
-	MULPS   X3, X3
-	ADDPS   X3, X0
-	MOVO    X1, X2
-	PCMPGTL X0, X2         // m: lanes whose distance is below the best
-	MOVO    X2, X4
-	PAND    X0, X4
-	MOVO    X2, X5
-	PANDN   X1, X5
-	POR     X5, X4
-	MOVOU   X4, (DI)(AX*4)
-	MOVOU   (SI)(AX*4), X6
-	MOVO    X2, X4
-	PAND    X12, X4
-	PANDN   X6, X2
-	POR     X2, X4
-	MOVOU   X4, (SI)(AX*4)
+	SSE_TERM_V(R9, X9)
+	SSE_TAKE(MOVOU)
 
 nextv1SSE:
 	ADDQ   $4, AX
@@ -279,20 +249,7 @@ tail1SSE:
 	SUBSS   X9, X3
 	MULSS   X3, X3
 	ADDSS   X3, X0
-	MOVO    X1, X2
-	PCMPGTL X0, X2         // m: lanes whose distance is below the best
-	MOVO    X2, X4
-	PAND    X0, X4
-	MOVO    X2, X5
-	PANDN   X1, X5
-	POR     X5, X4
-	MOVSS   X4, (DI)(AX*4)
-	MOVSS   (SI)(AX*4), X6
-	MOVO    X2, X4
-	PAND    X12, X4
-	PANDN   X6, X2
-	POR     X2, X4
-	MOVSS   X4, (SI)(AX*4)
+	SSE_TAKE(MOVSS)
 
 nexts1SSE:
 	INCQ   AX
@@ -362,24 +319,10 @@ vec3AVX:
 	VMOVMSKPS   Y2, BX
 	TESTL       BX, BX
 	JZ          nextv3AVX
-	VMOVUPS  (R9)(AX*4), Y3
-	VSUBPS      Y9, Y3, Y3
-	VMULPS      Y3, Y3, Y3
-	VADDPS      Y3, Y0, Y0
-	VMOVUPS  (R10)(AX*4), Y3
-	VSUBPS      Y10, Y3, Y3
-	VMULPS      Y3, Y3, Y3
-	VADDPS      Y3, Y0, Y0
-	VMOVUPS  (R11)(AX*4), Y3
-	VSUBPS      Y11, Y3, Y3
-	VMULPS      Y3, Y3, Y3
-	VADDPS      Y3, Y0, Y0
-	VPCMPGTD    Y0, Y1, Y2      // m: lanes whose distance is below the best
-	VBLENDVPS   Y2, Y0, Y1, Y4
-	VMOVUPS  Y4, (DI)(AX*4)
-	VMOVUPS  (SI)(AX*4), Y6
-	VBLENDVPS   Y2, Y12, Y6, Y4
-	VMOVUPS  Y4, (SI)(AX*4)
+	AVX_TERM_V(R9, Y9)
+	AVX_TERM_V(R10, Y10)
+	AVX_TERM_V(R11, Y11)
+	AVX_TAKE_V
 
 nextv3AVX:
 	ADDQ   $8, AX
@@ -395,24 +338,10 @@ tail3AVX:
 	VMOVMSKPS   X2, BX
 	TESTL       $1, BX
 	JZ          nexts3AVX
-	VMOVSS   (R9)(AX*4), X3
-	VSUBSS      X9, X3, X3
-	VMULSS      X3, X3, X3
-	VADDSS      X3, X0, X0
-	VMOVSS   (R10)(AX*4), X3
-	VSUBSS      X10, X3, X3
-	VMULSS      X3, X3, X3
-	VADDSS      X3, X0, X0
-	VMOVSS   (R11)(AX*4), X3
-	VSUBSS      X11, X3, X3
-	VMULSS      X3, X3, X3
-	VADDSS      X3, X0, X0
-	VPCMPGTD    X0, X1, X2      // m: lanes whose distance is below the best
-	VBLENDVPS   X2, X0, X1, X4
-	VMOVSS   X4, (DI)(AX*4)
-	VMOVSS   (SI)(AX*4), X6
-	VBLENDVPS   X2, X12, X6, X4
-	VMOVSS   X4, (SI)(AX*4)
+	AVX_TERM_S(R9, X9)
+	AVX_TERM_S(R10, X10)
+	AVX_TERM_S(R11, X11)
+	AVX_TAKE_S
 
 nexts3AVX:
 	INCQ   AX
@@ -463,16 +392,8 @@ vec1AVX:
 	VMOVMSKPS   Y2, BX
 	TESTL       BX, BX
 	JZ          nextv1AVX
-	VMOVUPS  (R9)(AX*4), Y3
-	VSUBPS      Y9, Y3, Y3
-	VMULPS      Y3, Y3, Y3
-	VADDPS      Y3, Y0, Y0
-	VPCMPGTD    Y0, Y1, Y2      // m: lanes whose distance is below the best
-	VBLENDVPS   Y2, Y0, Y1, Y4
-	VMOVUPS  Y4, (DI)(AX*4)
-	VMOVUPS  (SI)(AX*4), Y6
-	VBLENDVPS   Y2, Y12, Y6, Y4
-	VMOVUPS  Y4, (SI)(AX*4)
+	AVX_TERM_V(R9, Y9)
+	AVX_TAKE_V
 
 nextv1AVX:
 	ADDQ   $8, AX
@@ -488,16 +409,8 @@ tail1AVX:
 	VMOVMSKPS   X2, BX
 	TESTL       $1, BX
 	JZ          nexts1AVX
-	VMOVSS   (R9)(AX*4), X3
-	VSUBSS      X9, X3, X3
-	VMULSS      X3, X3, X3
-	VADDSS      X3, X0, X0
-	VPCMPGTD    X0, X1, X2      // m: lanes whose distance is below the best
-	VBLENDVPS   X2, X0, X1, X4
-	VMOVSS   X4, (DI)(AX*4)
-	VMOVSS   (SI)(AX*4), X6
-	VBLENDVPS   X2, X12, X6, X4
-	VMOVSS   X4, (SI)(AX*4)
+	AVX_TERM_S(R9, X9)
+	AVX_TAKE_S
 
 nexts1AVX:
 	INCQ   AX
@@ -628,6 +541,55 @@ scanned:
 	VZEROUPPER
 	RET
 
+// Offsets of labAVX's constants (labConsts: four copies of each).
+#define LAB_X0 0
+#define LAB_X1 32
+#define LAB_X2 64
+#define LAB_XD 96
+#define LAB_Y0 128
+#define LAB_Y1 160
+#define LAB_Y2 192
+#define LAB_Z0 224
+#define LAB_Z1 256
+#define LAB_Z2 288
+#define LAB_ZD 320
+#define LAB_T0 352
+#define LAB_T1 384
+#define LAB_K 416
+#define LAB_C116 448
+#define LAB_C16 480
+#define LAB_C500 512
+#define LAB_C200 544
+
+// LABF(v) replaces the four x, y or z values in v by labTables.f of them
+// from the table: lanes outside it (v <= labT0, v > labT1, or an index
+// past the last interval) set their bits in BX. Uses Y7-Y12, X10, X11;
+// R12 is the table, R15 the constants, X13 lutSize-1 and X14 zero in four
+// lanes.
+#define LABF(v) \
+	VCMPPD $2, LAB_T0(R15), v, Y7 \
+	VCMPPD $0x0e, LAB_T1(R15), v, Y8 \
+	VORPD Y8, Y7, Y7 \
+	VMOVMSKPD Y7, DX \
+	ORL DX, BX \
+	VSUBPD LAB_T0(R15), v, Y9 \
+	VMULPD LAB_K(R15), Y9, Y9 \
+	VCVTTPD2DQY Y9, X10 \
+	VPCMPGTD X13, X10, X11 \
+	VMOVMSKPS X11, DX \
+	ORL DX, BX \
+	VPMAXSD X14, X10, X10 \
+	VPMINSD X13, X10, X10 \
+	VCVTDQ2PD X10, Y11 \
+	VSUBPD Y11, Y9, Y9 \
+	VPCMPEQD Y12, Y12, Y12 \
+	VGATHERDPD Y12, (R12)(X10*8), Y7 \
+	VPCMPEQD Y12, Y12, Y12 \
+	VGATHERDPD Y12, 8(R12)(X10*8), Y8 \
+	VSUBPD Y7, Y8, Y8 \
+	VMULPD Y8, Y9, Y8 \
+	VADDPD Y8, Y7, v
+
 // func labAVX(r, g, b []float64, l, a, bb []float32, tab []float64, flags []uint8, consts *[18][4]float64, lut int32) int
 TEXT ·labAVX(SB), NOSPLIT, $0-216
 	MOVQ r_base+0(FP), SI
@@ -655,102 +617,36 @@ lab:
 	VMOVUPD (SI)(AX*8), Y0
 	VMOVUPD (DI)(AX*8), Y1
 	VMOVUPD (R8)(AX*8), Y2
-	VMULPD   0(R15), Y0, Y3
-	VMULPD   32(R15), Y1, Y7
+	VMULPD   LAB_X0(R15), Y0, Y3
+	VMULPD   LAB_X1(R15), Y1, Y7
 	VADDPD   Y7, Y3, Y3
-	VMULPD   64(R15), Y2, Y7
+	VMULPD   LAB_X2(R15), Y2, Y7
 	VADDPD   Y7, Y3, Y3
-	VDIVPD   96(R15), Y3, Y3
-	VMULPD   128(R15), Y0, Y4
-	VMULPD   160(R15), Y1, Y7
+	VDIVPD   LAB_XD(R15), Y3, Y3
+	VMULPD   LAB_Y0(R15), Y0, Y4
+	VMULPD   LAB_Y1(R15), Y1, Y7
 	VADDPD   Y7, Y4, Y4
-	VMULPD   192(R15), Y2, Y7
+	VMULPD   LAB_Y2(R15), Y2, Y7
 	VADDPD   Y7, Y4, Y4
-	VMULPD   224(R15), Y0, Y5
-	VMULPD   256(R15), Y1, Y7
+	VMULPD   LAB_Z0(R15), Y0, Y5
+	VMULPD   LAB_Z1(R15), Y1, Y7
 	VADDPD   Y7, Y5, Y5
-	VMULPD   288(R15), Y2, Y7
+	VMULPD   LAB_Z2(R15), Y2, Y7
 	VADDPD   Y7, Y5, Y5
-	VDIVPD   320(R15), Y5, Y5
-	// f(Y3) -> Y3: the table's interpolation, lanes outside flagged
-	VCMPPD   $2, 352(R15), Y3, Y7       // v <= labT0
-	VCMPPD   $0x0e, 384(R15), Y3, Y8    // v > labT1
-	VORPD    Y8, Y7, Y7
-	VMOVMSKPD Y7, DX
-	ORL      DX, BX
-	VSUBPD   352(R15), Y3, Y9
-	VMULPD   416(R15), Y9, Y9             // u
-	VCVTTPD2DQY Y9, X10                          // i = int(u)
-	VPCMPGTD X13, X10, X11                       // i > lutSize-1
-	VMOVMSKPS X11, DX
-	ORL      DX, BX
-	VPMAXSD  X14, X10, X10                       // clamp into the table
-	VPMINSD  X13, X10, X10
-	VCVTDQ2PD X10, Y11                           // float64(i)
-	VSUBPD   Y11, Y9, Y9                         // f = u - float64(i)
-	VPCMPEQD Y12, Y12, Y12
-	VGATHERDPD Y12, (R12)(X10*8), Y7             // tab[i]
-	VPCMPEQD Y12, Y12, Y12
-	VGATHERDPD Y12, 8(R12)(X10*8), Y8            // tab[i+1]
-	VSUBPD   Y7, Y8, Y8
-	VMULPD   Y8, Y9, Y8
-	VADDPD   Y8, Y7, Y3
-	// f(Y4) -> Y4: the table's interpolation, lanes outside flagged
-	VCMPPD   $2, 352(R15), Y4, Y7       // v <= labT0
-	VCMPPD   $0x0e, 384(R15), Y4, Y8    // v > labT1
-	VORPD    Y8, Y7, Y7
-	VMOVMSKPD Y7, DX
-	ORL      DX, BX
-	VSUBPD   352(R15), Y4, Y9
-	VMULPD   416(R15), Y9, Y9             // u
-	VCVTTPD2DQY Y9, X10                          // i = int(u)
-	VPCMPGTD X13, X10, X11                       // i > lutSize-1
-	VMOVMSKPS X11, DX
-	ORL      DX, BX
-	VPMAXSD  X14, X10, X10                       // clamp into the table
-	VPMINSD  X13, X10, X10
-	VCVTDQ2PD X10, Y11                           // float64(i)
-	VSUBPD   Y11, Y9, Y9                         // f = u - float64(i)
-	VPCMPEQD Y12, Y12, Y12
-	VGATHERDPD Y12, (R12)(X10*8), Y7             // tab[i]
-	VPCMPEQD Y12, Y12, Y12
-	VGATHERDPD Y12, 8(R12)(X10*8), Y8            // tab[i+1]
-	VSUBPD   Y7, Y8, Y8
-	VMULPD   Y8, Y9, Y8
-	VADDPD   Y8, Y7, Y4
-	// f(Y5) -> Y5: the table's interpolation, lanes outside flagged
-	VCMPPD   $2, 352(R15), Y5, Y7       // v <= labT0
-	VCMPPD   $0x0e, 384(R15), Y5, Y8    // v > labT1
-	VORPD    Y8, Y7, Y7
-	VMOVMSKPD Y7, DX
-	ORL      DX, BX
-	VSUBPD   352(R15), Y5, Y9
-	VMULPD   416(R15), Y9, Y9             // u
-	VCVTTPD2DQY Y9, X10                          // i = int(u)
-	VPCMPGTD X13, X10, X11                       // i > lutSize-1
-	VMOVMSKPS X11, DX
-	ORL      DX, BX
-	VPMAXSD  X14, X10, X10                       // clamp into the table
-	VPMINSD  X13, X10, X10
-	VCVTDQ2PD X10, Y11                           // float64(i)
-	VSUBPD   Y11, Y9, Y9                         // f = u - float64(i)
-	VPCMPEQD Y12, Y12, Y12
-	VGATHERDPD Y12, (R12)(X10*8), Y7             // tab[i]
-	VPCMPEQD Y12, Y12, Y12
-	VGATHERDPD Y12, 8(R12)(X10*8), Y8            // tab[i+1]
-	VSUBPD   Y7, Y8, Y8
-	VMULPD   Y8, Y9, Y8
-	VADDPD   Y8, Y7, Y5
-	VMULPD   448(R15), Y4, Y6
-	VSUBPD   480(R15), Y6, Y6
+	VDIVPD   LAB_ZD(R15), Y5, Y5
+	LABF(Y3)
+	LABF(Y4)
+	LABF(Y5)
+	VMULPD   LAB_C116(R15), Y4, Y6
+	VSUBPD   LAB_C16(R15), Y6, Y6
 	VCVTPD2PSY Y6, X6
 	VMOVUPS  X6, (R9)(AX*4)
 	VSUBPD   Y4, Y3, Y6
-	VMULPD   512(R15), Y6, Y6
+	VMULPD   LAB_C500(R15), Y6, Y6
 	VCVTPD2PSY Y6, X6
 	VMOVUPS  X6, (R10)(AX*4)
 	VSUBPD   Y5, Y4, Y6
-	VMULPD   544(R15), Y6, Y6
+	VMULPD   LAB_C200(R15), Y6, Y6
 	VCVTPD2PSY Y6, X6
 	VMOVUPS  X6, (R11)(AX*4)
 	MOVQ     AX, DX
