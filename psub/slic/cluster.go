@@ -32,7 +32,7 @@ type clusterer struct {
 	strip      int // rows per strip of the assignment (see stripBytes)
 
 	partial [][]float64 // per update chunk: K × (4+C) sums
-	old     [][]int32   // per worker: labels of the current block before assignment
+	old     [][]int32   // per worker: labels of the current strip before assignment
 	yterm   [][]float32 // per worker: the spatial y and z term of a centre, per row
 	tx      []float32   // the spatial x term of centre k: tx[txAt[k]:txAt[k+1]]
 	txAt    []int
@@ -143,7 +143,10 @@ func (c *clusterer) perturbSeeds() {
 func (c *clusterer) run(maxIter int) {
 	for it := range maxIter {
 		last := it == maxIter-1
-		if changed := c.step(!last); !changed && it > 0 {
+		// Whether labels changed matters only from the second round on,
+		// and not in the last.
+		track := it > 0 && !last
+		if changed := c.step(!last, track); track && !changed {
 			return
 		}
 		if !last {
@@ -162,8 +165,8 @@ func window(p, r float64, n int) (lo, hi int) {
 
 // step gives every voxel the nearest centre among those whose window
 // covers it, ties to the lower centre index, and, if sums, adds up the
-// voxels of every centre into c.partial for moveCentres. It reports whether
-// any label changed.
+// voxels of every centre into c.partial for moveCentres. If track, it
+// reports whether any label changed (else false).
 //
 // The centre sums are floating-point, so their order is fixed: rows are cut
 // into updateChunks chunks, each summed in raster order into its own
@@ -172,7 +175,7 @@ func window(p, r float64, n int) (lo, hi int) {
 // it is in cache: one pass over the volume per iteration. With more workers the assignment is cut finer and
 // the sums follow in a second pass. A voxel's label does not depend on the
 // cut, nor the sums on the number of workers.
-func (c *clusterer) step(sums bool) bool {
+func (c *clusterer) step(sums, track bool) bool {
 	sh := c.sh
 	// bucket[start[z]:start[z+1]] lists, in increasing order, the centres
 	// whose window covers slice z.
@@ -208,7 +211,7 @@ func (c *clusterer) step(sums bool) bool {
 		if fused && sums {
 			partial = c.clearPartial(t)
 		}
-		changed[t] = c.assignRows(w, rows*t/tasks, rows*(t+1)/tasks, bucket, start, partial)
+		changed[t] = c.assignRows(w, rows*t/tasks, rows*(t+1)/tasks, bucket, start, partial, track)
 	})
 	if !fused && sums {
 		runTasks(updateChunks, c.workers, func(_, ch int) {
@@ -251,35 +254,42 @@ func (c *clusterer) tabulateX() {
 }
 
 // assignRows assigns the voxels of rows [r0, r1) (row z·H + y) as step
-// describes, w being the worker; it reports whether any label changed. If
-// partial is not nil, it adds up the voxels of every strip of rows into it
-// (accumulate) as soon as the strip is assigned, while the strip is in
-// cache: the rows are still added in raster order.
-func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int, partial []float64) bool {
+// describes, w being the worker. If track, it reports whether any label
+// changed (else false). If partial is not nil, it adds up the voxels of
+// every strip of rows into it (accumulate) as soon as the strip is
+// assigned, while the strip is in cache: the rows are still added in raster
+// order.
+func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int, partial []float64, track bool) bool {
 	sh := c.sh
 	inf := math.Float32bits(float32(math.Inf(1)))
 	changed := false
-	// A slice at a time: its labels before the assignment are kept for the
-	// comparison (scratch of one slice per worker, not of the whole block).
 	for z := r0 / sh.H; z*sh.H < r1; z++ {
 		y0, y1 := max(r0-z*sh.H, 0), min(r1-z*sh.H, sh.H)
-		first, last := c.index(0, y0, z), c.index(0, y1, z)
-		if cap(c.old[w]) < last-first {
-			c.old[w] = make([]int32, last-first)
-		}
-		old := c.old[w][:last-first]
-		copy(old, c.labels[first:last])
-		fillInf(c.dist[first:last], inf)
 		for ys := y0; ys < y1; ys += c.strip {
 			ye := min(ys+c.strip, y1)
+			// Only centres offered to this strip change its labels: its
+			// labels before are kept for the comparison (scratch of one
+			// strip per worker) and its distances reset, just before.
+			first, last := c.index(0, ys, z), c.index(0, ye, z)
+			var old []int32
+			if track {
+				if cap(c.old[w]) < last-first {
+					c.old[w] = make([]int32, last-first)
+				}
+				old = c.old[w][:last-first]
+				copy(old, c.labels[first:last])
+			}
+			fillInf(c.dist[first:last], inf)
 			for _, k := range bucket[start[z]:start[z+1]] {
 				c.assignCentre(int(k), z, ys, ye, &c.yterm[w])
+			}
+			if track {
+				changed = changed || !equalInt32(old, c.labels[first:last])
 			}
 			if partial != nil {
 				c.accumulate(partial, z*sh.H+ys, z*sh.H+ye)
 			}
 		}
-		changed = changed || !equalInt32(old, c.labels[first:last])
 	}
 	return changed
 }
