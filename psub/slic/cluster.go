@@ -2,6 +2,7 @@ package slic
 
 import (
 	"math"
+	"unsafe"
 )
 
 // updateChunks is the fixed number of row blocks whose partial centre sums
@@ -31,8 +32,10 @@ type clusterer struct {
 	strip      int // rows per strip of the assignment (see stripBytes)
 
 	partial [][]float64 // per update chunk: K × (4+C) sums
-	old     [][]int32   // per worker: labels of the current block before assignment
-	xterm   [][]float32 // per worker: the spatial x term of the current centre
+	old     [][]int32   // per worker: labels of the current strip before assignment
+	yterm   [][]float32 // per worker: the spatial y and z term of a centre, per row
+	tx      []float32   // the spatial x term of centre k: tx[txAt[k]:txAt[k+1]]
+	txAt    []int
 }
 
 func newClusterer(feat [][]float32, sh shape, g grid, opt Options) *clusterer {
@@ -87,7 +90,7 @@ func newClusterer(feat [][]float32, sh shape, g grid, opt Options) *clusterer {
 	})
 	c.partial = make([][]float64, updateChunks)
 	c.old = make([][]int32, c.workers)
-	c.xterm = make([][]float32, c.workers)
+	c.yterm = make([][]float32, c.workers)
 	return c
 }
 
@@ -140,7 +143,10 @@ func (c *clusterer) perturbSeeds() {
 func (c *clusterer) run(maxIter int) {
 	for it := range maxIter {
 		last := it == maxIter-1
-		if changed := c.step(!last); !changed && it > 0 {
+		// Whether labels changed matters only from the second round on,
+		// and not in the last.
+		track := it > 0 && !last
+		if changed := c.step(!last, track); track && !changed {
 			return
 		}
 		if !last {
@@ -159,17 +165,17 @@ func window(p, r float64, n int) (lo, hi int) {
 
 // step gives every voxel the nearest centre among those whose window
 // covers it, ties to the lower centre index, and, if sums, adds up the
-// voxels of every centre into c.partial for moveCentres. It reports whether
-// any label changed.
+// voxels of every centre into c.partial for moveCentres. If track, it
+// reports whether any label changed (else false).
 //
 // The centre sums are floating-point, so their order is fixed: rows are cut
 // into updateChunks chunks, each summed in raster order into its own
 // partial. With at most updateChunks workers a task assigns the rows of a
-// chunk and sums them at once, while they are in cache: one pass over the
-// volume per iteration. With more workers the assignment is cut finer and
+// chunk strip by strip and sums each strip as soon as it is assigned, while
+// it is in cache: one pass over the volume per iteration. With more workers the assignment is cut finer and
 // the sums follow in a second pass. A voxel's label does not depend on the
 // cut, nor the sums on the number of workers.
-func (c *clusterer) step(sums bool) bool {
+func (c *clusterer) step(sums, track bool) bool {
 	sh := c.sh
 	// bucket[start[z]:start[z+1]] lists, in increasing order, the centres
 	// whose window covers slice z.
@@ -192,6 +198,7 @@ func (c *clusterer) step(sums bool) bool {
 			fill[z]++
 		}
 	}
+	c.tabulateX()
 	rows := sh.H * sh.D
 	tasks := updateChunks
 	fused := c.workers <= updateChunks
@@ -200,13 +207,16 @@ func (c *clusterer) step(sums bool) bool {
 	}
 	changed := make([]bool, tasks)
 	runTasks(tasks, c.workers, func(w, t int) {
-		changed[t] = c.assignRows(w, rows*t/tasks, rows*(t+1)/tasks, bucket, start)
+		var partial []float64
 		if fused && sums {
-			c.accumulate(t)
+			partial = c.clearPartial(t)
 		}
+		changed[t] = c.assignRows(w, rows*t/tasks, rows*(t+1)/tasks, bucket, start, partial, track)
 	})
 	if !fused && sums {
-		runTasks(updateChunks, c.workers, func(_, ch int) { c.accumulate(ch) })
+		runTasks(updateChunks, c.workers, func(_, ch int) {
+			c.accumulate(c.clearPartial(ch), rows*ch/updateChunks, rows*(ch+1)/updateChunks)
+		})
 	}
 	for _, ch := range changed {
 		if ch {
@@ -216,38 +226,68 @@ func (c *clusterer) step(sums bool) bool {
 	return false
 }
 
+// tabulateX fills c.tx: the x part of every centre's spatial term,
+// (m/S)²·(sx·dx)², over its window, the same on every row and slice of it.
+// dx starts at the window's left end and steps down by 1, one float32
+// sequence per centre whatever the rows and strips.
+func (c *clusterer) tabulateX() {
+	k := len(c.cx)
+	c.txAt = append(c.txAt[:0], 0)
+	for j := range k {
+		lo, hi := window(c.cx[j], c.rad[0], c.sh.W)
+		c.txAt = append(c.txAt, c.txAt[j]+hi-lo)
+	}
+	if cap(c.tx) < c.txAt[k] {
+		c.tx = make([]float32, c.txAt[k])
+	}
+	c.tx = c.tx[:c.txAt[k]]
+	wx := c.w * c.sp[0] * c.sp[0]
+	for j := range k {
+		lo, _ := window(c.cx[j], c.rad[0], c.sh.W)
+		dx := float32(c.cx[j]) - float32(lo)
+		tx := c.tx[c.txAt[j]:c.txAt[j+1]]
+		for i := range tx {
+			tx[i] = wx * dx * dx
+			dx--
+		}
+	}
+}
+
 // assignRows assigns the voxels of rows [r0, r1) (row z·H + y) as step
-// describes, w being the worker; it reports whether any label changed.
-func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int) bool {
+// describes, w being the worker. If track, it reports whether any label
+// changed (else false). If partial is not nil, it adds up the voxels of
+// every strip of rows into it (accumulate) as soon as the strip is
+// assigned, while the strip is in cache: the rows are still added in raster
+// order.
+func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int, partial []float64, track bool) bool {
 	sh := c.sh
 	inf := math.Float32bits(float32(math.Inf(1)))
 	changed := false
-	// A slice at a time: its labels before the assignment are kept for the
-	// comparison (scratch of one slice per worker, not of the whole block).
 	for z := r0 / sh.H; z*sh.H < r1; z++ {
 		y0, y1 := max(r0-z*sh.H, 0), min(r1-z*sh.H, sh.H)
-		first, last := c.index(0, y0, z), c.index(0, y1, z)
-		if cap(c.old[w]) < last-first {
-			c.old[w] = make([]int32, last-first)
-		}
-		old := c.old[w][:last-first]
-		copy(old, c.labels[first:last])
-		dist := c.dist[first:last]
-		for i := range dist {
-			dist[i] = inf
-		}
 		for ys := y0; ys < y1; ys += c.strip {
 			ye := min(ys+c.strip, y1)
-			for _, k := range bucket[start[z]:start[z+1]] {
-				c.assignCentre(int(k), z, ys, ye, &c.xterm[w])
-			}
-		}
-		if !changed {
-			for i, l := range old {
-				if c.labels[first+i] != l {
-					changed = true
-					break
+			// Only centres offered to this strip change its labels: its
+			// labels before are kept for the comparison (scratch of one
+			// strip per worker) and its distances reset, just before.
+			first, last := c.index(0, ys, z), c.index(0, ye, z)
+			var old []int32
+			if track {
+				if cap(c.old[w]) < last-first {
+					c.old[w] = make([]int32, last-first)
 				}
+				old = c.old[w][:last-first]
+				copy(old, c.labels[first:last])
+			}
+			fillInf(c.dist[first:last], inf)
+			for _, k := range bucket[start[z]:start[z+1]] {
+				c.assignCentre(int(k), z, ys, ye, &c.yterm[w])
+			}
+			if track {
+				changed = changed || !equalInt32(old, c.labels[first:last])
+			}
+			if partial != nil {
+				c.accumulate(partial, z*sh.H+ys, z*sh.H+ye)
 			}
 		}
 	}
@@ -255,89 +295,78 @@ func (c *clusterer) assignRows(w, r0, r1 int, bucket []int32, start []int) bool 
 }
 
 // assignCentre offers centre k to the voxels of its window in slice z and
-// rows [y0, y1). xterm is scratch space.
-func (c *clusterer) assignCentre(k, z, y0, y1 int, xterm *[]float32) {
+// rows [y0, y1). yterm is scratch space.
+func (c *clusterer) assignCentre(k, z, y0, y1 int, yterm *[]float32) {
 	sh := c.sh
 	ylo, yhi := window(c.cy[k], c.rad[1], sh.H)
 	ylo, yhi = max(ylo, y0), min(yhi, y1)
 	if ylo >= yhi {
 		return
 	}
-	xlo, xhi := window(c.cx[k], c.rad[0], sh.W)
-	cx, cy := float32(c.cx[k]), float32(c.cy[k])
+	xlo := max(int(math.Floor(c.cx[k]-c.rad[0])), 0)
+	cy := float32(c.cy[k])
 	dz := c.sp[2] * (float32(c.cz[k]) - float32(z))
 	col := c.col[k*sh.C : (k+1)*sh.C]
 	lab := int32(k)
-	// The x part of the spatial term, (m/S)²·(sx·dx)², is the same on every
-	// row of the window: tabulate it once. dx starts at the window's left
-	// end and steps down by 1, the same float32 sequence however the rows
-	// are split between workers and strips.
-	wx := c.w * c.sp[0] * c.sp[0]
-	if cap(*xterm) < xhi-xlo {
-		*xterm = make([]float32, xhi-xlo)
+	tx := c.tx[c.txAt[k]:c.txAt[k+1]]
+	// The y and z part of the spatial term (tx holds the x part), per row.
+	if cap(*yterm) < yhi-ylo {
+		*yterm = make([]float32, yhi-ylo)
 	}
-	tx := (*xterm)[:xhi-xlo]
-	dx := cx - float32(xlo)
-	for i := range tx {
-		tx[i] = wx * dx * dx
-		dx--
+	ty := (*yterm)[:yhi-ylo]
+	for i := range ty {
+		dy := c.sp[1] * (cy - float32(ylo+i))
+		ty[i] = c.w * (dz*dz + dy*dy)
 	}
-	for y := ylo; y < yhi; y++ {
-		dy := c.sp[1] * (cy - float32(y))
-		dyz := c.w * (dz*dz + dy*dy)
-		base := c.index(xlo, y, z)
-		dist := c.dist[base : base+xhi-xlo]
-		labels := c.labels[base : base+xhi-xlo]
-		n := len(dist)
-		labels = labels[:n]
-		tx := tx[:n]
-		// A voxel whose best distance so far is not above the spatial
-		// term alone keeps its label: adding the non-negative feature
-		// terms cannot make the sum smaller (rounding is monotone), so
-		// skipping them changes nothing.
-		switch sh.C {
-		case 1:
-			f := c.feat[0][base : base+n]
-			c0 := col[0]
-			for i, v := range f {
-				s := dyz + tx[i]
-				if math.Float32bits(s) >= dist[i] {
-					continue
-				}
-				e := v - c0
-				if db := math.Float32bits(s + e*e); db < dist[i] {
-					dist[i], labels[i] = db, lab
-				}
-			}
-		case 3:
-			f0 := c.feat[0][base : base+n]
-			f1 := c.feat[1][base : base+n]
-			f2 := c.feat[2][base : base+n]
-			c0, c1, c2 := col[0], col[1], col[2]
-			for i := range dist {
-				s := dyz + tx[i]
-				if math.Float32bits(s) >= dist[i] {
-					continue
-				}
-				e0, e1, e2 := f0[i]-c0, f1[i]-c1, f2[i]-c2
-				if db := math.Float32bits(s + e0*e0 + e1*e1 + e2*e2); db < dist[i] {
-					dist[i], labels[i] = db, lab
-				}
-			}
-		default:
+	base := c.index(xlo, ylo, z)
+	switch sh.C {
+	case 1:
+		assignWin1(c.dist[base:], c.labels[base:], c.feat[0][base:], sh.W, tx, ty, col[0], lab)
+	case 3:
+		assignWin3(c.dist[base:], c.labels[base:], c.feat[0][base:], c.feat[1][base:], c.feat[2][base:], sh.W, tx, ty, col[0], col[1], col[2], lab)
+	default:
+		// As assignWin3Go does, for any number of channels.
+		for r, dyz := range ty {
+			row := base + r*sh.W
+			dist := c.dist[row : row+len(tx)]
+			labels := c.labels[row : row+len(tx)]
 			for i := range dist {
 				d := dyz + tx[i]
 				if math.Float32bits(d) >= dist[i] {
 					continue
 				}
 				for ch, cv := range col {
-					e := c.feat[ch][base+i] - cv
+					e := c.feat[ch][row+i] - cv
 					d += e * e
 				}
 				keep(&dist[i], &labels[i], d, lab)
 			}
 		}
 	}
+}
+
+// fillInf sets every element of dist to inf, doubling copies (memmove is
+// vectorised, a store loop is not).
+func fillInf(dist []uint32, inf uint32) {
+	if len(dist) == 0 {
+		return
+	}
+	dist[0] = inf
+	for done := 1; done < len(dist); done *= 2 {
+		copy(dist[done:], dist[:done])
+	}
+}
+
+// equalInt32 reports whether a and b hold the same labels, comparing their
+// bytes (the runtime's vectorised comparison).
+func equalInt32(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a))) == string(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 4*len(b)))
 }
 
 // keep records distance d and label lab for a voxel if d is below its best
@@ -352,19 +381,22 @@ func keep(best *uint32, label *int32, d float32, lab int32) {
 	*best, *label = old, l
 }
 
-// accumulate adds up count, position and feature of the voxels of every
-// centre over the rows of update chunk ch into c.partial[ch].
-func (c *clusterer) accumulate(ch int) {
-	sh := c.sh
-	k := len(c.cx)
-	stride := 4 + sh.C
-	rows := sh.H * sh.D
+// clearPartial returns the zeroed sums of update chunk ch.
+func (c *clusterer) clearPartial(ch int) []float64 {
+	n := len(c.cx) * (4 + c.sh.C)
 	if c.partial[ch] == nil {
-		c.partial[ch] = make([]float64, k*stride)
+		c.partial[ch] = make([]float64, n)
 	}
-	s := c.partial[ch]
-	clear(s)
-	for row := rows * ch / updateChunks; row < rows*(ch+1)/updateChunks; row++ {
+	clear(c.partial[ch])
+	return c.partial[ch]
+}
+
+// accumulate adds up count, position and feature of the voxels of every
+// centre over rows [r0, r1) into s, in raster order.
+func (c *clusterer) accumulate(s []float64, r0, r1 int) {
+	sh := c.sh
+	stride := 4 + sh.C
+	for row := r0; row < r1; row++ {
 		z, y := float64(row/sh.H), float64(row%sh.H)
 		base := row * sh.W
 		lab := c.labels[base : base+sh.W]

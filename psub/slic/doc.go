@@ -58,14 +58,20 @@
 // not depend on the number of workers.
 //
 // One iteration is one pass over the volume: a task offers the centres of
-// its block of rows to their windows and then adds up the block's voxels
-// for the centre means while they are in cache. Windows taller than the
-// cache holds (2-D images of long rows) are cut into strips of rows. A
+// its block of rows to their windows, a strip of rows at a time (a slice
+// in 3-D; in 2-D as many rows as the cache holds), and adds up each strip's
+// voxels for the centre means as soon as it is assigned, while they are in
+// cache. A
 // voxel whose best distance so far is not above a centre's spatial term
 // alone skips that centre's feature term: the sum of non-negative float32
 // terms cannot drop below one of them, so this changes no label. Features
 // are stored one plane per channel; the Gaussian sums several outputs at
-// once, each in the order of the taps. None of this changes the arithmetic
+// once, each in the order of the taps. On amd64 the inner loops (the
+// Gaussian's taps, a centre's offers to its window, the input check and
+// the CIELAB conversion of 8-bit colour) run in SSE2 or, where the
+// processor has it, AVX2 assembly doing the same float32 and float64
+// operations in the same order as the Go loops in kernels.go, which other
+// architectures (and -tags purego) use. None of this changes the arithmetic
 // of a distance or a sum: the labels are bit-identical to those of the
 // straightforward implementation in reference_test.go, and to those the
 // committed problems were built with (testdata/golden-labels.txt: the 111

@@ -94,7 +94,8 @@ func TestSmoothMatchesBruteForce(t *testing.T) {
 					for i := range plane {
 						plane[i] = f[i*sh.C+c]
 					}
-					smooth(plane, shape{sh.W, sh.H, sh.D, 1}, tc.sigma, workers)
+					out, _ := smooth(plane, nil, shape{sh.W, sh.H, sh.D, 1}, tc.sigma, workers)
+					copy(plane, out)
 					for i, v := range plane {
 						got[i*sh.C+c] = v
 					}

@@ -201,14 +201,14 @@ func Segment(v *imageio.Volume, opt Options) (*imageio.LabelMap, int, error) {
 	if err := checkSpatial(opt, g); err != nil {
 		return nil, 0, err
 	}
-	feat, err := prepare(v, opt)
+	feat, spare, err := prepare(v, opt)
 	if err != nil {
 		return nil, 0, err
 	}
 	sh := shape{W: v.Width, H: v.Height, D: v.Depth, C: v.Channels}
 	sigma := [3]float64{opt.Sigma / opt.Spacing[0], opt.Sigma / opt.Spacing[1], opt.Sigma / opt.Spacing[2]}
-	for _, plane := range feat {
-		smooth(plane, shape{W: sh.W, H: sh.H, D: sh.D, C: 1}, sigma, opt.Workers)
+	for i := range feat {
+		feat[i], spare = smooth(feat[i], spare, shape{W: sh.W, H: sh.H, D: sh.D, C: 1}, sigma, opt.Workers)
 	}
 
 	c := newClusterer(feat, sh, g, opt)
@@ -234,12 +234,13 @@ func Segment(v *imageio.Volume, opt Options) (*imageio.LabelMap, int, error) {
 // shape is the geometry of a feature buffer.
 type shape struct{ W, H, D, C int }
 
-// prepare returns the samples of v as one plane per channel, rescaled to
+// prepare returns the samples of v as one plane per channel, and a spare
+// plane for smooth if it needs one (else nil), rescaled to
 // [0, 1] (unless KeepRange) and converted to CIELAB (if Lab), after
 // checking that every sample is finite. Rescaling, conversion and the
 // change of layout are one pass; the arithmetic is that of rescaling in
 // place and then converting (rgbToLab), so the values are the same.
-func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
+func prepare(v *imageio.Volume, opt Options) (planes [][]float32, spare []float32, err error) {
 	pix, channels := v.Pix, v.Channels
 	// Range, finiteness and 8-bit check in parallel pieces; minimum and
 	// maximum do not depend on the split, and the first bad sample is
@@ -252,27 +253,30 @@ func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 	parts := make([]summary, max(opt.Workers, 1))
 	runTasks(len(parts), len(parts), func(_, w int) {
 		a, b := len(pix)*w/len(parts), len(pix)*(w+1)/len(parts)
-		s := summary{float32(math.Inf(1)), float32(math.Inf(-1)), true, -1}
-		for i, x := range pix[a:b] {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				s.bad = a + i
-				break
+		s := summary{float32(math.Inf(1)), float32(math.Inf(-1)), opt.Lab, -1}
+		part := pix[a:b]
+		if lo, hi, finite, integral := scanSamples(part); finite {
+			s.lo, s.hi = lo, hi
+			s.bytes = s.bytes && integral && lo >= 0 && hi <= 255
+		} else {
+			for i, x := range part {
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					s.bad = a + i
+					break
+				}
 			}
-			s.lo = min(s.lo, x)
-			s.hi = max(s.hi, x)
-			s.bytes = s.bytes && opt.Lab && x >= 0 && x <= 255 && x == float32(int32(x))
 		}
 		parts[w] = s
 	})
 	lo, hi, bytes := float32(math.Inf(1)), float32(math.Inf(-1)), true
 	for _, s := range parts {
 		if s.bad >= 0 {
-			return nil, fmt.Errorf("slic: voxel %d channel %d is %v, samples must be finite", s.bad/channels, s.bad%channels, pix[s.bad])
+			return nil, nil, fmt.Errorf("slic: voxel %d channel %d is %v, samples must be finite", s.bad/channels, s.bad%channels, pix[s.bad])
 		}
 		lo, hi, bytes = min(lo, s.lo), max(hi, s.hi), bytes && s.bytes
 	}
 	if spread := float64(hi) - float64(lo); opt.KeepRange && spread*spread*float64(channels) > maxSpatial {
-		return nil, fmt.Errorf("slic: KeepRange with samples in [%v, %v]: squared feature differences up to %.3g, more than float32 distances hold (%.0e); rescale the data or leave KeepRange off", lo, hi, spread*spread*float64(channels), maxSpatial)
+		return nil, nil, fmt.Errorf("slic: KeepRange with samples in [%v, %v]: squared feature differences up to %.3g, more than float32 distances hold (%.0e); rescale the data or leave KeepRange off", lo, hi, spread*spread*float64(channels), maxSpatial)
 	}
 	scale := float32(1)
 	if hi > lo {
@@ -285,9 +289,12 @@ func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 		return (x - lo) * scale
 	}
 	n := len(pix) / channels
-	planes := make([][]float32, channels)
+	planes = make([][]float32, channels)
 	for c := range planes {
-		planes[c] = make([]float32, n)
+		planes[c] = staggered(n, c)
+	}
+	if opt.Sigma > 0 && smoothYNeedsSpare(v.Depth, opt.Workers) {
+		spare = staggered(n, channels)
 	}
 	if !opt.Lab {
 		parallelFor(n, opt.Workers, func(a, b int) {
@@ -297,7 +304,7 @@ func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 				}
 			}
 		})
-		return planes, nil
+		return planes, spare, nil
 	}
 	t := sharedLabTables()
 	if bytes {
@@ -307,12 +314,9 @@ func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 			lin[b] = t.linear(float64(rescale(float32(b))))
 		}
 		parallelFor(n, opt.Workers, func(a, b int) {
-			for i := a; i < b; i++ {
-				p := pix[3*i : 3*i+3 : 3*i+3]
-				planes[0][i], planes[1][i], planes[2][i] = t.lab(lin[uint8(p[0])], lin[uint8(p[1])], lin[uint8(p[2])])
-			}
+			labBytes(t, &lin, pix[3*a:3*b], planes[0][a:b], planes[1][a:b], planes[2][a:b])
 		})
-		return planes, nil
+		return planes, spare, nil
 	}
 	parallelFor(n, opt.Workers, func(a, b int) {
 		for i := a; i < b; i++ {
@@ -320,7 +324,17 @@ func prepare(v *imageio.Volume, opt Options) ([][]float32, error) {
 			planes[0][i], planes[1][i], planes[2][i] = t.lab(t.linear(float64(rescale(p[0]))), t.linear(float64(rescale(p[1]))), t.linear(float64(rescale(p[2]))))
 		}
 	})
-	return planes, nil
+	return planes, spare, nil
+}
+
+// staggered returns a plane of n samples starting 80·c bytes past the
+// start of its allocation. Large allocations start at page boundaries, so
+// planes of a multiple of 1024 samples would otherwise map sample i of
+// every plane to the same cache set, and the assignment and the centre
+// sums read them side by side.
+func staggered(n, c int) []float32 {
+	off := 20 * c
+	return make([]float32, n+off)[off : off+n : off+n]
 }
 
 // parallelFor splits [0, n) into contiguous pieces, one per worker. Use it

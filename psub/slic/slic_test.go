@@ -486,3 +486,24 @@ func TestTinyInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestNonFiniteSampleNamed checks that the first non-finite sample is the
+// one reported, wherever it lies in the blocks and pieces of the check.
+func TestNonFiniteSampleNamed(t *testing.T) {
+	for _, at := range []int{0, 255, 256, 3*97*61 - 1, 5000} {
+		for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+			v := naturalImage(97, 61, 1, 3, 7)
+			v.Pix[at] = bad
+			if at+1000 < len(v.Pix) {
+				v.Pix[at+1000] = float32(math.NaN()) // a later one is not reported
+			}
+			for _, workers := range []int{1, 3} {
+				_, _, err := Segment(v, Options{Segments: 20, Lab: true, Workers: workers})
+				want := fmt.Sprintf("voxel %d channel %d is %v,", at/3, at%3, bad)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("sample %d = %v, workers %d: error %v, want it to say %q", at, bad, workers, err, want)
+				}
+			}
+		}
+	}
+}

@@ -40,10 +40,13 @@ func reflect(i, n int) int {
 	return i
 }
 
-// smooth filters the plane f (shape sh, one channel) in place with a
-// separable Gaussian of standard deviation sigma[a] voxels along axis a
-// (0 = x, 1 = y, 2 = z); axes with sigma 0 or length 1 are left alone.
-func smooth(f []float32, sh shape, sigma [3]float64, workers int) {
+// smooth filters the plane f (shape sh, one channel) with a separable
+// Gaussian of standard deviation sigma[a] voxels along axis a (0 = x, 1 =
+// y, 2 = z); axes with sigma 0 or length 1 are left alone. The result is in
+// f or in spare (a plane of the same size, or nil to allocate one if
+// needed): smooth returns the plane holding it and the other one, which
+// the caller may pass as spare again.
+func smooth(f, spare []float32, sh shape, sigma [3]float64, workers int) (out, newSpare []float32) {
 	if sh.C != 1 {
 		panic("slic: smooth needs one channel")
 	}
@@ -51,24 +54,27 @@ func smooth(f []float32, sh shape, sigma [3]float64, workers int) {
 		smoothX(f, sh, gaussKernel(sigma[0]), workers)
 	}
 	if sigma[1] > 0 && sh.H > 1 {
-		smoothY(f, sh, gaussKernel(sigma[1]), workers)
+		f, spare = smoothY(f, spare, sh, gaussKernel(sigma[1]), workers)
 	}
 	if sigma[2] > 0 && sh.D > 1 {
 		smoothZ(f, sh, gaussKernel(sigma[2]), workers)
 	}
+	return f, spare
 }
 
 // smoothX filters every row; a row is padded by reflection into a scratch
-// line so the inner loop has no bounds logic. Four outputs are summed at
-// once: each is still the sum k[0]·p[x] + k[1]·p[x+1] + ... in that order,
-// but the four chains of additions overlap instead of waiting on each
-// other.
+// line so that the taps of output x are pad[x], pad[x+1], ... (convRows
+// with rows(j) = pad[j:]).
 func smoothX(f []float32, sh shape, k []float32, workers int) {
 	r := len(k) / 2
 	rows := sh.H * sh.D
 	W := sh.W
 	runTasks(workers, workers, func(_, w int) {
 		pad := make([]float32, W+2*r)
+		shifted := make([][]float32, len(k))
+		for j := range shifted {
+			shifted[j] = pad[j : j+W]
+		}
 		for row := rows * w / workers; row < rows*(w+1)/workers; row++ {
 			line := f[row*W : (row+1)*W]
 			for i := range r {
@@ -76,29 +82,7 @@ func smoothX(f []float32, sh shape, k []float32, workers int) {
 				pad[r+W+i] = line[reflect(W+i, W)]
 			}
 			copy(pad[r:r+W], line)
-			x := 0
-			for ; x+4 <= W; x += 4 {
-				w0 := pad[x : x+len(k)]
-				w1 := pad[x+1 : x+1+len(k)]
-				w2 := pad[x+2 : x+2+len(k)]
-				w3 := pad[x+3 : x+3+len(k)]
-				var s0, s1, s2, s3 float32
-				for j, kj := range k {
-					s0 += kj * w0[j]
-					s1 += kj * w1[j]
-					s2 += kj * w2[j]
-					s3 += kj * w3[j]
-				}
-				line[x], line[x+1], line[x+2], line[x+3] = s0, s1, s2, s3
-			}
-			for ; x < W; x++ {
-				win := pad[x : x+len(k)]
-				s := float32(0)
-				for j, kj := range k {
-					s += kj * win[j]
-				}
-				line[x] = s
-			}
+			convRows(line, k, shifted)
 		}
 	})
 }
@@ -107,12 +91,13 @@ func smoothX(f []float32, sh shape, k []float32, workers int) {
 // taps j of k[j] times input row reflect(y+j-r), added in the order of j;
 // see filterRows. A volume of many slices is filtered a slice at a time
 // into per-worker scratch; an image (or a volume of few slices) is cut into
-// bands of rows written to one scratch plane, so that all workers share it.
-func smoothY(f []float32, sh shape, k []float32, workers int) {
+// bands of rows written to spare, so that all workers share it; spare then
+// holds the result (see smooth).
+func smoothY(f, spare []float32, sh shape, k []float32, workers int) (out, newSpare []float32) {
 	r := len(k) / 2
 	W := sh.W
 	slice := sh.H * W
-	if sh.D >= 2*workers {
+	if !smoothYNeedsSpare(sh.D, workers) {
 		scratch := make([][]float32, workers)
 		runTasks(sh.D, workers, func(w, z int) {
 			src := f[z*slice : (z+1)*slice]
@@ -124,9 +109,12 @@ func smoothY(f []float32, sh shape, k []float32, workers int) {
 			}
 			copy(src, out)
 		})
-		return
+		return f, spare
 	}
-	out := make([]float32, len(f))
+	if len(spare) != len(f) {
+		spare = make([]float32, len(f))
+	}
+	out = spare
 	bands := min(4*workers, sh.H)
 	runTasks(sh.D*bands, workers, func(_, t int) {
 		z, b := t/bands, t%bands
@@ -137,8 +125,12 @@ func smoothY(f []float32, sh shape, k []float32, workers int) {
 			})
 		}
 	})
-	parallelFor(len(f), workers, func(a, b int) { copy(f[a:b], out[a:b]) })
+	return out, f
 }
+
+// smoothYNeedsSpare reports whether smoothY filters a volume of the given
+// depth into a spare plane (rather than slice by slice into scratch).
+func smoothYNeedsSpare(depth, workers int) bool { return depth < 2*workers }
 
 // smoothZ filters along z one y-row at a time, into scratch: the rows (z,
 // y) for all z are read in contiguous runs.
@@ -161,38 +153,14 @@ func smoothZ(f []float32, sh shape, k []float32, workers int) {
 }
 
 // filterRows sets dst[x] = k[0]·row(0)[x] + k[1]·row(1)[x] + ..., summed in
-// that order from 0, every row(j) having len(dst) samples. Eight outputs
-// are summed at once in registers.
+// that order from 0, every row(j) having len(dst) samples (see convRows).
 func filterRows(dst, k []float32, row func(j int) []float32) {
 	var rowsBuf [64][]float32
 	rows := rowsBuf[:0]
 	for j := range k {
 		rows = append(rows, row(j)[:len(dst)])
 	}
-	x := 0
-	for ; x+8 <= len(dst); x += 8 {
-		var s0, s1, s2, s3, s4, s5, s6, s7 float32
-		for j, kj := range k {
-			p := rows[j][x : x+8 : x+8]
-			s0 += kj * p[0]
-			s1 += kj * p[1]
-			s2 += kj * p[2]
-			s3 += kj * p[3]
-			s4 += kj * p[4]
-			s5 += kj * p[5]
-			s6 += kj * p[6]
-			s7 += kj * p[7]
-		}
-		d := dst[x : x+8 : x+8]
-		d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = s0, s1, s2, s3, s4, s5, s6, s7
-	}
-	for ; x < len(dst); x++ {
-		s := float32(0)
-		for j, kj := range k {
-			s += kj * rows[j][x]
-		}
-		dst[x] = s
-	}
+	convRows(dst, k, rows)
 }
 
 // grow returns *buf resized to n, allocating only when it is too short.

@@ -13,5 +13,5 @@ for _ in range(reps):
     t, c = time.perf_counter(), time.process_time()
     lab = slic(img, n_segments=n, compactness=m, sigma=s, start_label=0, channel_axis=ca)
     wall.append(time.perf_counter() - t); cpu.append(time.process_time() - c)
-print(img.shape, "segments", lab.max() + 1, "wall min %.4f s, cpu min %.4f s, walls %s" % (min(wall), min(cpu), ["%.3f" % w for w in wall]))
+print(img.shape, "segments", lab.max() + 1, "wall min %.4f s, cpu min %.4f s, walls %s, cpus %s" % (min(wall), min(cpu), ["%.3f" % w for w in wall], ["%.4f" % c for c in cpu]))
 if len(sys.argv) > 6: np.save(sys.argv[6], lab)
