@@ -22,7 +22,7 @@ import (
 )
 
 // copyModule copies the module's non-test Go source, go.mod, go.sum and
-// data/checksums (embedded) into a temporary folder.
+// data/checksums (embedded) into a temporary folder, with the assembly files.
 func copyModule(t *testing.T) string {
 	t.Helper()
 	src, err := modroot.Find("")
@@ -43,7 +43,7 @@ func copyModule(t *testing.T) string {
 			return nil
 		}
 		keep := rel == "go.mod" || rel == "go.sum" || filepath.Dir(rel) == filepath.Join("data", "checksums") ||
-			strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")
+			strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") || strings.HasSuffix(name, ".s")
 		if !keep {
 			return nil
 		}
@@ -177,6 +177,32 @@ func TestCodeFollowsTheFit(t *testing.T) {
 	step("a constant of SLIC", []string{"cows", "efficiency", "mito", "retina", "sample-complexity"}, func() {
 		edit(t, root, "psub/slic/lab.go", "const lutSize = 16384", "const lutSize = 16383")
 	})
+	// SLIC's kernels in assembly: the Go declarations have no body, so
+	// the package's .s files count, without their comments and layout.
+	asm := "psub/slic/kernels_amd64.s"
+	step("a comment and layout in SLIC's assembly", none, func() {
+		editRaw(t, root, asm, "TEXT ·convRowsSSE(SB), NOSPLIT, $0-80", "// a comment added by a test\n\nTEXT  ·convRowsSSE(SB),   NOSPLIT, $0-80 /* and another */")
+	})
+	step("an instruction of SLIC's assembly", []string{"cows", "efficiency", "mito", "retina", "sample-complexity"}, func() {
+		editRaw(t, root, asm, "NOSPLIT, $0-80 /* and another */", "NOSPLIT, $0-80\n\tNOP")
+	})
+}
+
+// editRaw replaces old (which must occur once) by new in a file that is not
+// Go (no gofmt).
+func editRaw(t *testing.T, root, file, old, new string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(file))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), old); n != 1 {
+		t.Fatalf("%s holds %q %d times, want once: update the test's edit", file, old, n)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestCodeDecls: each protocol's version hashes part of the module, not

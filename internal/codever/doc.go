@@ -28,7 +28,8 @@
 //     count as named;
 //   - a type reaches its fields' and methods' types; a group of constants
 //     with iota is one declaration; a //go:embed variable brings its
-//     files;
+//     files; a function without a body (written in assembly) brings its
+//     package's .s files, without their comments and layout;
 //   - an init function (or var _ = …) counts when what it refers to,
 //     followed through functions and variables, includes a reached
 //     variable;

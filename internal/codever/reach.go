@@ -56,6 +56,7 @@ type modSource struct {
 // constant spec or iota group), indexed by the names they declare.
 type pkg struct {
 	dir, name string
+	asm       []string // its assembly files (.s), which bodiless functions are written in
 	units     []*unit
 	scope     map[string][]*unit // package-level names (not methods)
 	methods   map[string][]*unit // receiver type → its methods
@@ -180,6 +181,10 @@ func (m *modSource) load(dir string) (*pkg, error) {
 	p := &pkg{dir: dir, scope: map[string][]*unit{}, methods: map[string][]*unit{}}
 	for _, e := range ents {
 		name := e.Name()
+		if !e.IsDir() && strings.HasSuffix(name, ".s") && !strings.HasPrefix(name, ".") {
+			p.asm = append(p.asm, path.Join(dir, name))
+			continue
+		}
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") ||
 			strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
 			continue
@@ -928,6 +933,18 @@ func (r *reach) hash() (string, error) {
 				h.Write(b)
 			}
 		}
+		if fd, ok := u.node.(*ast.FuncDecl); ok && fd.Body == nil {
+			// A function without a body is written in the package's
+			// assembly: its files count, without comments or layout.
+			for _, f := range u.pkg.asm {
+				b, err := r.m.src.ReadFile(f)
+				if err != nil {
+					return "", fmt.Errorf("code version: %w", err)
+				}
+				fmt.Fprintf(h, "\x00asm %s\x00", path.Base(f))
+				h.Write(asmTokens(b))
+			}
+		}
 		entries = append(entries, entry{u.pkg.name + "." + u.key, hex.EncodeToString(h.Sum(nil))})
 	}
 	slices.SortFunc(entries, func(a, b entry) int {
@@ -1010,5 +1027,37 @@ func (r *reach) decls() []string {
 		out = append(out, u.pkg.dir+"."+u.key)
 	}
 	slices.Sort(out)
+	return out
+}
+
+// asmTokens is an assembly file without its comments and layout: each
+// line's fields joined by one space, empty lines dropped, so that only an
+// edit of an instruction changes it.
+func asmTokens(b []byte) []byte {
+	var out []byte
+	inBlock := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if inBlock {
+			i := strings.Index(line, "*/")
+			if i < 0 {
+				continue
+			}
+			line, inBlock = line[i+2:], false
+		}
+		if i := strings.Index(line, "/*"); i >= 0 {
+			if j := strings.Index(line[i:], "*/"); j >= 0 {
+				line = line[:i] + " " + line[i+j+2:]
+			} else {
+				line, inBlock = line[:i], true
+			}
+		}
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = line[:i]
+		}
+		if f := strings.Fields(line); len(f) > 0 {
+			out = append(out, strings.Join(f, " ")...)
+			out = append(out, '\n')
+		}
+	}
 	return out
 }
