@@ -237,96 +237,94 @@ func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs 
 	// loop runs over every node and edge of every training instance in
 	// every iteration, and the call cost as much as the few non-zeros of a
 	// histogram row. Same order of operations, so the same numbers, with
-	// one-byte indices (csr.idx8 against reduced.U8 and P8) or four.
+	// one-byte indices (csr.idx8, reduced.U8 and P8) or four.
 	costs, y = costs[:len(lin)], y[:len(lin)]
-	us, ui, ui8, uv := f.unary.start, f.unary.idx, f.unary.idx8, f.unary.val
-	narrow := ui8 != nil && r.U8 != nil
-	for k := range lin {
-		// θ(0) = 0, θ(1) = −p0.
-		lo, hi := us[k], us[k+1]
-		var p0 float64
-		if narrow {
-			p0 = dot8(uv[lo:hi], ui8[lo:hi], r.U8)
-		} else {
-			p0 = dot32(uv[lo:hi], ui[lo:hi], r.U)
+	us, uv := f.unary.start, f.unary.val
+	if ui, U := f.unary.idx8, r.U8; ui != nil && U != nil {
+		for k := range lin {
+			is, vs := ui[us[k]:us[k+1]], uv[us[k]:us[k+1]]
+			vs = vs[:len(is)]
+			var p0 float64
+			for t, j := range is {
+				p0 += vs[t] * U[j]
+			}
+			lin[k] = cutLinear(p0, costs[k], y[k])
 		}
-		if y[k] == 0 {
-			lin[k] = -p0 - costs[k]
-		} else {
-			lin[k] = -p0 + costs[k]
+	} else {
+		ui, U := f.unary.idx, r.U
+		for k := range lin {
+			is, vs := ui[us[k]:us[k+1]], uv[us[k]:us[k+1]]
+			vs = vs[:len(is)]
+			var p0 float64
+			for t, j := range is {
+				p0 += vs[t] * U[j]
+			}
+			lin[k] = cutLinear(p0, costs[k], y[k])
 		}
 	}
 	truncated := 0
-	ps, pi, pi8, pv := f.pairwise.start, f.pairwise.idx, f.pairwise.idx8, f.pairwise.val
-	narrow = pi8 != nil && r.P8 != nil
+	ps, pv := f.pairwise.start, f.pairwise.val
 	pair = pair[:len(edges)]
-	for e, ed := range edges {
-		// The table (θ00, θ01, θ10, θ11) = (0, −p0, −p1, −p2).
-		lo, hi := ps[e], ps[e+1]
-		var p0, p1, p2 float64
-		if narrow {
-			p0, p1, p2 = dot3x8(pv[lo:hi], pi8[lo:hi], r.P8)
-		} else {
-			p0, p1, p2 = dot3x32(pv[lo:hi], pi[lo:hi], r.P)
-		}
-		c := -p1
-		d := -p0 - p1 + p2
-		if d < 0 {
-			if cut.AtMost(-p2, -p0-p1) {
-				d = 0
-			} else if truncate {
-				c -= d / 2 // θ01 and θ10 raised by −d/2
-				d = 0
-				truncated++
+	if pi, P := f.pairwise.idx8, r.P8; pi != nil && P != nil {
+		for e, ed := range edges {
+			is, vs := pi[ps[e]:ps[e+1]], pv[ps[e]:ps[e+1]]
+			vs = vs[:len(is)]
+			var p0, p1, p2 float64
+			for t, j := range is {
+				x, w := vs[t], &P[j]
+				p0 += x * w[0]
+				p1 += x * w[1]
+				p2 += x * w[2]
 			}
+			truncated += cutEdge(lin, pair, e, ed, p0, p1, p2, truncate)
 		}
-		lin[ed[0]] += c
-		lin[ed[1]] += -p2 - c
-		pair[e] = d
+		return truncated
+	}
+	pi, P := f.pairwise.idx, r.P
+	for e, ed := range edges {
+		is, vs := pi[ps[e]:ps[e+1]], pv[ps[e]:ps[e+1]]
+		vs = vs[:len(is)]
+		var p0, p1, p2 float64
+		for t, j := range is {
+			x := vs[t]
+			w := P[3*int(j) : 3*int(j)+3 : 3*int(j)+3]
+			p0 += x * w[0]
+			p1 += x * w[1]
+			p2 += x * w[2]
+		}
+		truncated += cutEdge(lin, pair, e, ed, p0, p1, p2, truncate)
 	}
 	return truncated
 }
 
-// dot8 and dot32 are Σ_t v_t·U[j_t] over a row's non-zeros; dot3x8 and
-// dot3x32 the three sums Σ_t v_t·P[j_t][c] of the binary reduced table
-// (P interleaved by coordinate). The one-byte forms index arrays of 256
-// without bounds checks.
-func dot8(v []float64, j []uint8, U *[256]float64) (s float64) {
-	j = j[:len(v)]
-	for t, x := range v {
-		s += x * U[j[t]]
+// cutLinear is node k's linear term of the normal form from its reduced
+// unary product p0 (θ(0) = 0, θ(1) = −p0), the loss folded in.
+func cutLinear(p0, cost float64, y int) float64 {
+	if y == 0 {
+		return -p0 - cost
 	}
-	return s
+	return -p0 + cost
 }
 
-func dot32(v []float64, j []int32, U []float64) (s float64) {
-	j = j[:len(v)]
-	for t, x := range v {
-		s += x * U[j[t]]
+// cutEdge adds edge e's table (θ00, θ01, θ10, θ11) = (0, −p0, −p1, −p2) to
+// the normal form and returns 1 if it truncated it.
+func cutEdge(lin, pair []float64, e int, ed [2]int, p0, p1, p2 float64, truncate bool) int {
+	c := -p1
+	d := -p0 - p1 + p2
+	t := 0
+	if d < 0 {
+		if cut.AtMost(-p2, -p0-p1) {
+			d = 0
+		} else if truncate {
+			c -= d / 2 // θ01 and θ10 raised by −d/2
+			d = 0
+			t = 1
+		}
 	}
-	return s
-}
-
-func dot3x8(v []float64, j []uint8, P *[256][3]float64) (p0, p1, p2 float64) {
-	j = j[:len(v)]
-	for t, x := range v {
-		w := &P[j[t]]
-		p0 += x * w[0]
-		p1 += x * w[1]
-		p2 += x * w[2]
-	}
-	return p0, p1, p2
-}
-
-func dot3x32(v []float64, j []int32, P []float64) (p0, p1, p2 float64) {
-	j = j[:len(v)]
-	for t, x := range v {
-		w := P[3*int(j[t]) : 3*int(j[t])+3 : 3*int(j[t])+3]
-		p0 += x * w[0]
-		p1 += x * w[1]
-		p2 += x * w[2]
-	}
-	return p0, p1, p2
+	lin[ed[0]] += c
+	lin[ed[1]] += -p2 - c
+	pair[e] = d
+	return t
 }
 
 // diffScratch is featureDiffTouched's scratch, kept by its caller.

@@ -389,13 +389,23 @@ func (q *pool) delayedBinary(w []float64, W *mat.Dense) {
 				lower[i] = l
 				continue
 			}
-			// Row i's non-zeros.
+			// Row i's non-zeros, resliced so that only x is bounds-checked.
 			vs := val[start[i]:start[i+1]]
+			m := 0.0
 			if x8 != nil {
-				lower[i] = dot8(vs, idx8[start[i]:start[i+1]], x8)
+				is := idx8[start[i]:start[i+1]]
+				is = is[:len(vs)]
+				for t, v := range vs {
+					m += v * x8[is[t]]
+				}
 			} else {
-				lower[i] = dot32(vs, idx[start[i]:start[i+1]], x)
+				is := idx[start[i]:start[i+1]]
+				is = is[:len(vs)]
+				for t, v := range vs {
+					m += v * x[is[t]]
+				}
 			}
+			lower[i] = m
 			n++
 		}
 		mu.Lock()
