@@ -43,9 +43,6 @@ func testDelayedBinary(t *testing.T, train []Instance, l Layout, set ConstraintS
 	if (fast.sp != nil) != sparse || len(fast.B) != 1 {
 		t.Fatalf("want a two-label pool, sparse %v (sparse %v, %d columns)", sparse, fast.sp != nil, len(fast.B))
 	}
-	if sparse && fast.sp.idx8 == nil {
-		t.Fatal("sparse pool without one-byte indices: the test does not exercise them")
-	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	w := randomW(rng, l.Dim())
 	recomputed := 0

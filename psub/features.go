@@ -15,29 +15,6 @@ type csr struct {
 	start []int32
 	idx   []int32
 	val   []float64
-	// idx8 repeats idx in one byte per entry when every column is below
-	// 256 (narrow): the cows' 125-d histograms. The learner's per-iteration
-	// passes over the rows stream idx and val, and with weights in arrays
-	// of 256 an index of one byte needs no bounds check.
-	idx8 []uint8
-}
-
-// narrow sets idx8 when every column index fits in a byte.
-func (c *csr) narrow() { c.idx8 = narrowIdx(c.idx) }
-
-// narrowIdx returns idx in one byte per entry, or nil if an index is 256 or
-// more.
-func narrowIdx(idx []int32) []uint8 {
-	for _, j := range idx {
-		if j < 0 || j >= 256 {
-			return nil
-		}
-	}
-	n := make([]uint8, len(idx))
-	for t, j := range idx {
-		n[t] = uint8(j)
-	}
-	return n
 }
 
 func newCSR(rows [][]float64) csr {
@@ -138,11 +115,6 @@ func newEdgeAdj(n int, edges [][2]int) edgeAdj {
 type reduced struct {
 	U, P   []float64
 	mu, mp int
-	// U8 and P8 hold U and P for binary labels (mu = 1, mp = 3) when the
-	// dimensions are at most 256, zero beyond them, for fillCut's rows with
-	// one-byte indices; nil otherwise.
-	U8 *[256]float64
-	P8 *[256][3]float64
 }
 
 func (l Layout) reduce(w []float64, r *reduced) {
@@ -159,17 +131,6 @@ func (l Layout) reduce(w []float64, r *reduced) {
 	for c := 1; c < nb; c++ {
 		for j := 0; j < dp; j++ {
 			r.P[j*r.mp+c-1] = w[off+c*dp+j] - w[off+j]
-		}
-	}
-	if L != 2 || l.Tied || l.UnaryDim > 256 || dp > 256 {
-		r.U8, r.P8 = nil, nil
-	} else {
-		if r.U8 == nil {
-			r.U8, r.P8 = new([256]float64), new([256][3]float64)
-		}
-		copy(r.U8[:], r.U)
-		for j := 0; j < dp; j++ {
-			r.P8[j] = [3]float64{r.P[3*j], r.P[3*j+1], r.P[3*j+2]}
 		}
 	}
 }
@@ -236,52 +197,29 @@ func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs 
 	// The products are mulInto's for m = 1 and m = 3, written out: this
 	// loop runs over every node and edge of every training instance in
 	// every iteration, and the call cost as much as the few non-zeros of a
-	// histogram row. Same order of operations, so the same numbers, with
-	// one-byte indices (csr.idx8, reduced.U8 and P8) or four.
+	// histogram row. Same order of operations, so the same numbers.
+	U, P := r.U, r.P
+	us, ui, uv := f.unary.start, f.unary.idx, f.unary.val
 	costs, y = costs[:len(lin)], y[:len(lin)]
-	us, uv := f.unary.start, f.unary.val
-	if ui, U := f.unary.idx8, r.U8; ui != nil && U != nil {
-		for k := range lin {
-			is, vs := ui[us[k]:us[k+1]], uv[us[k]:us[k+1]]
-			vs = vs[:len(is)]
-			var p0 float64
-			for t, j := range is {
-				p0 += vs[t] * U[j]
-			}
-			lin[k] = cutLinear(p0, costs[k], y[k])
+	for k := range lin {
+		// θ(0) = 0, θ(1) = −p0.
+		is, vs := ui[us[k]:us[k+1]], uv[us[k]:us[k+1]]
+		vs = vs[:len(is)]
+		var p0 float64
+		for t, j := range is {
+			p0 += vs[t] * U[j]
 		}
-	} else {
-		ui, U := f.unary.idx, r.U
-		for k := range lin {
-			is, vs := ui[us[k]:us[k+1]], uv[us[k]:us[k+1]]
-			vs = vs[:len(is)]
-			var p0 float64
-			for t, j := range is {
-				p0 += vs[t] * U[j]
-			}
-			lin[k] = cutLinear(p0, costs[k], y[k])
+		if y[k] == 0 {
+			lin[k] = -p0 - costs[k]
+		} else {
+			lin[k] = -p0 + costs[k]
 		}
 	}
 	truncated := 0
-	ps, pv := f.pairwise.start, f.pairwise.val
+	ps, pi, pv := f.pairwise.start, f.pairwise.idx, f.pairwise.val
 	pair = pair[:len(edges)]
-	if pi, P := f.pairwise.idx8, r.P8; pi != nil && P != nil {
-		for e, ed := range edges {
-			is, vs := pi[ps[e]:ps[e+1]], pv[ps[e]:ps[e+1]]
-			vs = vs[:len(is)]
-			var p0, p1, p2 float64
-			for t, j := range is {
-				x, w := vs[t], &P[j]
-				p0 += x * w[0]
-				p1 += x * w[1]
-				p2 += x * w[2]
-			}
-			truncated += cutEdge(lin, pair, e, ed, p0, p1, p2, truncate)
-		}
-		return truncated
-	}
-	pi, P := f.pairwise.idx, r.P
 	for e, ed := range edges {
+		// The table (θ00, θ01, θ10, θ11) = (0, −p0, −p1, −p2).
 		is, vs := pi[ps[e]:ps[e+1]], pv[ps[e]:ps[e+1]]
 		vs = vs[:len(is)]
 		var p0, p1, p2 float64
@@ -292,39 +230,22 @@ func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs 
 			p1 += x * w[1]
 			p2 += x * w[2]
 		}
-		truncated += cutEdge(lin, pair, e, ed, p0, p1, p2, truncate)
+		c := -p1
+		d := -p0 - p1 + p2
+		if d < 0 {
+			if cut.AtMost(-p2, -p0-p1) {
+				d = 0
+			} else if truncate {
+				c -= d / 2 // θ01 and θ10 raised by −d/2
+				d = 0
+				truncated++
+			}
+		}
+		lin[ed[0]] += c
+		lin[ed[1]] += -p2 - c
+		pair[e] = d
 	}
 	return truncated
-}
-
-// cutLinear is node k's linear term of the normal form from its reduced
-// unary product p0 (θ(0) = 0, θ(1) = −p0), the loss folded in.
-func cutLinear(p0, cost float64, y int) float64 {
-	if y == 0 {
-		return -p0 - cost
-	}
-	return -p0 + cost
-}
-
-// cutEdge adds edge e's table (θ00, θ01, θ10, θ11) = (0, −p0, −p1, −p2) to
-// the normal form and returns 1 if it truncated it.
-func cutEdge(lin, pair []float64, e int, ed [2]int, p0, p1, p2 float64, truncate bool) int {
-	c := -p1
-	d := -p0 - p1 + p2
-	t := 0
-	if d < 0 {
-		if cut.AtMost(-p2, -p0-p1) {
-			d = 0
-		} else if truncate {
-			c -= d / 2 // θ01 and θ10 raised by −d/2
-			d = 0
-			t = 1
-		}
-	}
-	lin[ed[0]] += c
-	lin[ed[1]] += -p2 - c
-	pair[e] = d
-	return t
 }
 
 // diffScratch is featureDiffTouched's scratch, kept by its caller.

@@ -103,7 +103,6 @@ func newPool(l Layout, B []bRow, set []Instance) *pool {
 				sp.start = append(sp.start, len(sp.idx))
 			}
 		}
-		sp.idx8 = narrowIdx(sp.idx)
 		q := initPool(l, B, nil, rows, pn, pp, pm)
 		q.sp = sp
 		return q
@@ -139,7 +138,6 @@ type sparseRows struct {
 	start []int
 	idx   []int32
 	val   []float64
-	idx8  []uint8 // idx in one byte per entry when every index is below 256 (csr.idx8)
 }
 
 // dot is p_i·x.
@@ -372,16 +370,9 @@ func (q *pool) delayedBinary(w []float64, W *mat.Dense) {
 		q.wLast = append(q.wLast[:0], w...)
 		return
 	}
-	// With one-byte indices x is an array of 256 (zero beyond dp), which
-	// they index without a bounds check; same products in the same order.
-	var x8 *[256]float64
-	if q.sp.idx8 != nil && len(x) <= 256 {
-		x8 = new([256]float64)
-		copy(x8[:], x)
-	}
 	q.parallelRows(func(lo, hi int) {
 		lower, pn := q.lower[lo:hi], q.pnorm[lo:hi]
-		start, idx, idx8, val := q.sp.start[lo:hi+1], q.sp.idx, q.sp.idx8, q.sp.val
+		start, idx, val := q.sp.start[lo:hi+1], q.sp.idx, q.sp.val
 		n := int64(0)
 		for i := range lower {
 			l := lower[i] - step*pn[i]
@@ -391,19 +382,11 @@ func (q *pool) delayedBinary(w []float64, W *mat.Dense) {
 			}
 			// Row i's non-zeros, resliced so that only x is bounds-checked.
 			vs := val[start[i]:start[i+1]]
+			is := idx[start[i]:start[i+1]]
+			is = is[:len(vs)]
 			m := 0.0
-			if x8 != nil {
-				is := idx8[start[i]:start[i+1]]
-				is = is[:len(vs)]
-				for t, v := range vs {
-					m += v * x8[is[t]]
-				}
-			} else {
-				is := idx[start[i]:start[i+1]]
-				is = is[:len(vs)]
-				for t, v := range vs {
-					m += v * x[is[t]]
-				}
+			for t, v := range vs {
+				m += v * x[is[t]]
 			}
 			lower[i] = m
 			n++

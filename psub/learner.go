@@ -497,8 +497,6 @@ func (t *trainer) prepare() {
 	for i := range t.train {
 		in := &t.train[i]
 		t.feats[i] = instFeatures{unary: in.unaryRows().csr(), pairwise: in.pairwiseRows().csr(), adj: newEdgeAdj(in.Nodes(), in.Edges)}
-		t.feats[i].unary.narrow()
-		t.feats[i].pairwise.narrow()
 	}
 	t.miss = make([]int32, len(t.train)*t.layout.Labels)
 	n := min(t.s.Workers, len(t.train))

@@ -602,8 +602,7 @@ func TestNormalFormPath(t *testing.T) {
 // TestFillCut compares fillCut's normal form, term by term, with the one
 // read off the table energy (fillEnergy + augmentUnary) by GraphCut's
 // reparametrisation and TGC's truncation rule: bit-equal sums and the same
-// truncation count, for random weights with many non-submodular edges, from
-// rows with four-byte and with one-byte indices.
+// truncation count, for random weights with many non-submodular edges.
 func TestFillCut(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 29))
 	l := Layout{Labels: 2, UnaryDim: 3, PairwiseDim: 3}
@@ -639,21 +638,10 @@ func TestFillCut(t *testing.T) {
 			wantLin[ed[1]] += D - C
 			wantPair[j] = d
 		}
-		// Rows with four-byte indices, then one-byte ones (csr.narrow).
-		var trunc int
-		for _, narrow := range []bool{false, true} {
-			if narrow {
-				f.unary.narrow()
-				f.pairwise.narrow()
-				if f.unary.idx8 == nil || f.pairwise.idx8 == nil || r.U8 == nil {
-					t.Fatal("narrow rows or weights missing")
-				}
-			}
-			lin, pair := make([]float64, in.Nodes()), make([]float64, len(in.Edges))
-			trunc = l.fillCut(lin, pair, &f, &r, costs, in.Labels, in.Edges, true)
-			if trunc != wantTrunc || !slices.Equal(lin, wantLin) || !slices.Equal(pair, wantPair) {
-				t.Fatalf("case %d, narrow %v: fillCut %d truncated, lin %v, pair %v; tables give %d, %v, %v", c, narrow, trunc, lin, pair, wantTrunc, wantLin, wantPair)
-			}
+		lin, pair := make([]float64, in.Nodes()), make([]float64, len(in.Edges))
+		trunc := l.fillCut(lin, pair, &f, &r, costs, in.Labels, in.Edges, true)
+		if trunc != wantTrunc || !slices.Equal(lin, wantLin) || !slices.Equal(pair, wantPair) {
+			t.Fatalf("case %d: fillCut %d truncated, lin %v, pair %v; tables give %d, %v, %v", c, trunc, lin, pair, wantTrunc, wantLin, wantPair)
 		}
 		total += trunc
 	}
