@@ -103,3 +103,11 @@ func TestClaimsOfCommittedRows(t *testing.T) {
 		t.Logf("%q", r)
 	}
 }
+
+func TestHeadlineCarriesVerdict(t *testing.T) {
+	base := map[string]float64{"C0": 0.80, "C1": 0.85, "C2": 0.88, "C3": 0.88, "C4": 0.92, "C4bar": 0.92}
+	h := Headline(claimRows(base, nil))
+	if !strings.HasPrefix(h, "C4 > C1, paired t-test") || !strings.Contains(h, "— ") || !strings.Contains(h, "paper p < 10⁻⁵") {
+		t.Errorf("headline %q: want the claim, the paper's value and a verdict", h)
+	}
+}
