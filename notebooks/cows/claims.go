@@ -3,7 +3,6 @@ package cows
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/protocol"
@@ -140,10 +139,5 @@ func setName(set string) string {
 // Headline is the claim the section leads with, C4 > C1 by a paired t-test
 // (Hamming loss, global accuracy), as a sentence with its verdict.
 func Headline(rows []grid.Result) string {
-	for _, c := range Claims(rows) {
-		if strings.HasPrefix(c.Claim, "C4 > C1") {
-			return protocol.ClaimLine(c)
-		}
-	}
-	return "no C4 > C1 claim"
+	return protocol.HeadlineOf(Claims(rows), "C4 > C1, paired t-test over 10 folds (Hamming")
 }

@@ -7,6 +7,7 @@ package protocol
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/probably-submodular/crf/notebooks/grid"
 )
@@ -188,4 +189,19 @@ func PairedMeans(final []grid.Result, loss, metric, a, b string) (ma, mb, p floa
 // notebook prints under its table for the claim its section leads with.
 func ClaimLine(c Claim) string {
 	return fmt.Sprintf("%s: paper %s, ours %s — %s (%s)", c.Claim, c.Paper, c.Ours, c.Verdict, c.Rule)
+}
+
+// HeadlineOf is the notebook's headline: the claims whose text starts
+// with one of prefixes, each as a ClaimLine, joined by "; ".
+func HeadlineOf(claims []Claim, prefixes ...string) string {
+	var lines []string
+	for _, c := range claims {
+		for _, p := range prefixes {
+			if strings.HasPrefix(c.Claim, p) {
+				lines = append(lines, ClaimLine(c))
+				break
+			}
+		}
+	}
+	return strings.Join(lines, "; ")
 }

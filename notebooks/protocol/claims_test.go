@@ -79,3 +79,14 @@ func TestClaimLine(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+func TestHeadlineOf(t *testing.T) {
+	cs := []Claim{{Claim: "a > b", Verdict: Reproduced}, {Claim: "c ≈ d", Verdict: NotReproduced}, {Claim: "a > e", Verdict: Partly}}
+	got := HeadlineOf(cs, "a >")
+	if !strings.Contains(got, "a > b: paper") || !strings.Contains(got, "; a > e") || strings.Contains(got, "c ≈ d") {
+		t.Errorf("headline %q", got)
+	}
+	if HeadlineOf(cs, "z") != "" {
+		t.Errorf("no claim matches: want an empty headline")
+	}
+}
