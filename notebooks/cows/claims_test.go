@@ -7,6 +7,7 @@ import (
 
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/protocol/protocoltest"
 )
 
 // claimRows makes final rows of every set, both losses, on 4 folds: the
@@ -29,17 +30,6 @@ func claimRows(base map[string]float64, other map[string]map[string]float64) []g
 	return rs
 }
 
-func find(t *testing.T, cs []protocol.Claim, prefix string) protocol.Claim {
-	t.Helper()
-	for _, c := range cs {
-		if strings.HasPrefix(c.Claim, prefix) {
-			return c
-		}
-	}
-	t.Fatalf("no claim %q in %d claims", prefix, len(cs))
-	return protocol.Claim{}
-}
-
 func TestClaimsFollowTheValues(t *testing.T) {
 	base := map[string]float64{"C0": 0.80, "C1": 0.85, "C2": 0.88, "C3": 0.88, "C4": 0.92, "C4bar": 0.92}
 	other := map[string]map[string]float64{
@@ -53,11 +43,11 @@ func TestClaimsFollowTheValues(t *testing.T) {
 	}
 	for _, prefix := range []string{"C0 < C1 (Hamming", "C4 > C1, paired", "C4 ≈ C̄4", "hard constraints active, C3", "C̄4 introduces more",
 		"non-submodular test edges, C3 (Hamming", "non-submodular test edges, C4 (Δ_avg", "cutting-plane iterations"} {
-		if c := find(t, cs, prefix); c.Verdict != protocol.Reproduced {
+		if c := protocoltest.Claim(t, cs, prefix); c.Verdict != protocol.Reproduced {
 			t.Errorf("%s: %v (%s, ours %s), want reproduced: the rows meet the paper", c.Claim, c.Verdict, c.Rule, c.Ours)
 		}
 	}
-	if c := find(t, cs, "hard constraints of C0"); c.Verdict != protocol.Untested {
+	if c := protocoltest.Claim(t, cs, "hard constraints of C0"); c.Verdict != protocol.Untested {
 		t.Errorf("C0–C2 counts: %v, want not tested", c.Verdict)
 	}
 	// Now break each claim in the rows and see its verdict follow.
@@ -74,11 +64,11 @@ func TestClaimsFollowTheValues(t *testing.T) {
 	cs = Claims(rows)
 	for _, prefix := range []string{"C1 < C2 (Hamming", "C4 > C1, paired", "C4 ≈ C̄4", "hard constraints active, C4", "C̄4 introduces more",
 		"non-submodular test edges, C3 (Hamming", "cutting-plane iterations"} {
-		if c := find(t, cs, prefix); c.Verdict != protocol.NotReproduced {
+		if c := protocoltest.Claim(t, cs, prefix); c.Verdict != protocol.NotReproduced {
 			t.Errorf("%s: %v (%s, ours %s), want not reproduced", c.Claim, c.Verdict, c.Rule, c.Ours)
 		}
 	}
-	if c := find(t, cs, "C0 < C1 (Hamming"); c.Verdict != protocol.Reproduced {
+	if c := protocoltest.Claim(t, cs, "C0 < C1 (Hamming"); c.Verdict != protocol.Reproduced {
 		t.Errorf("C0 < C1 still holds: %v", c.Verdict)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/protocol/protocoltest"
 )
 
 // paperRows are rows holding the paper's test accuracies, every fit
@@ -25,17 +26,6 @@ func paperRows() []grid.Result {
 		}
 	}
 	return rs
-}
-
-func claim(t *testing.T, cs []protocol.Claim, prefix string) protocol.Claim {
-	t.Helper()
-	for _, c := range cs {
-		if strings.HasPrefix(c.Claim, prefix) {
-			return c
-		}
-	}
-	t.Fatalf("no claim %q", prefix)
-	return protocol.Claim{}
 }
 
 func TestClaimsFollowTheValues(t *testing.T) {
@@ -58,11 +48,11 @@ func TestClaimsFollowTheValues(t *testing.T) {
 	}
 	cs = Claims(rs)
 	for _, prefix := range []string{"test 1−Δ, scene, QPBO", "approximate inference gives poor models: every such column well below C4, scene", "TRW-S on yeast"} {
-		if c := claim(t, cs, prefix); c.Verdict != protocol.NotReproduced {
+		if c := protocoltest.Claim(t, cs, prefix); c.Verdict != protocol.NotReproduced {
 			t.Errorf("%s: %v (ours %s)", c.Claim, c.Verdict, c.Ours)
 		}
 	}
-	if c := claim(t, cs, "some approximate-inference column tests below C0, scene"); c.Verdict != protocol.Reproduced {
+	if c := protocoltest.Claim(t, cs, "some approximate-inference column tests below C0, scene"); c.Verdict != protocol.Reproduced {
 		t.Errorf("TRW-S still below C0 on scene: %v", c.Verdict)
 	}
 	// Without rows every claim is untested, none fails.

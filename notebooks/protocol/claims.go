@@ -205,3 +205,13 @@ func HeadlineOf(claims []Claim, prefixes ...string) string {
 	}
 	return strings.Join(lines, "; ")
 }
+
+// FindClaim is the first claim whose text starts with prefix.
+func FindClaim(claims []Claim, prefix string) (Claim, bool) {
+	for _, c := range claims {
+		if strings.HasPrefix(c.Claim, prefix) {
+			return c, true
+		}
+	}
+	return Claim{}, false
+}

@@ -86,6 +86,12 @@ func TestHeadlineOf(t *testing.T) {
 	if !strings.Contains(got, "a > b: paper") || !strings.Contains(got, "; a > e") || strings.Contains(got, "c ≈ d") {
 		t.Errorf("headline %q", got)
 	}
+	if c, ok := FindClaim(cs, "a > e"); !ok || c.Verdict != Partly {
+		t.Errorf("FindClaim: %v %v", c, ok)
+	}
+	if _, ok := FindClaim(cs, "z"); ok {
+		t.Errorf("FindClaim found a claim that is not there")
+	}
 	if HeadlineOf(cs, "z") != "" {
 		t.Errorf("no claim matches: want an empty headline")
 	}
