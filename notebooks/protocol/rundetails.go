@@ -14,32 +14,30 @@ import (
 // and how many failed, the code versions that wrote them and whether the
 // running code would reuse them, and the job time per stage. It keeps the
 // story free of commits and seconds, and it cannot go stale: it is the
-// rows'.
-func RunDetails(p Protocol, profile Profile, results string, rows []grid.Result) Table {
+// rows'. also names other results files the page reads (committed studies
+// beside the protocol): their rows and code versions are listed too.
+func RunDetails(p Protocol, profile Profile, results string, rows []grid.Result, also ...string) Table {
 	code, err := Code(p)
 	if err != nil {
 		code = codever.CodeVersion{}
 	}
-	return runDetails(p.Name(), profile, results, rows, code)
+	t := runDetails(p.Name(), profile, results, rows, code)
+	for _, f := range also {
+		rs, err := grid.ReadResults(f)
+		if err != nil {
+			t.Rows = append(t.Rows, []string{"also read: " + f, "unreadable: " + err.Error()})
+			continue
+		}
+		t.Rows = append(t.Rows, []string{"also read: " + f, fmt.Sprintf("%d rows; %s", len(rs), codeVersions(rs))})
+	}
+	return t
 }
 
-// runDetails is RunDetails with the running code given.
-func runDetails(name string, profile Profile, results string, rows []grid.Result, running codever.CodeVersion) Table {
-	t := Table{Title: "run details: " + name + ", " + string(profile) + " profile", Header: []string{"", ""}}
-	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
-	add("profile", string(profile))
-	add("results file", results)
-	failed := 0
+// codeVersions lists the code versions of rows, the most common first.
+func codeVersions(rows []grid.Result) string {
 	byCode := map[string]int{}
 	var codes []string
-	current := 0
-	secs := map[string]float64{}
-	var tags []string
-	total := 0.0
 	for _, r := range rows {
-		if r.Error != "" {
-			failed++
-		}
 		k := "no code version recorded"
 		if !r.Code.IsZero() {
 			k = r.Code.String()
@@ -48,6 +46,29 @@ func runDetails(name string, profile Profile, results string, rows []grid.Result
 			codes = append(codes, k)
 		}
 		byCode[k]++
+	}
+	slices.SortStableFunc(codes, func(a, b string) int { return byCode[b] - byCode[a] })
+	var cv []string
+	for _, k := range codes {
+		cv = append(cv, fmt.Sprintf("%s: %d rows", k, byCode[k]))
+	}
+	return strings.Join(cv, "; ")
+}
+
+// runDetails is RunDetails with the running code given.
+func runDetails(name string, profile Profile, results string, rows []grid.Result, running codever.CodeVersion) Table {
+	t := Table{Title: "run details: " + name + ", " + string(profile) + " profile", Header: []string{"", ""}}
+	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
+	add("profile", string(profile))
+	add("results file", results)
+	failed, current := 0, 0
+	secs := map[string]float64{}
+	var tags []string
+	total := 0.0
+	for _, r := range rows {
+		if r.Error != "" {
+			failed++
+		}
 		if running.Known() && r.Code.Same(running) {
 			current++
 		}
@@ -62,12 +83,7 @@ func runDetails(name string, profile Profile, results string, rows []grid.Result
 		total += r.Seconds
 	}
 	add("rows", fmt.Sprintf("%d (%d failed)", len(rows), failed))
-	slices.SortFunc(codes, func(a, b string) int { return byCode[b] - byCode[a] })
-	var cv []string
-	for _, k := range codes {
-		cv = append(cv, fmt.Sprintf("%s: %d rows", k, byCode[k]))
-	}
-	add("code versions of the rows", strings.Join(cv, "; "))
+	add("code versions of the rows", codeVersions(rows))
 	run := "unknown (no row is reused)"
 	if running.Known() {
 		run = running.String()

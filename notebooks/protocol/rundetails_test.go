@@ -1,6 +1,9 @@
 package protocol
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,5 +45,27 @@ func TestRunDetails(t *testing.T) {
 		if r[0] == "reuse" && !strings.HasPrefix(r[1], "0 of 4") {
 			t.Errorf("unknown code: %q", r[1])
 		}
+	}
+}
+
+func TestRunDetailsAlsoRead(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "study.jsonl")
+	rows := []grid.Result{{Job: grid.Job{Dataset: "cows", Set: "C4", Tag: "a"}, Code: codever.CodeVersion{Commit: "ccc", Source: "3333"}},
+		{Job: grid.Job{Dataset: "cows", Set: "C3", Tag: "a"}, Code: codever.CodeVersion{Commit: "ccc", Source: "3333"}}}
+	var b bytes.Buffer
+	if err := grid.WriteResultsJSONL(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab := RunDetails(toy{}, Full, "x", nil, f, filepath.Join(dir, "missing.jsonl"))
+	last := tab.Rows[len(tab.Rows)-2:]
+	if last[0][0] != "also read: "+f || last[0][1] != "2 rows; commit ccc, source 3333: 2 rows" {
+		t.Errorf("study file: %q", last[0])
+	}
+	if !strings.HasPrefix(last[1][1], "unreadable: ") {
+		t.Errorf("missing file: %q", last[1])
 	}
 }
