@@ -53,7 +53,6 @@
 //     multi-label Trainer shares), scores it, and returns the row's
 //     metrics; its Params say what the rows depend on (grid.ParamsKey of
 //     settings plus an InstancesDigest of the data).
-package protocol
 //
 // # What a reproduction page shows
 //
@@ -65,3 +64,4 @@ package protocol
 // verdict. It closes with RunDetails: the profile, the code versions of
 // the rows and whether the running code would reuse them, and the job
 // time, so that the story between carries no commit or second.
+package protocol
