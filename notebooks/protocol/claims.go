@@ -7,6 +7,9 @@ package protocol
 import (
 	"fmt"
 	"math"
+	"strings"
+
+	"github.com/probably-submodular/crf/notebooks/grid"
 )
 
 // Verdict is the outcome of comparing one claim of the paper with our run.
@@ -110,4 +113,105 @@ func Tied(a, b, p, alpha, tol float64) (Verdict, string) {
 		return Reproduced, rule
 	}
 	return NotReproduced, rule
+}
+
+// WithinFactor is the verdict of a count against the paper's when only its
+// order of magnitude can compare (a count that depends on the solver, the
+// features, the machine): Reproduced when ours is within a factor f of the
+// paper's either way (both 0 counts as within), else NotReproduced, Untested
+// when ours is NaN.
+func WithinFactor(ours, paper, f float64) (Verdict, string) {
+	rule := fmt.Sprintf("within a factor %g", f)
+	switch {
+	case math.IsNaN(ours) || math.IsNaN(paper):
+		return Untested, rule
+	case ours == paper:
+		return Reproduced, rule
+	case ours <= 0 || paper <= 0:
+		return NotReproduced, rule
+	case ours <= paper*f && ours >= paper/f:
+		return Reproduced, rule
+	}
+	return NotReproduced, rule
+}
+
+// NotBelow is the verdict of a claim that a ≥ b, the paper's "≤" in an
+// ordering such as C2 ≤ C3: Reproduced when ours have a ≥ b, or a < b
+// without significance (p ≥ alpha; p NaN means no test, and then any
+// a < b is NotReproduced); NotReproduced when a is significantly below b.
+func NotBelow(a, b, p, alpha float64) (Verdict, string) {
+	rule := fmt.Sprintf("not lower with p < %g", alpha)
+	switch {
+	case math.IsNaN(a) || math.IsNaN(b):
+		return Untested, rule
+	case a >= b:
+		return Reproduced, rule
+	case !math.IsNaN(p) && p >= alpha:
+		return Reproduced, rule
+	}
+	return NotReproduced, rule
+}
+
+// Fmt writes a value of a claim table: format applied to v, or "—" when v
+// is NaN (no value).
+func Fmt(format string, v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+// Counts are the verdicts of a claim table, counted.
+func Counts(claims []Claim) map[Verdict]int {
+	n := map[Verdict]int{}
+	for _, c := range claims {
+		n[c.Verdict]++
+	}
+	return n
+}
+
+// PairedMeans are the means of metric over the final rows of sets a and b
+// (loss), in %, and the p-value of their paired t-test across folds (NaN
+// when there is no test: too few folds, or no rows).
+func PairedMeans(final []grid.Result, loss, metric, a, b string) (ma, mb, p float64) {
+	ma, _, _ = grid.Aggregate(final, a, loss, metric) // NaN without rows
+	mb, _, _ = grid.Aggregate(final, b, loss, metric)
+	_, p, _, err := grid.PairedAcrossFolds(final, metric,
+		func(r grid.Result) bool { return r.Set == a && r.Loss == loss },
+		func(r grid.Result) bool { return r.Set == b && r.Loss == loss })
+	if err != nil {
+		p = math.NaN()
+	}
+	return 100 * ma, 100 * mb, p
+}
+
+// ClaimLine is one claim as a sentence, verdict included: the headline a
+// notebook prints under its table for the claim its section leads with.
+func ClaimLine(c Claim) string {
+	return fmt.Sprintf("%s: paper %s, ours %s — %s (%s)", c.Claim, c.Paper, c.Ours, c.Verdict, c.Rule)
+}
+
+// HeadlineOf is the notebook's headline: the claims whose text starts
+// with one of prefixes, each as a ClaimLine, joined by "; ".
+func HeadlineOf(claims []Claim, prefixes ...string) string {
+	var lines []string
+	for _, c := range claims {
+		for _, p := range prefixes {
+			if strings.HasPrefix(c.Claim, p) {
+				lines = append(lines, ClaimLine(c))
+				break
+			}
+		}
+	}
+	return strings.Join(lines, "; ")
+}
+
+// FindClaim is the first claim whose text starts with prefix.
+func FindClaim(claims []Claim, prefix string) (Claim, bool) {
+	for _, c := range claims {
+		if strings.HasPrefix(c.Claim, prefix) {
+			return c, true
+		}
+	}
+	return Claim{}, false
 }

@@ -53,4 +53,15 @@
 //     multi-label Trainer shares), scores it, and returns the row's
 //     metrics; its Params say what the rows depend on (grid.ParamsKey of
 //     settings plus an InstancesDigest of the data).
+//
+// # What a reproduction page shows
+//
+// A reproduction notebook opens with its claim table (ClaimTable of the
+// experiment's Claims): every claim of the paper's section, the paper's
+// value, ours from the rows, and a verdict that a rule computes from the
+// two (Within, WithinFactor, Ordered, NotBelow, Tied), so no verdict is
+// typed by hand; its headline (HeadlineOf) is the leading claim with its
+// verdict. It closes with RunDetails: the profile, the code versions of
+// the rows and whether the running code would reuse them, and the job
+// time, so that the story between carries no commit or second.
 package protocol

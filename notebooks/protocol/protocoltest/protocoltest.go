@@ -55,3 +55,14 @@ func Comparable(rs []grid.Result) map[string]map[string]float64 {
 	}
 	return out
 }
+
+// Claim is the claim of a claim table whose text starts with prefix; the
+// test fails at once without one.
+func Claim(t testing.TB, claims []protocol.Claim, prefix string) protocol.Claim {
+	t.Helper()
+	c, ok := protocol.FindClaim(claims, prefix)
+	if !ok {
+		t.Fatalf("no claim %q among %d claims", prefix, len(claims))
+	}
+	return c
+}
