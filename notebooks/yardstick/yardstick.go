@@ -101,7 +101,7 @@ func Table(files []*benchrec.File, job JobTime) ([]Row, error) {
 			Ratio:     ratio(q),
 			Goal:      y.goal,
 			Met:       q <= y.max && !(y.strict && q == y.max),
-			Source:    fmt.Sprintf("%s, record %s, row %q", PsubFile, small.ID, name),
+			Source:    fmt.Sprintf("%s, record %s", PsubFile, small.ID),
 		})
 	}
 	for _, y := range []struct{ id, yardstick string }{
