@@ -166,7 +166,7 @@ func memory(files []*benchrec.File) (Row, error) {
 	}
 	bytes := peak * (1 << 20)
 	return Row{
-		Yardstick: fmt.Sprintf("yeast C4 training, peak memory over %d entry points and values of C", len(r.Rows)),
+		Yardstick: fmt.Sprintf("yeast C4 training, the largest peak memory of the record's %d runs (each entry point at the protocol's smallest and largest C)", len(r.Rows)),
 		Psub:      fmt.Sprintf("%.0f MiB (%s)", peak, at),
 		Peer:      "–",
 		Goal:      "≤ 2 GB from every entry point, at every C",
