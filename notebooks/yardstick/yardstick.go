@@ -96,8 +96,8 @@ func Table(files []*benchrec.File, job JobTime) ([]Row, error) {
 		q := cpu / peer
 		rows = append(rows, Row{
 			Yardstick: y.yardstick,
-			Psub:      fmt.Sprintf("%.3g s CPU", cpu),
-			Peer:      fmt.Sprintf("%s %.3g s (%s)", y.peer, peer, issues),
+			Psub:      fmt.Sprintf("%v s CPU", cpu), // as recorded
+			Peer:      fmt.Sprintf("%s %v s (%s)", y.peer, peer, issues),
 			Ratio:     ratio(q),
 			Goal:      y.goal,
 			Met:       q <= y.max && !(y.strict && q == y.max),
@@ -131,8 +131,8 @@ func Table(files []*benchrec.File, job JobTime) ([]Row, error) {
 		q := cpu / peer
 		rows = append(rows, Row{
 			Yardstick: y.yardstick,
-			Psub:      fmt.Sprintf("%.3g s CPU", cpu),
-			Peer:      fmt.Sprintf("%s %.3g s CPU (run beside it)", skRow, peer),
+			Psub:      fmt.Sprintf("%v s CPU", cpu), // as recorded
+			Peer:      fmt.Sprintf("%s %v s CPU (run beside it)", skRow, peer),
 			Ratio:     ratio(q),
 			Goal:      "≤ 0.1× (fast-slic's level)",
 			Met:       q <= GoalSLIC,
@@ -167,7 +167,7 @@ func memory(files []*benchrec.File) (Row, error) {
 	bytes := peak * (1 << 20)
 	return Row{
 		Yardstick: fmt.Sprintf("yeast C4 training, the largest peak memory of the record's %d runs (each entry point at the protocol's smallest and largest C)", len(r.Rows)),
-		Psub:      fmt.Sprintf("%.0f MiB (%s)", peak, at),
+		Psub:      fmt.Sprintf("%v MiB (%s)", peak, at),
 		Peer:      "–",
 		Goal:      "≤ 2 GB from every entry point, at every C",
 		Met:       bytes <= GoalYeastBytes,
