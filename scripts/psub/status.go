@@ -37,10 +37,14 @@ type allStatus struct {
 	ToRun   int `json:"to_run"`
 	// ToRunSeconds is the one-core time of the fits to run; ToRunWall an
 	// estimate of a run's wall time on Workers (see estimateWall).
-	ToRunSeconds float64          `json:"to_run_seconds"`
-	ToRunWall    float64          `json:"to_run_wall_seconds"`
-	Protocols    []protocolStatus `json:"protocols"`
-	// Notebooks lists the notebooks asked about that run no protocol.
+	ToRunSeconds float64 `json:"to_run_seconds"`
+	ToRunWall    float64 `json:"to_run_wall_seconds"`
+	// FullByDefault says whether the rows hold every fit (ToRun is 0,
+	// and there are fits): scripts/reproduce then renders the full
+	// profile by default, computing nothing.
+	FullByDefault bool             `json:"full_by_default"`
+	Protocols     []protocolStatus `json:"protocols"`
+	// WithoutProtocol lists the notebooks asked about that run no protocol.
 	WithoutProtocol []string `json:"without_protocol,omitempty"`
 }
 
@@ -199,16 +203,26 @@ func statusAll(ps []protocol.Protocol, prof protocol.Profile, dir string, worker
 		if s.Notebook != "" {
 			s.Notebook = filepath.Join("notebooks", filepath.Base(s.Notebook))
 		}
-		out.Fits += s.Fits
-		out.Fresh += s.Fresh
-		out.Stale += s.Stale
-		out.Missing += s.Missing
-		out.ToRun += s.ToRun
-		out.ToRunSeconds += s.ToRunSeconds
 		out.Protocols = append(out.Protocols, s)
 	}
-	out.ToRunWall = estimateWall(out.Protocols, workers)
+	out.total()
 	return out, nil
+}
+
+// total sets the totals over st.Protocols, the estimated wall time and
+// FullByDefault.
+func (st *allStatus) total() {
+	st.Fits, st.Fresh, st.Stale, st.Missing, st.ToRun, st.ToRunSeconds = 0, 0, 0, 0, 0, 0
+	for _, s := range st.Protocols {
+		st.Fits += s.Fits
+		st.Fresh += s.Fresh
+		st.Stale += s.Stale
+		st.Missing += s.Missing
+		st.ToRun += s.ToRun
+		st.ToRunSeconds += s.ToRunSeconds
+	}
+	st.ToRunWall = estimateWall(st.Protocols, st.Workers)
+	st.FullByDefault = st.Fits > 0 && st.ToRun == 0
 }
 
 // resultsOf is the results file of p under "psub protocol all -dir dir".
@@ -454,8 +468,6 @@ func keepNotebooks(st allStatus, notebooks []string) (allStatus, error) {
 				found = true
 				if !slices.ContainsFunc(out.Protocols, func(o protocolStatus) bool { return o.Protocol == s.Protocol }) {
 					out.Protocols = append(out.Protocols, s)
-					out.Fits, out.Fresh, out.Stale, out.Missing = out.Fits+s.Fits, out.Fresh+s.Fresh, out.Stale+s.Stale, out.Missing+s.Missing
-					out.ToRun, out.ToRunSeconds = out.ToRun+s.ToRun, out.ToRunSeconds+s.ToRunSeconds
 				}
 			}
 		}
@@ -463,7 +475,7 @@ func keepNotebooks(st allStatus, notebooks []string) (allStatus, error) {
 			out.WithoutProtocol = append(out.WithoutProtocol, nb)
 		}
 	}
-	out.ToRunWall = estimateWall(out.Protocols, out.Workers)
+	out.total()
 	return out, nil
 }
 
@@ -472,8 +484,15 @@ func (st allStatus) summary() string {
 	if len(st.Protocols) == 0 {
 		return fmt.Sprintf("%s profile: no protocol's fits", st.Profile)
 	}
-	s := fmt.Sprintf("%s profile, %d protocols: %d fits, %d with a row of this checkout's code, %d stale, %d missing", st.Profile,
-		len(st.Protocols), st.Fits, st.Fresh, st.Stale, st.Missing)
+	names := make([]string, len(st.Protocols))
+	for i, p := range st.Protocols {
+		names[i] = p.Protocol
+	}
+	s := fmt.Sprintf("%s profile (%s): %d fits, %d with a row of this checkout's code, %d stale, %d missing", st.Profile,
+		strings.Join(names, ", "), st.Fits, st.Fresh, st.Stale, st.Missing)
+	if st.ToRun == 0 && st.Reuse == "stale" && st.Stale > 0 {
+		return s + "; nothing to compute, the stale rows reused (" + grid.ReuseEnv + "=stale)"
+	}
 	if st.ToRun == 0 {
 		return s + "; nothing to compute"
 	}

@@ -33,29 +33,27 @@ func TestStatusCountsFreshStaleMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// status is -status of the notebook of tradeoff alone (07).
 	status := func(env string) allStatus {
 		t.Helper()
 		t.Setenv(grid.ReuseEnv, env)
 		var out, errb bytes.Buffer
-		if code := run([]string{"protocol", "all", "-profile", "tiny", "-dir", dir, "-workers", "2", "-status"}, &out, &errb); code != 0 {
+		nb := filepath.Join(notebooksDir, "07-tradeoff.ipynb")
+		if code := run([]string{"protocol", "all", "-profile", "tiny", "-dir", dir, "-workers", "2", "-status", nb}, &out, &errb); code != 0 {
 			t.Fatalf("exit %d: %s", code, errb.String())
 		}
 		var st allStatus
 		if err := json.Unmarshal(out.Bytes(), &st); err != nil {
 			t.Fatalf("stdout is not the status: %v: %s", err, out.String())
 		}
-		for _, s := range st.Protocols {
-			if s.Protocol == "tradeoff" {
-				return allStatus{Reuse: st.Reuse, Fits: s.Fits, Fresh: s.Fresh, Stale: s.Stale, Missing: s.Missing, ToRun: s.ToRun,
-					ToRunSeconds: s.ToRunSeconds, Protocols: []protocolStatus{s}}
-			}
+		if len(st.Protocols) != 1 || st.Protocols[0].Protocol != "tradeoff" || st.Fits != st.Protocols[0].Fits || st.ToRun != st.Protocols[0].ToRun {
+			t.Fatalf("-status of 07-tradeoff: %s; want tradeoff alone", out.String())
 		}
-		t.Fatalf("no tradeoff in %s", out.String())
-		return allStatus{}
+		return st
 	}
 	n := len(rows)
-	if got := status(""); got.Fits != n || got.Fresh != n || got.Stale != 0 || got.Missing != 0 || got.ToRun != 0 || got.ToRunSeconds != 0 {
-		t.Fatalf("after a run: %+v; want %d fits, all fresh, nothing to run", got, n)
+	if got := status(""); got.Fits != n || got.Fresh != n || got.Stale != 0 || got.Missing != 0 || got.ToRun != 0 || got.ToRunSeconds != 0 || !got.FullByDefault {
+		t.Fatalf("after a run: %+v; want %d fits, all fresh, nothing to run, full by default", got, n)
 	}
 	if got := status("").Protocols[0]; got.Notebook != filepath.Join("notebooks", "07-tradeoff.ipynb") {
 		t.Errorf("notebook %q, want notebooks/07-tradeoff.ipynb", got.Notebook)
@@ -76,14 +74,14 @@ func TestStatusCountsFreshStaleMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := status("")
-	if got.Fits != n || got.Fresh != n-4 || got.Stale != 3 || got.Missing != 1 || got.ToRun != 4 || !(got.ToRunSeconds > staleSec) {
+	if got.Fits != n || got.Fresh != n-4 || got.Stale != 3 || got.Missing != 1 || got.ToRun != 4 || !(got.ToRunSeconds > staleSec) || got.FullByDefault {
 		t.Errorf("3 stale rows, 1 missing: %+v; want %d fits, %d fresh, 3 stale, 1 missing, 4 to run taking more than %g s", got, n, n-4, staleSec)
 	}
 	if codes := got.Protocols[0].RowCodes; len(codes) != 2 || codes[0].Rows != n-4 || codes[1].Rows != 3 || codes[1].Commit != "0123456789ab" {
 		t.Errorf("row codes %+v; want %d rows of this code, then 3 of 0123456789ab", codes, n-4)
 	}
-	if got := status("stale"); got.Reuse != "stale" || got.Stale != 3 || got.ToRun != 1 {
-		t.Errorf("PSUB_REUSE=stale: %+v; want the missing fit only to run", got)
+	if got := status("stale"); got.Reuse != "stale" || got.Stale != 3 || got.ToRun != 1 || got.FullByDefault {
+		t.Errorf("PSUB_REUSE=stale: %+v; want the missing fit only to run, so not full by default", got)
 	}
 
 	// A run computes what -status counted.
@@ -96,8 +94,48 @@ func TestStatusCountsFreshStaleMissing(t *testing.T) {
 	if ran != 4 {
 		t.Errorf("the run computed %d fits; -status said 4", ran)
 	}
-	if got := status(""); got.Fresh != n || got.ToRun != 0 {
-		t.Errorf("after the run: %+v; want all %d fresh", got, n)
+	if got := status(""); got.Fresh != n || got.ToRun != 0 || !got.FullByDefault {
+		t.Errorf("after the run: %+v; want all %d fresh, full by default", got, n)
+	}
+	// Stale rows only: reused under PSUB_REUSE=stale, so full by default then.
+	for i := range rows {
+		rows[i].Code = codever.CodeVersion{Commit: "0123456789ab", Source: "00000000000000ff"}
+	}
+	buf.Reset()
+	if err := grid.WriteResultsJSONL(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(""); got.Stale != n || got.ToRun != n || got.FullByDefault {
+		t.Errorf("every row stale: %+v; want all %d to run, quick by default", got, n)
+	}
+	if got := status("stale"); got.Stale != n || got.ToRun != 0 || !got.FullByDefault {
+		t.Errorf("every row stale, PSUB_REUSE=stale: %+v; want nothing to run, full by default", got)
+	}
+}
+
+// TestStatusNotebooksWithoutProtocol: notebooks that run no protocol are
+// listed as such, and alone they are not full by default.
+func TestStatusNotebooksWithoutProtocol(t *testing.T) {
+	var out, errb bytes.Buffer
+	nb := filepath.Join(notebooksDir, "00-quickstart.ipynb")
+	if code := run([]string{"protocol", "all", "-profile", "tiny", "-dir", t.TempDir(), "-status", nb}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var st allStatus
+	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Protocols) != 0 || len(st.WithoutProtocol) != 1 || st.FullByDefault {
+		t.Errorf("-status of 00-quickstart: %s; want no protocol, not full by default", out.String())
+	}
+	if code := run([]string{"protocol", "all", "-profile", "tiny", "-status", "notebooks/none.ipynb"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "none.ipynb") {
+		t.Errorf("a missing notebook: exit %d, %s; want 1 naming it", code, errb.String())
+	}
+	if code := run([]string{"protocol", "all", "-profile", "tiny", "x.ipynb"}, &out, &errb); code != 2 {
+		t.Errorf("a notebook without -status: exit %d, want 2", code)
 	}
 }
 
@@ -228,4 +266,29 @@ func TestReadmeJobTable(t *testing.T) {
 	}
 	t.Errorf("%s: the job-time table differs from the committed rows'; write it again with\n"+
 		"  go test ./scripts/psub -run TestReadmeJobTable -update-readme\nREADME:\n%s\nfrom the rows:\n%s", readme, old, b.String())
+}
+
+func TestStatusSummary(t *testing.T) {
+	p := []protocolStatus{{Protocol: "cows"}}
+	for _, c := range []struct {
+		st   allStatus
+		want string
+	}{
+		{allStatus{Profile: "full", Reuse: "current", Workers: 2, Fits: 10, Fresh: 10, Protocols: p},
+			"full profile (cows): 10 fits, 10 with a row of this checkout's code, 0 stale, 0 missing; nothing to compute"},
+		{allStatus{Profile: "full", Reuse: "stale", Workers: 2, Fits: 10, Stale: 10, Protocols: p},
+			"full profile (cows): 10 fits, 0 with a row of this checkout's code, 10 stale, 0 missing; nothing to compute, the stale rows reused (PSUB_REUSE=stale)"},
+		{allStatus{Profile: "full", Reuse: "current", Workers: 2, Fits: 10, Fresh: 7, Stale: 2, Missing: 1, ToRun: 3, ToRunSeconds: 4000, ToRunWall: 2000, Protocols: p},
+			"full profile (cows): 10 fits, 7 with a row of this checkout's code, 2 stale, 1 missing; stale ones recomputed: 3 fits to compute, 4 000 s (1.11 h) of one-core time, about 2 000 s (0.56 h) on 2 workers (besides building the problems)"},
+		{allStatus{Profile: "full"}, "full profile: no protocol's fits"},
+	} {
+		if got := c.st.summary(); got != c.want {
+			t.Errorf("summary:\n got %s\nwant %s", got, c.want)
+		}
+	}
+	// Two protocols at once, one of them exclusive: the pool's share over
+	// the workers, then the exclusive fits one after another.
+	if got := estimateWall([]protocolStatus{{ToRunSeconds: 100}, {ToRunSeconds: 30, Exclusive: true}}, 4); got != 55 {
+		t.Errorf("estimateWall = %g, want 100/4 + 30 = 55", got)
+	}
 }
