@@ -188,6 +188,10 @@ func statusAll(ps []protocol.Protocol, prof protocol.Profile, dir string, worker
 	if reuseStale {
 		out.Reuse = "stale"
 	}
+	nbs, err := readNotebooks()
+	if err != nil {
+		return out, err
+	}
 	for _, p := range ps {
 		code, err := protocol.Code(p)
 		if err != nil {
@@ -197,7 +201,7 @@ func statusAll(ps []protocol.Protocol, prof protocol.Profile, dir string, worker
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", p.Name(), err)
 		}
-		if s.Notebook, err = notebookOf(p); err != nil {
+		if s.Notebook, err = notebookOf(p, nbs); err != nil {
 			return out, err
 		}
 		if s.Notebook != "" {
@@ -237,30 +241,39 @@ func resultsOf(p protocol.Protocol, prof protocol.Profile, dir string) string {
 // module root (a variable for tests).
 var notebooksDir = filepath.Join(filepath.Dir(data.OutDir()), "notebooks")
 
-// notebookOf finds the notebook of p: the one whose code imports both
-// p's package and notebooks/protocol (a notebook that only borrows an
-// experiment's code, as the quickstart does, imports the one and not
-// the other). It is "" when no notebook does, and an error when several do.
-func notebookOf(p protocol.Protocol) (string, error) {
+// readNotebooks reads the code of the notebooks in notebooksDir, by file.
+func readNotebooks() (map[string]string, error) {
+	files, err := filepath.Glob(filepath.Join(notebooksDir, "*.ipynb"))
+	if err != nil {
+		return nil, err
+	}
+	nbs := make(map[string]string, len(files))
+	for _, f := range files {
+		if nbs[f], err = notebookCode(f); err != nil {
+			return nil, err
+		}
+	}
+	return nbs, nil
+}
+
+// notebookOf finds the notebook of p among nbs (readNotebooks): the one
+// whose code imports both p's package and notebooks/protocol (a notebook
+// that only borrows an experiment's code, as the quickstart does, imports
+// the one and not the other). It is "" when no notebook does, and an
+// error when several do.
+func notebookOf(p protocol.Protocol, nbs map[string]string) (string, error) {
 	t := reflect.TypeOf(p)
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	want := []string{`"` + t.PkgPath() + `"`, `"` + reflect.TypeFor[protocol.Options]().PkgPath() + `"`}
-	files, err := filepath.Glob(filepath.Join(notebooksDir, "*.ipynb"))
-	if err != nil {
-		return "", err
-	}
 	var found []string
-	for _, f := range files {
-		src, err := notebookCode(f)
-		if err != nil {
-			return "", err
-		}
+	for f, src := range nbs {
 		if strings.Contains(src, want[0]) && strings.Contains(src, want[1]) {
 			found = append(found, f)
 		}
 	}
+	slices.Sort(found)
 	switch len(found) {
 	case 0:
 		return "", nil
@@ -488,8 +501,8 @@ func (st allStatus) summary() string {
 	for i, p := range st.Protocols {
 		names[i] = p.Protocol
 	}
-	s := fmt.Sprintf("%s profile (%s): %d fits, %d with a row of this checkout's code, %d stale, %d missing", st.Profile,
-		strings.Join(names, ", "), st.Fits, st.Fresh, st.Stale, st.Missing)
+	s := fmt.Sprintf("%s profile (%s): %s fits, %s with a row of this checkout's code, %s stale, %s missing", st.Profile,
+		strings.Join(names, ", "), thousands(st.Fits), thousands(st.Fresh), thousands(st.Stale), thousands(st.Missing))
 	if st.ToRun == 0 && st.Reuse == "stale" && st.Stale > 0 {
 		return s + "; nothing to compute, the stale rows reused (" + grid.ReuseEnv + "=stale)"
 	}
@@ -500,6 +513,6 @@ func (st allStatus) summary() string {
 	if st.Reuse == "stale" {
 		reuse = "stale ones reused (" + grid.ReuseEnv + "=stale)"
 	}
-	return s + fmt.Sprintf("; %s: %d fits to compute, %s of one-core time, about %s on %d workers (besides building the problems)", reuse, st.ToRun,
+	return s + fmt.Sprintf("; %s: %s fits to compute, %s of one-core time, about %s on %d workers (besides building the problems)", reuse, thousands(st.ToRun),
 		duration(st.ToRunSeconds), duration(st.ToRunWall), st.Workers)
 }

@@ -292,3 +292,26 @@ func TestStatusSummary(t *testing.T) {
 		t.Errorf("estimateWall = %g, want 100/4 + 30 = 55", got)
 	}
 }
+
+func TestNotebookOf(t *testing.T) {
+	p, err := protocol.ByName("tradeoff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := "import (\n\t\"github.com/probably-submodular/crf/notebooks/tradeoff\"\n\t\"github.com/probably-submodular/crf/notebooks/protocol\"\n)\n"
+	borrows := "import \"github.com/probably-submodular/crf/notebooks/tradeoff\"\n"
+	for _, c := range []struct {
+		nbs     map[string]string
+		want    string
+		wantErr bool
+	}{
+		{map[string]string{"00.ipynb": borrows, "07.ipynb": imports}, "07.ipynb", false},
+		{map[string]string{"00.ipynb": borrows}, "", false},
+		{map[string]string{"07.ipynb": imports, "10.ipynb": imports}, "", true},
+	} {
+		got, err := notebookOf(p, c.nbs)
+		if got != c.want || (err != nil) != c.wantErr {
+			t.Errorf("notebookOf(%v) = %q, %v; want %q (error %v)", c.nbs, got, err, c.want, c.wantErr)
+		}
+	}
+}
