@@ -47,6 +47,7 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(w, "\nA run resumes from its results file: fits with a row of the running code are not run again.")
 		fmt.Fprintln(w, "psub protocol all [-profile P] [-workers N] runs every protocol at once, their fits sharing N slots;")
+		fmt.Fprintln(w, "psub protocol all -profile P -status says what the results files hold and what a run would compute.")
 		fmt.Fprintln(w, "Shards split the grid into whole groups of dependent fits; merge joins their files.")
 		fmt.Fprintln(w, "On a Slurm cluster: psub protocol NAME -slurm DIR [-submit] (flags: psub protocol NAME -slurm DIR -h).")
 	}

@@ -22,10 +22,12 @@ import (
 // runProtocolAll is "psub protocol all": every protocol at once, their
 // fits sharing one pool of workers.
 func runProtocolAll(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("protocol", "psub protocol all [-profile quick] [-workers N] [-dir DIR]", stdout)
+	fs := newFlags("protocol", "psub protocol all [-profile quick] [-workers N] [-dir DIR] | psub protocol all [-profile P] [-dir DIR] [-workers N] -status [NOTEBOOK...] | psub protocol all [-profile P] [-dir DIR] -table", stdout)
 	profileName := fs.String("profile", string(protocol.Quick), "profile: tiny (tests), quick (minutes), full (the paper's protocol)")
 	workers := fs.Int("workers", 0, "fits at once over all the protocols (0: one per core)")
 	dir := fs.String("dir", "", "write each protocol's rows to DIR/NAME-PROFILE.jsonl (models beside them) instead of its default results file")
+	status := fs.Bool("status", false, "run nothing: print what the results files hold of each protocol's fits (fresh, stale, missing) and what a run would compute again, with its estimated time; NOTEBOOK arguments keep the protocols those notebooks run")
+	table := fs.Bool("table", false, "run nothing: print the table of the profile's job time from the results files, in markdown (README.md, \"Profiles\"; the one output that is not JSON)")
 	fs.after = func(w io.Writer) {
 		io.WriteString(w, `
 Runs every protocol in one process: the protocols' grids share one pool of -workers fit slots, so
@@ -34,10 +36,20 @@ writes its own results file (default: notebooks/results/NAME-full.jsonl for the 
 out/NAME-PROFILE.jsonl for the others) and resumes from it as a single run does. efficiency runs
 last and alone: its fits run one at a time, each on every core, and their times are its table.
 Building each protocol's problems (on every core) is not bounded by the pool.
+
+-status and -table read the rows and run nothing. A row is fresh when the code version it records
+is that of the code its protocol's fits execute in this checkout (protocol.Code); its params (the
+settings and the problems' content) are compared only by a run, which builds the problems.
 `)
 	}
-	if err := fs.parseFlags(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
+	}
+	if !*status && fs.NArg() > 0 {
+		return fs.usageErr("unexpected arguments %q (NOTEBOOK arguments go with -status)", fs.Args())
+	}
+	if *status && *table {
+		return fs.usageErr("-status and -table exclude each other")
 	}
 	prof, err := protocol.ParseProfile(*profileName)
 	if err != nil {
@@ -45,6 +57,9 @@ Building each protocol's problems (on every core) is not bounded by the pool.
 	}
 	if err := fs.intIn("workers", *workers, 0, maxWorkers, "fits at once over all the protocols, 0 for one per core"); err != nil {
 		return err
+	}
+	if *status || *table {
+		return printStatus(protocol.All(), prof, *dir, *workers, *table, fs.Args(), stdout, stderr)
 	}
 	if err := fs.guard(paths(folderArg("-dir", *dir)), dataFolders("")); err != nil {
 		return err
