@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/probably-submodular/crf/data"
@@ -330,9 +331,43 @@ func RunDifferences(ctx context.Context, s DiffSettings, results string, workers
 }
 
 // LoadDifferences reads the newest row of every job of DefaultDifferences
-// from results, in the jobs' order (jobs without a row are left out).
+// from results, in the jobs' order, keeping only complete folds: a row is
+// left out unless every column of its run (DiffRun) has a successful row
+// in its fold, so that the columns a table compares share their folds.
 func LoadDifferences(results string) ([]grid.Result, error) {
-	return grid.NewestRows(results, DefaultDifferences().Jobs())
+	rows, err := grid.NewestRows(results, DefaultDifferences().Jobs())
+	if err != nil {
+		return nil, err
+	}
+	return CompleteFolds(rows, DefaultDifferences()), nil
+}
+
+// CompleteFolds keeps the rows whose fold has a successful row for every
+// column of their run in s.
+func CompleteFolds(rows []grid.Result, s DiffSettings) []grid.Result {
+	type key struct {
+		tag, set string
+		fold     int
+	}
+	have := map[key]bool{}
+	for _, r := range rows {
+		if r.Error == "" {
+			have[key{r.Tag, r.Set, r.Fold}] = true
+		}
+	}
+	var out []grid.Result
+	for _, r := range rows {
+		for _, run := range s.Runs {
+			if run.Descriptor != r.Tag || !slices.Contains(run.Sets, r.Set) {
+				continue
+			}
+			if !slices.ContainsFunc(run.Sets, func(set string) bool { return !have[key{r.Tag, set, r.Fold}] }) {
+				out = append(out, r)
+			}
+			break
+		}
+	}
+	return out
 }
 
 // DifferencesResults is the committed results file of the experiment:
