@@ -98,18 +98,30 @@ func DefaultDifferences() DiffSettings {
 // so that a run cut short has every variant on the same first folds.
 const diffBlock = 5
 
-// Jobs lists the fits: Job.Tag the descriptor, Job.Set the column; the
-// folds in blocks of 5, every run on a block before the next block.
+// Jobs lists the fits: Job.Tag the descriptor, Job.Set the column. The
+// folds go in blocks of 5, every run but the last on a block before the
+// next block; the last run (the costliest descriptor) follows on all its
+// folds.
 func (s DiffSettings) Jobs() []grid.Job {
 	var jobs []grid.Job
-	for lo := 0; lo < s.Folds; lo += diffBlock {
-		for _, r := range s.Runs {
-			for f := lo; f < min(lo+diffBlock, s.Folds); f++ {
-				for _, set := range r.Sets {
-					jobs = append(jobs, grid.Job{Dataset: "retina", Set: set, Loss: "avg", C: s.C, Fold: f, Tag: r.Descriptor})
-				}
+	add := func(r DiffRun, lo, hi int) {
+		for f := lo; f < min(hi, s.Folds); f++ {
+			for _, set := range r.Sets {
+				jobs = append(jobs, grid.Job{Dataset: "retina", Set: set, Loss: "avg", C: s.C, Fold: f, Tag: r.Descriptor})
 			}
 		}
+	}
+	if len(s.Runs) == 0 {
+		return nil
+	}
+	first, last := s.Runs[:len(s.Runs)-1], s.Runs[len(s.Runs)-1]
+	for lo := 0; lo < s.Folds; lo += diffBlock {
+		for _, r := range first {
+			add(r, lo, lo+diffBlock)
+		}
+	}
+	for lo := 0; lo < s.Folds; lo += diffBlock {
+		add(last, lo, lo+diffBlock)
 	}
 	return jobs
 }

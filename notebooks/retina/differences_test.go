@@ -32,11 +32,25 @@ func TestDiffJobs(t *testing.T) {
 	if len(jobs) != want {
 		t.Fatalf("%d jobs, want %d", len(jobs), want)
 	}
-	// Every run's first block of folds comes before any fold of the second.
-	firstLate := slices.IndexFunc(jobs, func(j grid.Job) bool { return j.Fold >= diffBlock })
-	for i, j := range jobs[firstLate:] {
-		if j.Fold < diffBlock {
-			t.Fatalf("job %d (%s) of the first block after the second block started", firstLate+i, j.Key())
+	// Every run but the last has its first block of folds before any fold
+	// of the second block; the last run comes after all of them.
+	last := s.Runs[len(s.Runs)-1].Descriptor
+	lastStart := slices.IndexFunc(jobs, func(j grid.Job) bool { return j.Tag == last })
+	secondBlock := slices.IndexFunc(jobs, func(j grid.Job) bool { return j.Fold >= diffBlock })
+	if lastStart < 0 || secondBlock < 0 || secondBlock > lastStart {
+		t.Fatalf("last run starts at job %d, second block at %d", lastStart, secondBlock)
+	}
+	for i, j := range jobs[:lastStart] {
+		if j.Tag == last {
+			t.Fatalf("job %d (%s) of the last run before its start", i, j.Key())
+		}
+		if i > secondBlock && j.Fold < diffBlock {
+			t.Fatalf("job %d (%s) of the first block after the second block started", i, j.Key())
+		}
+	}
+	for i, j := range jobs[lastStart:] {
+		if j.Tag != last {
+			t.Fatalf("job %d (%s) after the last run started", lastStart+i, j.Key())
 		}
 	}
 	if d := DescriptorVariants()[PaperDescriptor]; d.Dim() != 74 {
@@ -227,5 +241,20 @@ func TestCompleteFolds(t *testing.T) {
 	}
 	if want := "C0/0 C4/0 QPBO-zero/2"; strings.Join(keys, " ") != want {
 		t.Errorf("kept %v, want %s", keys, want)
+	}
+}
+
+// TestDifferenceSentencesShortOfSignificance: QPBO trained with zeros
+// fails on two folds of five, so its mean deficit exceeds the paper's 4.2
+// points without significance, and the sentence says so.
+func TestDifferenceSentencesShortOfSignificance(t *testing.T) {
+	var diff []grid.Result
+	for f, z := range []float64{0.50, 0.66, 0.50, 0.66, 0.66} {
+		diff = append(diff, diffRow(PaperDescriptor, "C4", f, 0.66), diffRow(PaperDescriptor, "QPBO", f, 0.66+0.001*float64(f%2)),
+			diffRow(PaperDescriptor, "QPBO-zero", f, z))
+	}
+	got := strings.Join(DifferenceSentences(nil, diff), "\n")
+	if want := "Under the zero completion QPBO ends below C4 by at least the paper's 4.2 points on average, but not significantly"; !strings.Contains(got, want) {
+		t.Errorf("sentences lack %q:\n%s", want, got)
 	}
 }
