@@ -1,0 +1,344 @@
+package retina
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/psub/imageio"
+)
+
+// WellAboveChance is how far above chance (50 % class-averaged accuracy on
+// two classes) C0 must score for the unaries to count as carrying
+// information: 10 points (the paper's C0 is 43 points above).
+const WellAboveChance = 10
+
+// tagSet selects the rows of one descriptor and column.
+func tagSet(tag, set string) func(grid.Result) bool {
+	return func(r grid.Result) bool { return r.Tag == tag && r.Set == set }
+}
+
+// descriptorNames are the descriptors with rows, in DefaultDifferences'
+// order.
+func descriptorNames(rows []grid.Result) []string {
+	var out []string
+	for _, r := range DefaultDifferences().Runs {
+		if !slices.Contains(out, r.Descriptor) && slices.ContainsFunc(rows, func(x grid.Result) bool { return x.Tag == r.Descriptor }) {
+			out = append(out, r.Descriptor)
+		}
+	}
+	return out
+}
+
+// diffText is "a − b = d (p = …, n folds)" in points.
+func diffText(ma, mb, p float64, n int) string {
+	if n == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%+.2f (p = %.2g, %d folds)", ma-mb, p, n)
+}
+
+// DescriptorTable is experiment (a): per descriptor, the mean test
+// 1−Δ_avg of each column over its folds, and the two orderings the audit
+// found off the paper's: C4 − QPBO and C3 − C2 (paired over folds).
+func DescriptorTable(rows []grid.Result) protocol.Table {
+	s := DefaultDifferences()
+	cols := []string{"C0", "C2", "C3", "C4", "QPBO"}
+	t := protocol.Table{Title: fmt.Sprintf("(a) richer unaries: test 1−Δ_avg (%%), 50 horses, first folds of the 40, PyStruct's C = %g, tol %g", s.C, s.Tol),
+		Header: append(append([]string{"descriptor", "values"}, cols...), "C4 − QPBO", "C3 − C2")}
+	for _, d := range descriptorNames(rows) {
+		row := []string{d, fmt.Sprint(DescriptorVariants()[d].Dim())}
+		for _, c := range cols {
+			m, _, _, n := paired(rows, on(tagSet(d, c), "test_cavg"), on(tagSet(d, c), "test_cavg"))
+			row = append(row, fmt.Sprintf("%.1f (%d)", m, n))
+		}
+		row = append(row, diffText(paired(rows, on(tagSet(d, "C4"), "test_cavg"), on(tagSet(d, "QPBO"), "test_cavg"))),
+			diffText(paired(rows, on(tagSet(d, "C3"), "test_cavg"), on(tagSet(d, "C2"), "test_cavg"))))
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// CompletionTable is experiment (b): QPBO trained with each completion
+// rule (rows) and tested with each (columns), mean test 1−Δ_avg on the
+// paper's descriptor, with C4 on the same folds and C4 − QPBO when the
+// rules agree, the fraction of test nodes roof duality leaves
+// unlabelled, and how many fits psub certified (approximate inference can
+// end a fit uncertified: no violated labelling found, gap above Tol).
+func CompletionTable(rows []grid.Result) protocol.Table {
+	t := protocol.Table{Title: "(b) QPBO completion of unlabelled nodes: test 1−Δ_avg (%), paper's descriptor; rows: rule in training, columns: rule at test",
+		Header: []string{"trained with"}}
+	for _, r := range CompletionRules {
+		t.Header = append(t.Header, "tested with "+r)
+	}
+	t.Header = append(t.Header, "C4, same folds", "C4 − QPBO (same rule)", "unlabelled test nodes %", "fits certified")
+	for _, set := range []string{"QPBO", "QPBO-zero", "QPBO-pystruct"} {
+		rule := qpboColumns[set]
+		sel := tagSet(PaperDescriptor, set)
+		row := []string{rule}
+		for _, test := range CompletionRules {
+			m, _, _, n := paired(rows, on(sel, "test_cavg_"+test), on(sel, "test_cavg_"+test))
+			row = append(row, fmt.Sprintf("%.2f (%d)", m, n))
+		}
+		c4, q, p, n := paired(rows, on(tagSet(PaperDescriptor, "C4"), "test_cavg"), on(sel, "test_cavg"))
+		u, _, _, _ := paired(rows, on(sel, "test_unlabelled"), on(sel, "test_unlabelled"))
+		cert, fits := 0, 0
+		for _, r := range rows {
+			if r.Error == "" && sel(r) {
+				fits++
+				if r.Metrics["converged"] == 1 {
+					cert++
+				}
+			}
+		}
+		row = append(row, fmt.Sprintf("%.2f", c4), diffText(c4, q, p, n), fmt.Sprintf("%.2f", u), fmt.Sprintf("%d of %d", cert, fits))
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// pairReading is one reading of a paired comparison: its name, the two
+// means (%), p, the folds and the folds where the first side is higher.
+type pairReading struct {
+	Name        string
+	A, B, P     float64
+	Folds, Wins int
+}
+
+// c3c2Readings are C3 against C2 in test (or held-out) 1−Δ_avg under
+// several readings: the full profile's 40 folds with C selected, each half
+// of them, the held-out scores of the selection fits at each C of the grid
+// (40 folds, same hold-out), and the fixed-C fits of (a).
+func c3c2Readings(full, diff []grid.Result) []pairReading {
+	var out []pairReading
+	add := func(name string, rows []grid.Result, a, b side) {
+		r := pairReading{Name: name}
+		r.A, r.B, r.P, r.Folds = paired(rows, a, b)
+		for _, f := range foldsOf(rows, a.sel) {
+			va, okA := metricAt(rows, a, f)
+			vb, okB := metricAt(rows, b, f)
+			if okA && okB && va > vb {
+				r.Wins++
+			}
+		}
+		if r.Folds > 0 {
+			out = append(out, r)
+		}
+	}
+	final := protocol.Tagged(full, "final")
+	add("full profile, C selected per fold, test", final, on(setIs("C3"), "test_cavg"), on(setIs("C2"), "test_cavg"))
+	half := func(lo, hi int, set string) func(grid.Result) bool {
+		return func(r grid.Result) bool { return r.Set == set && r.Fold >= lo && r.Fold < hi }
+	}
+	add("full profile, folds 0–19", final, on(half(0, 20, "C3"), "test_cavg"), on(half(0, 20, "C2"), "test_cavg"))
+	add("full profile, folds 20–39", final, on(half(20, 40, "C3"), "test_cavg"), on(half(20, 40, "C2"), "test_cavg"))
+	sel := protocol.Tagged(full, "select")
+	var cs []float64
+	for _, r := range sel {
+		if !slices.Contains(cs, r.C) {
+			cs = append(cs, r.C)
+		}
+	}
+	slices.Sort(cs)
+	for _, c := range cs {
+		at := func(set string) func(grid.Result) bool {
+			return func(r grid.Result) bool { return r.Set == set && r.C == c }
+		}
+		add(fmt.Sprintf("selection fits at C = %.3g, held-out fifth", c), sel, on(at("C3"), "val_cavg"), on(at("C2"), "val_cavg"))
+	}
+	s := DefaultDifferences()
+	for _, d := range descriptorNames(diff) {
+		add(fmt.Sprintf("%s, C = %g, tol %g, test", d, s.C, s.Tol), diff, on(tagSet(d, "C3"), "test_cavg"), on(tagSet(d, "C2"), "test_cavg"))
+	}
+	return out
+}
+
+// C3C2Table is experiment (c): c3c2Readings as a table.
+func C3C2Table(full, diff []grid.Result) protocol.Table {
+	t := protocol.Table{Title: "(c) C3 − C2 (points of 1−Δ_avg) under several readings", Header: []string{"reading", "C3", "C2", "C3 − C2", "folds with C3 > C2"}}
+	for _, r := range c3c2Readings(full, diff) {
+		t.Rows = append(t.Rows, []string{r.Name, fmt.Sprintf("%.2f", r.A), fmt.Sprintf("%.2f", r.B), diffText(r.A, r.B, r.P, r.Folds), fmt.Sprintf("%d of %d", r.Wins, r.Folds)})
+	}
+	return t
+}
+
+// foldsOf are the folds of the rows sel selects, sorted.
+func foldsOf(rows []grid.Result, sel func(grid.Result) bool) []int {
+	var out []int
+	for _, r := range rows {
+		if r.Error == "" && sel(r) && !slices.Contains(out, r.Fold) {
+			out = append(out, r.Fold)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// metricAt is the side's metric in fold f.
+func metricAt(rows []grid.Result, s side, f int) (float64, bool) {
+	for _, r := range rows {
+		if v, ok := r.Metrics[s.metric]; ok && r.Error == "" && r.Fold == f && s.sel(r) {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// ColourHorses says whether the horses' data folder holds colour images
+// that pair with the masks: its sub-folders, and the channels of the
+// first image of each image folder. dir "" finds the folder as the
+// loaders do.
+func ColourHorses(dir string) (string, error) {
+	if dir == "" {
+		var err error
+		if dir, err = (data.Locator{}).Find(data.HorsesDir); err != nil {
+			return "", err
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var subs []string
+	colour := false
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		subs = append(subs, e.Name()+"/")
+		if e.Name() == "figure_ground" {
+			continue
+		}
+		imgs, err := os.ReadDir(filepath.Join(dir, e.Name()))
+		if err != nil || len(imgs) == 0 {
+			continue
+		}
+		v, err := imageio.ReadImage(filepath.Join(dir, e.Name(), imgs[0].Name()))
+		if err != nil {
+			return "", err
+		}
+		if v.Channels == 3 {
+			colour = true
+		}
+	}
+	if colour {
+		return fmt.Sprintf("The horses' folder holds %s, with colour images among them.", strings.Join(subs, ", ")), nil
+	}
+	return fmt.Sprintf("The horses' folder holds only %s: no colour images (its README: the colour originals, rgb/, were not brought because they do not pair pixel for pixel with the masks), so no colour variant was run.",
+		strings.Join(subs, " and ")), nil
+}
+
+// DifferenceSentences are the section's conclusions, one per audit
+// finding, generated from the final rows of the full profile and the rows
+// of RunDifferences.
+func DifferenceSentences(full, diff []grid.Result) []string {
+	var out []string
+	s := DefaultDifferences()
+	setting := fmt.Sprintf("(first folds of the 40, C = %g, tol %g)", s.C, s.Tol)
+	// (a) unaries.
+	var c0s, orders []string
+	best := math.Inf(-1)
+	var toward4, toward3 []string
+	for _, d := range descriptorNames(diff) {
+		c0, _, _, n := paired(diff, on(tagSet(d, "C0"), "test_cavg"), on(tagSet(d, "C0"), "test_cavg"))
+		if n == 0 {
+			continue
+		}
+		best = math.Max(best, c0)
+		c0s = append(c0s, fmt.Sprintf("%.1f %% with %s (%d values, %d folds)", c0, d, DescriptorVariants()[d].Dim(), n))
+		a4, aq, p4, n4 := paired(diff, on(tagSet(d, "C4"), "test_cavg"), on(tagSet(d, "QPBO"), "test_cavg"))
+		a3, a2, p3, n3 := paired(diff, on(tagSet(d, "C3"), "test_cavg"), on(tagSet(d, "C2"), "test_cavg"))
+		orders = append(orders, fmt.Sprintf("%s: C4 − QPBO %s, C3 − C2 %s", d, diffText(a4, aq, p4, n4), diffText(a3, a2, p3, n3)))
+		if v, _ := protocol.Ordered(a4, aq, p4, Alpha); v == protocol.Reproduced {
+			toward4 = append(toward4, d)
+		}
+		if v, _ := protocol.Tied(a3, a2, p3, Alpha, 0); v == protocol.Reproduced && n3 > 0 {
+			toward3 = append(toward3, d)
+		}
+	}
+	if len(c0s) > 0 {
+		verdict := "does not rise well above chance"
+		if best-50 >= WellAboveChance {
+			verdict = "rises well above chance"
+		}
+		out = append(out, fmt.Sprintf("(a) Richer unaries of the paper's kind %s: C0 reaches %s; with at least %d points above 50 %% as the bar, C0 %s.",
+			setting, strings.Join(c0s, ", "), WellAboveChance, verdict))
+		under := func(ds []string) string {
+			if len(ds) == 0 {
+				return "under no descriptor"
+			}
+			return "under " + strings.Join(ds, ", ")
+		}
+		out = append(out, fmt.Sprintf("The paper's C4 significantly above QPBO holds %s; its C3 tied with C2 holds %s (%s).",
+			under(toward4), under(toward3), strings.Join(orders, "; ")))
+	}
+	// (b) completion.
+	var readings, below, short []string
+	paperGap := retinaPaperScores["C4"][0] - retinaPaperScores["QPBO"][0]
+	for _, set := range []string{"QPBO", "QPBO-zero", "QPBO-pystruct"} {
+		c4, q, p, n := paired(diff, on(tagSet(PaperDescriptor, "C4"), "test_cavg"), on(tagSet(PaperDescriptor, set), "test_cavg"))
+		if n == 0 {
+			continue
+		}
+		sel := tagSet(PaperDescriptor, set)
+		u, _, _, _ := paired(diff, on(sel, "test_unlabelled"), on(sel, "test_unlabelled"))
+		cert := 0
+		for _, r := range diff {
+			if r.Error == "" && sel(r) && r.Metrics["converged"] == 1 {
+				cert++
+			}
+		}
+		rule := qpboColumns[set]
+		readings = append(readings, fmt.Sprintf("%s %s, its models leaving %.1f %% of the test nodes unlabelled, %d of its fits certified",
+			rule, diffText(c4, q, p, n), u, cert))
+		switch v, _ := protocol.Ordered(c4, q, p, Alpha); {
+		case v == protocol.Reproduced:
+			below = append(below, rule)
+		case v == protocol.Partly && c4-q >= paperGap:
+			short = append(short, rule)
+		}
+	}
+	if len(readings) > 0 {
+		var verdict string
+		switch {
+		case len(below) > 0:
+			verdict = "QPBO falls significantly below C4 (the paper's order) when trained and tested with the " + strings.Join(below, ", ") +
+				" completion, so the tie depends on how unlabelled nodes are completed"
+		case len(short) > 0:
+			verdict = fmt.Sprintf("Under the %s completion QPBO ends below C4 by at least the paper's %.1f points on average, but not significantly over these folds; under none is it significantly below", strings.Join(short, ", "), paperGap)
+		default:
+			verdict = "QPBO falls significantly below C4 under none of these readings: the completion rule does not explain the tie"
+		}
+		out = append(out, fmt.Sprintf("(b) QPBO completion %s, C4 − QPBO with the rule used in training and at test: %s. %s.", setting, strings.Join(readings, "; "), verdict))
+	}
+	// (c) C3 vs C2.
+	rs := c3c2Readings(full, diff)
+	pos, sig := 0, 0
+	var tied []string
+	for _, r := range rs {
+		if r.A > r.B {
+			pos++
+			if r.P < Alpha {
+				sig++
+			}
+		}
+		if v, _ := protocol.Tied(r.A, r.B, r.P, Alpha, 0); v == protocol.Reproduced {
+			tied = append(tied, r.Name)
+		}
+	}
+	if len(rs) > 0 {
+		verdict := "the gap is robust: C3 does not degenerate to C2 on the horses, as the paper says it does on the retina, under any reading tried"
+		if len(tied) > 0 {
+			verdict = "the paper's tie (no significant gain of C3 over C2) holds under " + strings.Join(tied, "; ") + ", and not under the others"
+		}
+		out = append(out, fmt.Sprintf("(c) C3 − C2 is positive under %d of %d readings (table (c)) and significantly so (p < %g) under %d; %s.",
+			pos, len(rs), Alpha, sig, verdict))
+	}
+	return out
+}
