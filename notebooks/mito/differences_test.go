@@ -30,8 +30,8 @@ func TestDifferencesJobs(t *testing.T) {
 			t.Errorf("%s: tol %g, %d iterations; want the paper's 1e-3 and 5000", s.Dataset, s.Tol, s.MaxIter)
 		}
 	}
-	// quick: 7 columns × 11 C + 3 columns × 2 C; eighth: 2 × 11 + 3 C3 + 4 variants × 3 × 2; quarter: 2.
-	if want := 7*11 + 6 + 2*11 + 3 + 4*6 + 2; n != want {
+	// quick: 7 columns × 11 C + 3 columns × 2 C; eighth: 2 × 11 + 3 C3 + 4 variants × 3 × 2; quarter: 2; whole: 3.
+	if want := 7*11 + 6 + 2*11 + 3 + 4*6 + 2 + 3; n != want {
 		t.Errorf("%d jobs, want %d", n, want)
 	}
 }
