@@ -90,8 +90,8 @@ type DiffSettings struct {
 // about 7 900 supervoxels per training half): the 11 values of C for C1
 // and C4, C3 at 3.16, 31.6 and 316, and every variant at C = 1 and 100 for
 // C1, C4 and QPBO. "mito-quarter" (MitoQuarter) trains C4 at C = 1 and
-// 100 on the paper's problem only. "mito-whole" trains C1 at C = 1000, C4
-// at 100 and C3 at 316 on the whole volumes (the zero Crop) under the
+// 100 on the paper's problem only. "mito-whole" trains C1 at C = 1000, C3
+// at 316 and C4 at 100 on the whole volumes (the zero Crop) under the
 // protocol's solver. Tol 1e-3, at most 5 000 iterations, as the paper.
 func DefaultDifferences() []DiffSettings {
 	cs := grid.LogSpace(1e-2, 1e3, 11)
@@ -114,7 +114,7 @@ func DefaultDifferences() []DiffSettings {
 	for _, j := range []struct {
 		set string
 		c   float64
-	}{{"C1", 1000}, {"C4", 100}, {"C3", cs[9]}} {
+	}{{"C1", 1000}, {"C3", cs[9]}, {"C4", 100}} {
 		whole.Extra = append(whole.Extra, grid.Job{Dataset: whole.Dataset, Set: j.set, Loss: "avg", C: j.c, Tag: "protocol"})
 	}
 	return []DiffSettings{quick, eighth, quarter, whole}
