@@ -84,7 +84,8 @@ func TestClaimsPaper(t *testing.T) {
 		t.Errorf("no C3 row: %v, want untested", v)
 	}
 	// Claims over several columns are judged on the columns run.
-	for _, claim := range []string{"every pairwise column C1–C4 tests above C0 (87.7 %)", "test 1−Δ_avg of every column but TGC as in the table"} {
+	for _, claim := range []string{"every pairwise column C1–C4 tests above C0 (87.7 %)", "test 1−Δ_avg of every column but TGC as in the table",
+		"C1–C̄4 train in 976–3 981 SSVM iterations (C4 the most)"} {
 		if vs[claim] != protocol.Reproduced {
 			t.Errorf("no C3 row: %q %v, want reproduced on the other columns", claim, vs[claim])
 		}
