@@ -41,7 +41,7 @@ func diffText(ma, mb, p float64, n int) string {
 	if n == 0 {
 		return "–"
 	}
-	return fmt.Sprintf("%+.2f (p = %.2g, %d folds)", ma-mb, p, n)
+	return fmt.Sprintf("%+.2f (p = %.2g, %s)", ma-mb, p, foldCount(n))
 }
 
 // DescriptorTable is experiment (a): per descriptor, the mean test
@@ -251,7 +251,7 @@ func DifferenceSentences(full, diff []grid.Result) []string {
 			continue
 		}
 		best = math.Max(best, c0)
-		c0s = append(c0s, fmt.Sprintf("%.1f %% with %s (%d values, %d folds)", c0, d, DescriptorVariants()[d].Dim(), n))
+		c0s = append(c0s, fmt.Sprintf("%.1f %% with %s (%d values, %s)", c0, d, DescriptorVariants()[d].Dim(), foldCount(n)))
 		a4, aq, p4, n4 := paired(diff, on(tagSet(d, "C4"), "test_cavg"), on(tagSet(d, "QPBO"), "test_cavg"))
 		a3, a2, p3, n3 := paired(diff, on(tagSet(d, "C3"), "test_cavg"), on(tagSet(d, "C2"), "test_cavg"))
 		orders = append(orders, fmt.Sprintf("%s: C4 − QPBO %s, C3 − C2 %s", d, diffText(a4, aq, p4, n4), diffText(a3, a2, p3, n3)))
@@ -341,4 +341,12 @@ func DifferenceSentences(full, diff []grid.Result) []string {
 			pos, len(rs), Alpha, sig, verdict))
 	}
 	return out
+}
+
+// foldCount is "1 fold" or "n folds".
+func foldCount(n int) string {
+	if n == 1 {
+		return "1 fold"
+	}
+	return fmt.Sprintf("%d folds", n)
 }
