@@ -114,14 +114,14 @@ func ProfileNote(profile string) string {
 	case runenv.FullProfile:
 		return "> **Full profile:** the notebook's full settings, the paper's protocol where it " +
 			"reproduces an experiment of the paper (its text says where it departs). The tables and " +
-			"figures on this page come from this run (commit and date below); prose sections that " +
-			"quote numbers name the run they describe."
+			"figures on this page come from this run (commit and date below), and every measured " +
+			"number in its text is printed by the run."
 	}
 	return "> **Quick profile: a reduced run, not the paper's protocol.** Fewer images, folds, " +
 		"values of C or iterations than the full profile (the parameters cell says which), so that " +
 		"the notebook runs in minutes; the tables and figures on this page come from this reduced " +
-		"run. Prose sections that quote numbers describe the full run they name, not the tables " +
-		"on this page. `scripts/reproduce --full` renders the full profile."
+		"run, and every measured number in its text is printed by this run, not the full one. " +
+		"`scripts/reproduce --full` renders the full profile."
 }
 
 // Header displays the notebook header, then loads the echarts library for

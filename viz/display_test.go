@@ -9,7 +9,7 @@ import (
 )
 
 // The header says which profile made the page: the quick one unmistakably,
-// with the warning that prose numbers describe the full run they name.
+// and that the numbers in its text are this run's.
 func TestHeaderStatesTheProfile(t *testing.T) {
 	run := runenv.Run{Profile: "quick", Commit: "abc1234", Machine: "a machine", Date: time.Date(2026, 11, 25, 3, 4, 0, 0, time.UTC)}
 	h := HeaderInfo{Title: "01 · Cows", Reproduces: "§1", Data: "20 images", Run: run}
@@ -18,7 +18,7 @@ func TestHeaderStatesTheProfile(t *testing.T) {
 	full := HeaderMarkdown(h)
 	for _, want := range []string{
 		"**Quick profile: a reduced run, not the paper's protocol.**",
-		"Prose sections that quote numbers describe the full run they name, not the tables on this page.",
+		"every measured number in its text is printed by this run, not the full one.",
 		"| profile | `quick` ",
 		"| date | 2026-11-25 03:04 UTC |",
 		"| commit | `abc1234` |",
