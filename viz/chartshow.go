@@ -23,17 +23,14 @@ func BarSeriesOf(ss []chart.Series) []BarSeries {
 	return out
 }
 
-// ShowBars draws a bar chart twice: a static figure (gonum plot, kept in
-// every render) and an interactive one that shows the values on hover.
+// ShowBars draws a bar chart once, as a static figure (gonum plot, kept in
+// every render and checked by Lint): an interactive twin said the same, and
+// the values sit in the table beside each chart.
 func ShowBars(b chart.Bars) error {
 	series := BarSeriesOf(b.Series)
 	p, err := Bars(b.Title, b.Unit, b.Categories, series)
 	if err != nil {
 		return fmt.Errorf("bars %q: %w", b.Title, err)
 	}
-	if err := ShowPlot(p); err != nil {
-		return err
-	}
-	ShowEChart(EChartBars(b.Title+" (hover for values)", b.Unit, b.Categories, series))
-	return nil
+	return ShowPlot(p)
 }
