@@ -85,7 +85,10 @@ func Lessons(rows []grid.Result) []string {
 		}
 		s := fmt.Sprintf("**C0.** The unary-only model's held-out 1−Δ_avg rises from %.1f %% at C = %s to %.1f %% at C = %s",
 			100*rs[0].Metrics["val_cavg"], fmtC(rs[0].C), 100*rs[len(rs)-1].Metrics["val_cavg"], fmtC(rs[len(rs)-1].C))
-		if flat != "" {
+		switch {
+		case flat == fmtC(rs[0].C):
+			s += fmt.Sprintf("; at C = %s its held-out score is that of one class for every supervoxel", flat)
+		case flat != "":
 			s += fmt.Sprintf("; up to C = %s its held-out score is that of one class for every supervoxel", flat)
 		}
 		out = append(out, s+".")
@@ -116,7 +119,7 @@ func Lessons(rows []grid.Result) []string {
 		} else {
 			s += "; it constrains"
 		}
-		out = append(out, s+" only the training edges, so neither C3 nor C4 is submodular on the test volume by construction.")
+		out = append(out, s+" only the training edges, so neither C3 nor C4 is guaranteed submodular on the test volume.")
 	}
 	lo, hi, tlo, thi, n := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1), 0
 	for _, col := range []string{"C2", "C3", "C4", "C4bar"} {
