@@ -24,11 +24,11 @@ import (
 )
 
 // proseChecked are the notebooks whose markdown the rule holds for.
-var proseChecked = []string{"00-quickstart", "01-cows", "02-efficiency", "03-retina-substitute", "05-multilabel", "06-sample-complexity", "07-tradeoff", "08-benchmarks", "09-your-images"}
+var proseChecked = []string{"00-quickstart", "01-cows", "02-efficiency", "03-retina-substitute", "04-mitochondria", "05-multilabel", "06-sample-complexity", "07-tradeoff", "08-benchmarks", "09-your-images"}
 
-// proseNotYetChecked are being rewritten elsewhere; each moves to
-// proseChecked once its prose quotes no measured number.
-var proseNotYetChecked = []string{"04-mitochondria"}
+// proseNotYetChecked would list notebooks being rewritten; each moves to
+// proseChecked once its prose quotes no measured number. None is left.
+var proseNotYetChecked []string
 
 var (
 	// proseCode is a fenced code block or an indented one (commands and
