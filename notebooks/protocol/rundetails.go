@@ -2,10 +2,12 @@ package protocol
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/probably-submodular/crf/internal/codever"
+	"github.com/probably-submodular/crf/internal/modroot"
 	"github.com/probably-submodular/crf/notebooks/grid"
 )
 
@@ -25,12 +27,30 @@ func RunDetails(p Protocol, profile Profile, results string, rows []grid.Result,
 	for _, f := range also {
 		rs, err := grid.ReadResults(f)
 		if err != nil {
-			t.Rows = append(t.Rows, []string{"also read: " + f, "unreadable: " + err.Error()})
+			t.Rows = append(t.Rows, []string{"also read: " + shownPath(f), "unreadable: " + err.Error()})
 			continue
 		}
-		t.Rows = append(t.Rows, []string{"also read: " + f, fmt.Sprintf("%d rows; %s", len(rs), codeVersions(rs))})
+		t.Rows = append(t.Rows, []string{"also read: " + shownPath(f), fmt.Sprintf("%d rows; %s", len(rs), codeVersions(rs))})
 	}
 	return t
+}
+
+// shownPath is f relative to the module's root when it lies inside it (a
+// page names notebooks/results/..., not the folder it was rendered in).
+func shownPath(f string) string {
+	root, err := modroot.Find("")
+	if err != nil {
+		return f
+	}
+	abs, err := filepath.Abs(f)
+	if err != nil {
+		return f
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return f
+	}
+	return filepath.ToSlash(rel)
 }
 
 // codeVersions lists the code versions of rows, the most common first.
@@ -60,7 +80,7 @@ func runDetails(name string, profile Profile, results string, rows []grid.Result
 	t := Table{Title: "run details: " + name + ", " + string(profile) + " profile", Header: []string{"", ""}}
 	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
 	add("profile", string(profile))
-	add("results file", results)
+	add("results file", shownPath(results))
 	failed, current := 0, 0
 	secs := map[string]float64{}
 	var tags []string

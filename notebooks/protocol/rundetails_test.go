@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/internal/codever"
+	"github.com/probably-submodular/crf/internal/modroot"
 	"github.com/probably-submodular/crf/notebooks/grid"
 )
 
@@ -67,5 +68,22 @@ func TestRunDetailsAlsoRead(t *testing.T) {
 	}
 	if !strings.HasPrefix(last[1][1], "unreadable: ") {
 		t.Errorf("missing file: %q", last[1])
+	}
+}
+
+// A results file inside the module is named from its root, whatever
+// folder the page was rendered in; one outside keeps its path.
+func TestRunDetailsNamesFilesFromTheRoot(t *testing.T) {
+	root, err := modroot.Find("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(root, "notebooks", "results", "x-full.jsonl")
+	if got := shownPath(in); got != "notebooks/results/x-full.jsonl" {
+		t.Errorf("shownPath(%q) = %q", in, got)
+	}
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	if got := shownPath(out); got != out {
+		t.Errorf("shownPath(%q) = %q, want it unchanged", out, got)
 	}
 }
