@@ -59,7 +59,9 @@ func TestWarmStartsRetina(t *testing.T) {
 // that the warm fit's primal is within 2·Tol of the cold one's (each is
 // within Tol of the same optimum); that every fit which has a predecessor
 // started from it (a selection fit from the next smaller C, a final fit
-// from the selection fit at its C) and took its planes over: as they are
+// from the selection fit at its C, C̄4's and QPBO's from C4's final and
+// C̄4's selection fits from C4's at the same C, whose planes carry over
+// as they are) and took its planes over: as they are
 // along C, re-costed for the finals under Δ_avg (whose class weights
 // change with the training set) and scaled for the finals under Hamming,
 // each final's also completed on its new images; and that the working
@@ -97,7 +99,7 @@ func checkWarmGrid(t *testing.T, p protocol.Protocol, s protocol.SegmentationSet
 	if tol == 0 {
 		tol = protocol.DefaultTol
 	}
-	var itWarm, itCold, finWarm, finCold, recosted float64
+	var itWarm, itCold, finWarm, finCold, recosted, finFromFinal, finFromFinalCold, selFromC4, selFromC4Cold float64
 	for k, w := range warm {
 		cf, ok := cold[k]
 		if !ok {
@@ -119,17 +121,37 @@ func checkWarmGrid(t *testing.T, p protocol.Protocol, s protocol.SegmentationSet
 		if cf.Metrics["warm_planes"] != 0 || cf.Metrics["warm_from"] != 0 {
 			t.Errorf("%s: cold fit records a warm start: %v", k, cf.Metrics)
 		}
-		wantFrom := 0.0
+		wantFrom, fromFinal := 0.0, false
 		if i := slices.Index(cs, w.C); w.Tag == "final" {
 			wantFrom = w.C
+			if src, ok := sourceFinal(warm, w.Job); ok {
+				wantFrom, fromFinal = src.C, true
+			}
+		} else if w.Set == "C4bar" && slices.Contains(s.Sets, "C4") {
+			wantFrom, fromFinal = w.C, true // C4's selection fit at the same C
 		} else if i > 0 {
 			wantFrom = cs[i-1]
 		}
-		if w.Metrics["warm_from"] != wantFrom {
-			t.Errorf("%s: warm_from %v, want %v", k, w.Metrics["warm_from"], wantFrom)
+		if w.Metrics["warm_from"] != wantFrom || (w.Metrics["warm_other"] == 1) != fromFinal {
+			t.Errorf("%s: warm_from %v (other set %v), want %v (other set %v)", k, w.Metrics["warm_from"], w.Metrics["warm_other"], wantFrom, fromFinal)
 		}
 		if got := w.Metrics["warm_planes"] > 0; got != (wantFrom > 0) {
 			t.Errorf("%s: %v warm planes, want some: %v", k, w.Metrics["warm_planes"], wantFrom > 0)
+		}
+		if fromFinal {
+			// Same training images and loss as the fit it starts from:
+			// its planes carry over as they are, none re-costed or completed.
+			if w.Metrics["warm_recosted"] != 0 || w.Metrics["warm_completed"] != 0 {
+				t.Errorf("%s: from %s's final: %v re-costed, %v completed, want none", k, finalsSource(w.Set), w.Metrics["warm_recosted"], w.Metrics["warm_completed"])
+			}
+			if w.Tag == "final" {
+				finFromFinal += w.Metrics["iterations"]
+				finFromFinalCold += cf.Metrics["iterations"]
+			} else {
+				selFromC4 += w.Metrics["iterations"]
+				selFromC4Cold += cf.Metrics["iterations"]
+			}
+			continue
 		}
 		wantRecosted := wantFrom > 0 && w.Tag == "final" && w.Loss == "avg"
 		if got := w.Metrics["warm_recosted"]; (got > 0) != wantRecosted || (wantRecosted && got != w.Metrics["warm_planes"]) {
@@ -155,7 +177,7 @@ func checkWarmGrid(t *testing.T, p protocol.Protocol, s protocol.SegmentationSet
 			recosted += w.Metrics["warm_recosted"]
 		}
 	}
-	t.Logf("fits with a predecessor: %.0f iterations warm, %.0f cold; Δ_avg finals: %.0f warm (%.0f planes re-costed), %.0f cold", itWarm, itCold, finWarm, recosted, finCold)
+	t.Logf("fits with a predecessor: %.0f iterations warm, %.0f cold; Δ_avg finals: %.0f warm (%.0f planes re-costed), %.0f cold; finals from C4's final: %.0f warm, %.0f cold; C̄4's selection fits from C4's: %.0f warm, %.0f cold", itWarm, itCold, finWarm, recosted, finCold, finFromFinal, finFromFinalCold, selFromC4, selFromC4Cold)
 	if left, _ := os.ReadDir(filepath.Join(dir, "warm")); len(left) != 0 {
 		t.Errorf("%d working sets left after the finals, want none", len(left))
 	}
@@ -169,4 +191,27 @@ type withSettings struct {
 
 func (c withSettings) Jobs(_ protocol.Profile, rows []grid.Result) ([]grid.Job, error) {
 	return protocol.SegmentationJobs(c.Name(), c.s, rows), nil
+}
+
+// finalsSource is the set whose final a final of set starts from
+// (WarmStarts.Finals as protocol's segmentation experiments set it), or "".
+func finalsSource(set string) string {
+	if set == "C4bar" || set == "QPBO" {
+		return "C4"
+	}
+	return ""
+}
+
+// sourceFinal is the final fit among rows that the final j starts from.
+func sourceFinal(rows map[string]grid.Result, j grid.Job) (grid.Job, bool) {
+	set := finalsSource(j.Set)
+	if set == "" {
+		return grid.Job{}, false
+	}
+	for _, r := range rows {
+		if r.Tag == "final" && r.Set == set && r.Loss == j.Loss && r.Fold == j.Fold && r.Dataset == j.Dataset {
+			return r.Job, true
+		}
+	}
+	return grid.Job{}, false
 }

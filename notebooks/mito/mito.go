@@ -116,7 +116,7 @@ func (m Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Resul
 		Settings      Settings
 		Select, Final protocol.SegmentationParams
 	}{s.axesless(), sel.Params(), final.Params()}
-	return protocol.RunStaged(ctx, m, opt, fit, params, sel.Warm.After)
+	return protocol.RunStaged(ctx, m, opt, fit, params, sel.Warm)
 }
 
 // Experiments are the two experiments of the protocol's one fold: sel
@@ -131,6 +131,7 @@ func (s Settings) Experiments(set *data.SegmentedSet, folds []data.Fold, opt pro
 	final = s.Experiment(Experiment{}.Name(), set, folds, opt)
 	sel = s.Experiment(Experiment{}.Name(), set, []data.Fold{{Train: f.Train[:1], Test: f.Test}}, opt)
 	sel.HoldOut, sel.Selection = 0, f.Train[1:]
+	sel.Warm = final.Warm // one chain: the finals find the selection fits and each other
 	return sel, final, nil
 }
 

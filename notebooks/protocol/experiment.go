@@ -215,18 +215,13 @@ func (e *SegmentationExperiment) warmStart(job grid.Job, trainIdx, testIdx []int
 	if col, err := ColumnByName(job.Set, nil); err == nil && col.Transduct {
 		items = append(items, testIdx...)
 	}
-	ws, where, err := e.Warm.load(job, items)
+	ws, src, where, err := e.Warm.load(job, items)
 	if err != nil {
 		return nil, err
 	}
 	base.Warm, base.WarmInstances = ws, where
-	src, _ := e.Warm.After(job)
 	return func(tr *psub.Trace, m map[string]float64) error {
-		from := 0.0
-		if ws != nil {
-			from = src.C
-		}
-		warmMetrics(m, from, tr.Warm)
+		warmMetrics(m, job, src, tr.Warm)
 		return e.Warm.save(job, items, tr.Working)
 	}, nil
 }

@@ -234,14 +234,24 @@ func CodeRoots(p Protocol) (roots, stops []string) {
 	return []string{codever.MethodDecl(p, "Run")}, []string{codever.FuncDecl(RunStaged), codever.FuncDecl(data.BuilderSource)}
 }
 
+// Chain orders the fits of a grid that start from others (WarmStarts):
+// After names the job a job waits for (grid.Options.After), and Listed
+// receives each stage's jobs before they run.
+type Chain interface {
+	After(grid.Job) (grid.Job, bool)
+	Listed([]grid.Job)
+}
+
 // RunStaged runs the jobs of p listed for opt.Shard through fn, stage after
 // stage: it runs the jobs listed so far, lists again from their rows (which
 // adds the jobs that waited for them), and stops when nothing new is
 // listed. Rows of jobs already in the results file are reused by
 // grid.Run, so a second pass costs nothing but reading. params is what
 // every fit depends on besides its job (grid.Options.Params). It fails
-// when a job fails, after the other jobs of its stage ran.
-func RunStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, params any, after func(grid.Job) (grid.Job, bool)) ([]grid.Result, error) {
+// when a job fails, after the other jobs of its stage ran. chain, when
+// not nil, orders the fits that start from others (grid.Options.After)
+// and is told each stage's jobs before they run.
+func RunStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, params any, chain Chain) ([]grid.Result, error) {
 	first, err := p.Jobs(opt.Profile, nil)
 	if err != nil {
 		return nil, err
@@ -270,6 +280,11 @@ func RunStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, pa
 			break
 		}
 		opt.Logf("%s %s, shard %s, stage %d: %d jobs", p.Name(), opt.Profile, opt.Shard, stage, len(mine))
+		var after func(grid.Job) (grid.Job, bool)
+		if chain != nil {
+			chain.Listed(mine)
+			after = chain.After
+		}
 		rows, err = grid.Run(ctx, mine, fn, grid.Options{
 			Workers: opt.Workers, Results: opt.Results, Params: params, Reuse: opt.Reuse, Code: &code,
 			Report: func(r grid.Report) {

