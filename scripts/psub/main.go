@@ -47,6 +47,7 @@ func commands() map[string]command {
 		"fetch":    {"get the data sets (one archive per source repository, or a mirror), verify them, derive the mito masks", runFetch},
 		"segment":  {"train a segmenter on a folder of images and masks (segment train), or apply one (segment predict)", runSegment},
 		"protocol": {"run one of the paper's protocols (or a shard of it), merge shard files, list them", runProtocol},
+		"study":    {"run one of the notebooks' difference studies (cows-counts, retina-differences, ...) into its results file", runStudy},
 	}
 }
 
