@@ -43,6 +43,7 @@ var badArgs = map[string][]string{
 	"maxflow":  {"-repeat", "0", "x.max"},
 	"model":    {"a.json", "b.json"},
 	"protocol": {"cows", "-shard", "9/2"},
+	"study":    {"no-such"},
 	"fetch":    {"msrc"},
 	"segment":  {"train", "-images", "x"},
 }
