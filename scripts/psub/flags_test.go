@@ -50,6 +50,9 @@ var badNumbers = map[string]map[string][]string{
 	"protocol cows -profile tiny -results /nonexistent/r.jsonl": {
 		"workers": {"-1", "1025"},
 	},
+	"study cows-counts -results /nonexistent/r.jsonl": {
+		"workers": {"-1", "1025"},
+	},
 	"protocol all -profile tiny -dir /nonexistent": {
 		"workers": {"-1", "1025"},
 	},
@@ -70,7 +73,7 @@ func TestNumericFlagsRangeChecked(t *testing.T) {
 				// NAME), where every command parses flags.
 				words := strings.Fields(prefix)
 				at := 1
-				if words[0] == "protocol" || words[0] == "segment" {
+				if words[0] == "protocol" || words[0] == "segment" || words[0] == "study" {
 					at = 2
 				}
 				args := append(append(append([]string{}, words[:at]...), "-"+flag, v), words[at:]...)
@@ -99,7 +102,7 @@ func TestEveryNumericFlagAudited(t *testing.T) {
 		"train": {"train", "-h"}, "slic": {"slic", "-h"}, "export": {"export", "-h"}, "maxflow": {"maxflow", "-h"},
 		"predict": {"predict", "-h"}, "version": {"version", "-h"}, "fetch": {"fetch", "-h"}, "model": {"model", "-h"},
 		"segment train": {"segment", "train", "-h"}, "segment predict": {"segment", "predict", "-h"},
-		"protocol cows": {"protocol", "cows", "-h"}, "protocol all": {"protocol", "all", "-h"},
+		"protocol cows": {"protocol", "cows", "-h"}, "protocol all": {"protocol", "all", "-h"}, "study": {"study", "-h"},
 		"protocol cows -slurm": {"protocol", "cows", "-slurm", "/x", "-h"},
 	}
 	for name := range commands() {

@@ -88,8 +88,8 @@ func runStudy(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return fs.usageErr("want a study NAME (one of %v), got %q", names, name)
 	}
-	if *workers < 0 {
-		return fs.usageErr("-workers %d: want 0 (one per core) or more", *workers)
+	if err := fs.intIn("workers", *workers, 0, maxWorkers, "fits at once, 0 for one per core"); err != nil {
+		return err
 	}
 	res := *results
 	if res == "" {
