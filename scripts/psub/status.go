@@ -362,8 +362,12 @@ func jobTable(w io.Writer, st allStatus) error {
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | `%s` |\n", nb, fits, duration(s.Seconds), s.Capped,
 			setCounts(nc, s.NotCertified), strings.Join(rc, ", "), freshCell(s.Fresh, s.Fits), filepath.Base(s.Results))
 	}
-	fmt.Fprintf(&b, "| **all** | **%s** | **%s** | **%d** | **%d** | %d commits | **%s** | |\n", thousands(st.Fits), duration(seconds),
-		capped, uncertified, len(codes), freshCell(st.Fresh, st.Fits))
+	commits := fmt.Sprintf("%d commits", len(codes))
+	if len(codes) == 1 {
+		commits = "one: " + codes[0]
+	}
+	fmt.Fprintf(&b, "| **all** | **%s** | **%s** | **%d** | **%d** | %s | **%s** | |\n", thousands(st.Fits), duration(seconds),
+		capped, uncertified, commits, freshCell(st.Fresh, st.Fits))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
