@@ -530,10 +530,17 @@ func BaselineTable(rows []grid.Result) protocol.Table {
 // results, in the runs' order, skipping jobs without a row.
 func LoadBaselines(results string) ([]grid.Result, error) {
 	var jobs []grid.Job
-	for _, s := range []BaselineSettings{DefaultBaselines(), ReferenceBaselines(), YeastBaselines(), YeastCapBaselines()} {
+	for _, s := range AllBaselines() {
 		jobs = append(jobs, s.Jobs()...)
 	}
 	return grid.NewestRows(results, jobs)
+}
+
+// AllBaselines are the settings of every committed run of the experiment:
+// scene (DefaultBaselines), the reference readings, yeast and yeast at the
+// paper's iteration cap.
+func AllBaselines() []BaselineSettings {
+	return []BaselineSettings{DefaultBaselines(), ReferenceBaselines(), YeastBaselines(), YeastCapBaselines()}
 }
 
 // BaselinesResults is the committed results file of the experiment:

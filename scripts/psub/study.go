@@ -35,20 +35,30 @@ var studies = map[string]study{
 		}},
 	"mito-differences": {"04: selection of C, iteration counts, QPBO's convergence (mito.RunDifferences)", mito.DifferencesResults,
 		func(ctx context.Context, res string, w int, logf func(string, ...any)) ([]grid.Result, error) {
-			var all []grid.Result
-			for _, s := range mito.DefaultDifferences() {
-				rows, err := mito.RunDifferences(ctx, s, res, w, logf)
-				all = append(all, rows...)
-				if err != nil {
-					return all, err
-				}
-			}
-			return all, nil
+			return each(mito.DefaultDifferences(), func(s mito.DiffSettings) ([]grid.Result, error) {
+				return mito.RunDifferences(ctx, s, res, w, logf)
+			})
 		}},
 	"multilabel-baselines": {"05: the paper's weak QPBO and TRW-S baselines (multilabel.RunBaselines)", multilabel.BaselinesResults,
 		func(ctx context.Context, res string, w int, logf func(string, ...any)) ([]grid.Result, error) {
-			return multilabel.RunBaselines(ctx, multilabel.DefaultBaselines(), res, w, logf)
+			return each(multilabel.AllBaselines(), func(s multilabel.BaselineSettings) ([]grid.Result, error) {
+				return multilabel.RunBaselines(ctx, s, res, w, logf)
+			})
 		}},
+}
+
+// each runs a study's settings one after the other into one results
+// file, stopping at the first that fails.
+func each[S any](settings []S, run func(S) ([]grid.Result, error)) ([]grid.Result, error) {
+	var all []grid.Result
+	for _, s := range settings {
+		rows, err := run(s)
+		all = append(all, rows...)
+		if err != nil {
+			return all, err
+		}
+	}
+	return all, nil
 }
 
 // runStudy runs one of the difference studies at its default settings,
