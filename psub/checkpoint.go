@@ -77,6 +77,9 @@ func (t *trainer) fingerprint() string {
 	h.num(s.C, u.HardTol, u.QP.Tol, u.QP.FeasTol)
 	h.ints(flag(s.Delayed), flag(u.TightBounds), flag(s.Pretrain), s.Minibatches, u.AddK, u.Cache, u.InactiveWindow,
 		flag(s.Tied), u.QP.MaxIter, flag(u.QP.NoPolish))
+	if u.MarginPass { // hashed only when set: default fingerprints keep their names
+		h.str("margin-pass")
+	}
 	l := t.layout
 	h.ints(l.Labels, l.UnaryDim, l.PairwiseDim, len(t.train))
 	for i := range t.train {

@@ -298,6 +298,9 @@ type setSpec struct {
 	// a pool or for an identity pool).
 	extra   []Instance
 	offsets []int
+	// edgeRows: the pool's rows are its instances' edges one for one, in
+	// order (no Keep), so row offsets[i]+e is edge e of instance i.
+	edgeRows bool
 }
 
 // buildSpec asks set for its description, checks it against the layout and
@@ -391,6 +394,7 @@ func buildSpec(set ConstraintSet, l Layout, train []Instance) (*setSpec, error) 
 	if p.Keep != nil {
 		all = keepEdges(all, p.Keep)
 	}
+	s.edgeRows = p.Keep == nil
 	s.offsets = make([]int, len(all)+1)
 	for i := range all {
 		s.offsets[i+1] = s.offsets[i] + all[i].pairwiseRows().n()

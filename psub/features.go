@@ -192,8 +192,11 @@ func (l Layout) fillEnergy(e *inference.Energy, f *instFeatures, r *reduced, buf
 // the features, with the same arithmetic, so both paths give the same cut.
 // A sum negative only by rounding becomes 0; with truncate a really negative
 // one is truncated as TruncatedGraphCut does and counted, otherwise it is
-// left for the solver to report.
-func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs []float64, y []int, edges [][2]int, truncate bool) int {
+// left for the solver to report. With margins not nil, margins[e] receives
+// edge e's raw d = θ01 + θ10 − θ00 − θ11 before any rounding or
+// truncation: C4's margin c_e·w for the row b = 1(0)⊗1(0) + 1(1)⊗1(1) −
+// 1(0)⊗1(1) − 1(1)⊗1(0), which the cut needs anyway (fusedGenerate).
+func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs []float64, y []int, edges [][2]int, truncate bool, margins []float64) int {
 	// The products are mulInto's for m = 1 and m = 3, written out: this
 	// loop runs over every node and edge of every training instance in
 	// every iteration, and the call cost as much as the few non-zeros of a
@@ -232,6 +235,9 @@ func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs 
 		}
 		c := -p1
 		d := -p0 - p1 + p2
+		if margins != nil {
+			margins[e] = d
+		}
 		if d < 0 {
 			if cut.AtMost(-p2, -p0-p1) {
 				d = 0

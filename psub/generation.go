@@ -241,7 +241,7 @@ func (q *pool) computeFull(w []float64) {
 		}
 	case q.sp != nil:
 		raw := W.RawMatrix()
-		q.parallelRows(func(lo, hi int) {
+		q.parallelRows(0, func(lo, hi int) {
 			if nb == 1 {
 				// Two labels: one margin per edge, a sparse dot product
 				// with W's single column (stride raw.Stride).
@@ -264,7 +264,7 @@ func (q *pool) computeFull(w []float64) {
 			}
 		})
 	default:
-		q.parallelRows(func(lo, hi int) {
+		q.parallelRows(0, func(lo, hi int) {
 			if hi <= lo {
 				return
 			}
@@ -302,7 +302,7 @@ func (q *pool) computeDelayed(w []float64) {
 		return
 	}
 	if nb == 1 {
-		q.delayedBinary(w, W)
+		q.delayedBinary(w, W, 0, false)
 		return
 	}
 	if q.wLast != nil {
@@ -331,9 +331,14 @@ func (q *pool) computeDelayed(w []float64) {
 // arithmetic of the general path (same bounds, same margins: for dense P
 // the same dot). Dense P is the planar graphs' few edge features, where the
 // general path's per-entry views cost more than the products.
-func (q *pool) delayedBinary(w []float64, W *mat.Dense) {
+//
+// It covers the active rows from on; with exact it recomputes every one of
+// them (restBinary).
+func (q *pool) delayedBinary(w []float64, W *mat.Dense, from int, exact bool) {
 	step := 0.0 // ‖w_p − w_last,p‖·‖b‖: lowering by 0 changes no bound
-	if q.wLast != nil {
+	if exact {
+		step = math.Inf(1) // no bound stays positive
+	} else if q.wLast != nil {
 		d := 0.0
 		for i := q.layout.PairwiseOffset(); i < len(w); i++ {
 			d += (w[i] - q.wLast[i]) * (w[i] - q.wLast[i])
@@ -348,7 +353,7 @@ func (q *pool) delayedBinary(w []float64, W *mat.Dense) {
 		if q.P != nil {
 			raw = q.P.RawMatrix()
 		}
-		q.parallelRows(func(lo, hi int) {
+		q.parallelRows(from, func(lo, hi int) {
 			n := int64(0)
 			for i := lo; i < hi; i++ {
 				l := q.lower[i] - step*q.pnorm[i]
@@ -370,7 +375,7 @@ func (q *pool) delayedBinary(w []float64, W *mat.Dense) {
 		q.wLast = append(q.wLast[:0], w...)
 		return
 	}
-	q.parallelRows(func(lo, hi int) {
+	q.parallelRows(from, func(lo, hi int) {
 		lower, pn := q.lower[lo:hi], q.pnorm[lo:hi]
 		start, idx, val := q.sp.start[lo:hi+1], q.sp.idx, q.sp.val
 		n := int64(0)
@@ -452,7 +457,7 @@ func (q *pool) recompute(W *mat.Dense, dist *anchorDist, cur int32) {
 	Wt := mat.DenseCopyOf(W.T()) // |B| × dp: row j is column j of W
 	dp := q.layout.PairwiseDim
 	var mu sync.Mutex
-	q.parallelRows(func(lo, hi int) {
+	q.parallelRows(0, func(lo, hi int) {
 		n := int64(0)
 		for i := lo; i < hi; i++ {
 			for j := 0; j < nb; j++ {
@@ -488,20 +493,32 @@ func (q *pool) recompute(W *mat.Dense, dist *anchorDist, cur int32) {
 	})
 }
 
-// parallelRows splits the active rows into contiguous chunks, one per worker.
-func (q *pool) parallelRows(f func(lo, hi int)) {
-	n := q.active
+// parallelRows splits the active rows from on into contiguous chunks, one
+// per worker.
+func (q *pool) parallelRows(from int, f func(lo, hi int)) {
+	n := q.active - from
+	if n <= 0 {
+		return
+	}
 	workers := max(1, min(q.workers, n/4096+1))
 	if workers == 1 {
-		f(0, n)
+		f(from, q.active)
 		return
 	}
 	var g panics.Group // raises a worker's panic here
 	for t := 0; t < workers; t++ {
-		lo, hi := t*n/workers, (t+1)*n/workers
+		lo, hi := from+t*n/workers, from+(t+1)*n/workers
 		g.Go(func() { f(lo, hi) })
 	}
 	g.Wait()
+}
+
+// restBinary is the margin step, for two labels, of the active rows from
+// on (Algorithm 2's bounds when delayed, else exact margins), after which
+// w is the pool's last w: fusedGenerate has written the exact margins of
+// the rows before from at w.
+func (q *pool) restBinary(w []float64, from int, delayed bool) {
+	q.delayedBinary(w, q.wMatrix(w), from, !delayed)
 }
 
 // violated returns up to k indices of the most violated constraints, the

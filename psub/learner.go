@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"runtime"
@@ -168,6 +169,18 @@ type Tuning struct {
 	// QP sets the QP solver's accuracy (zero values: Tol = Settings.Tol/100,
 	// the solver's default iteration limit).
 	QP qp.Options
+	// MarginPass computes every hard-constraint margin in a pass of its
+	// own (Algorithm 1, or 2 when Delayed), as the paper counts them.
+	// Otherwise, for two labels with graph-cut inference and a set whose
+	// pool holds one submodularity row per edge (C4, C̄4), the training
+	// edges' margins are read off the energies the graph cut needs at the
+	// same w (their d = θ01 + θ10 − θ00 − θ11 is the margin), and only the
+	// pool's other edges (C̄4's test edges) have their margins computed:
+	// generation then runs before inference (as with Cache), and adds the
+	// same rows. Trace.Margins counts the margins of the passes,
+	// Trace.InferenceMargins those read off the cut. TightBounds keeps the
+	// pass.
+	MarginPass bool
 }
 
 // DefaultHardTol is the default Settings.Tuning.HardTol, and the tolerance
@@ -457,6 +470,19 @@ type trainer struct {
 	tallies     [][]int32
 	warmNew     []int   // instances to complete carried planes on (completeWarm)
 	miss        []int32 // the last plane's tally, filled by inference and fromCache
+
+	// pre holds, per training instance, the cut fusedGenerate filled at
+	// the current w; preOK says the next loss-augmented inference may use
+	// it (w has not moved since).
+	pre   []prefilled
+	preOK bool
+}
+
+// prefilled is one instance's normal-form cut (fillCut) and its
+// truncated edges.
+type prefilled struct {
+	lin, pair []float64
+	trunc     int
 }
 
 // seconds is the wall time of the training, including the runs it resumed.
@@ -758,7 +784,7 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 	}
 	// lazy defers hard-constraint generation to the iterations that run
 	// real inference (see Tuning.Cache).
-	lazy := t.lazyGeneration()
+	lazy := t.lazyGeneration(method)
 	pending := false // the QP was solved since the last margin pass
 	for it := startIt; it < t.s.MaxIter; it++ {
 		t.iter++
@@ -780,20 +806,30 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 			if pending {
 				// Real inference needs w feasible for the hard
 				// constraints: generate them now.
-				sec, err := t.generate()
-				if err != nil {
-					return StopNone, err
+				if t.fusable(method) {
+					// The fill is inference's work: t0 stands.
+					sec, err := t.fusedGenerate()
+					if err != nil {
+						return StopNone, err
+					}
+					rec.ConstraintSeconds += sec
+					rec.InferenceSeconds -= sec
+				} else {
+					sec, err := t.generate()
+					if err != nil {
+						return StopNone, err
+					}
+					rec.ConstraintSeconds += sec
+					t0 = time.Now()
 				}
-				rec.ConstraintSeconds += sec
 				pending = false
-				t0 = time.Now()
 			}
 			var err error
 			if a, b, rec.Truncated, err = t.lossAugmented(); err != nil {
 				return StopNone, err
 			}
 		}
-		rec.InferenceSeconds = time.Since(t0).Seconds()
+		rec.InferenceSeconds += time.Since(t0).Seconds()
 		rec.Loss = b
 		xiNew := math.Max(0, b-dot(a, t.w))
 		if !rec.CacheHit {
@@ -935,11 +971,124 @@ func (t *trainer) marginPass(rec *QPCall) (int, error) {
 	return len(viol), nil
 }
 
-// lazyGeneration reports whether this stage defers hard-constraint
-// generation to the iterations that run real inference: the cache serves
-// it and it generates hard constraints.
-func (t *trainer) lazyGeneration() bool {
-	return t.cache != nil && t.generating()
+// lazyGeneration reports whether this stage (of loss-augmented inference
+// method) defers hard-constraint generation to the iterations that run
+// real inference: it generates hard constraints, and the cache serves it
+// or the margins are read off the cut (fusable).
+func (t *trainer) lazyGeneration(method inference.Method) bool {
+	return t.generating() && (t.cache != nil || t.fusable(method))
+}
+
+// fusable reports whether the training edges' margins can be read off the
+// cuts of inference method (Tuning.MarginPass): two labels, a graph cut
+// in normal form, and a pool of one row per edge, in edge order, that is
+// C4's submodularity row, with the training instances' edges first.
+func (t *trainer) fusable(method inference.Method) bool {
+	q := t.spec.pool
+	if t.s.Tuning.MarginPass || t.s.Tuning.TightBounds || q == nil || q.identity() || !t.spec.edgeRows || len(q.B) != 1 {
+		return false
+	}
+	if normal, _, _ := t.cutMethod(method); !normal {
+		return false
+	}
+	if !sameRow(q.B[0], submodularRows(t.layout)[0]) {
+		return false
+	}
+	return q.active >= t.spec.offsets[len(t.train)]
+}
+
+// sameRow reports whether a and b have the same coefficient on every block.
+func sameRow(a, b bRow) bool {
+	coef := func(r bRow) map[int]float64 {
+		m := map[int]float64{}
+		for _, t := range r {
+			m[t.Block] += t.C
+		}
+		for k, v := range m {
+			if v == 0 {
+				delete(m, k)
+			}
+		}
+		return m
+	}
+	return maps.Equal(coef(a), coef(b))
+}
+
+// fusedGenerate is generate with the training edges' margins read off
+// the cuts that loss-augmented inference needs at this w (fillCut's d):
+// it fills every training instance's cut, computes the margins of the
+// pool's other rows as the margin pass would, and adds the most violated
+// rows as the pass does, then re-solves the QP and repeats until no row is
+// violated: the same rounds as generate's, each a fill instead of a pass.
+// The last fill serves the inference that follows (preOK). It returns the
+// seconds of the constraint work beyond the fills (which are inference's)
+// and of the QP solves.
+func (t *trainer) fusedGenerate() (float64, error) {
+	q := t.spec.pool
+	n0 := t.spec.offsets[len(t.train)]
+	total := 0.0
+	for {
+		t.prefill()
+		t1 := time.Now()
+		m0 := q.computed
+		q.restBinary(t.w, n0, t.s.Delayed)
+		t.trace.InferenceMargins += int64(n0)
+		viol, minV := q.violated(t.s.Tuning.AddK, t.s.Tuning.HardTol*norm(t.w))
+		for _, idx := range viol {
+			q.added[idx] = true
+			if t.addRow(q, idx) < 0 {
+				return 0, t.qp.Err()
+			}
+		}
+		sec := time.Since(t1).Seconds()
+		if n := len(t.trace.QPCalls); n > 0 {
+			// The pass checks the last QP call's w, as generate's does.
+			last := &t.trace.QPCalls[n-1]
+			last.ConstraintSeconds += sec
+			last.Margins += q.computed - m0
+			last.MinMargin, last.HardAdded = minV, last.HardAdded+len(viol)
+		}
+		t.trace.ConstraintSeconds += sec
+		total += sec
+		if len(viol) == 0 {
+			t.preOK = true
+			return total, nil
+		}
+		t1 = time.Now()
+		if err := t.wUpdate(false); err != nil {
+			return total, err
+		}
+		total += time.Since(t1).Seconds()
+	}
+}
+
+// prefill fills every training instance's normal-form cut at t.w into
+// t.pre, and the training edges' margins into the pool (rows
+// offsets[i]+e), split over the workers as inference is.
+func (t *trainer) prefill() {
+	q := t.spec.pool
+	t.layout.reduce(t.w, &t.red)
+	if len(t.pre) != len(t.train) {
+		t.pre = make([]prefilled, len(t.train))
+	}
+	_, truncate, _ := t.cutMethod(t.works[0].method)
+	fill := func(id int) {
+		for i := id; i < len(t.train); i += len(t.works) {
+			in, p := &t.train[i], &t.pre[i]
+			p.lin, p.pair = resize(p.lin, in.Nodes()), resize(p.pair, len(in.Edges))
+			lo := t.spec.offsets[i]
+			p.trunc = t.layout.fillCut(p.lin, p.pair, &t.feats[i], &t.red, t.costs[i], in.Labels, in.Edges, truncate, q.lower[lo:lo+len(in.Edges)])
+		}
+	}
+	if len(t.works) == 1 {
+		fill(0)
+		return
+	}
+	var g panics.Group
+	for id := range t.works {
+		g.Go(func() { fill(id) })
+	}
+	g.Wait()
 }
 
 // generate makes w feasible for the hard constraints after QP solves that
@@ -1061,6 +1210,7 @@ func (t *trainer) addRow(q *pool, idx int) int {
 // instance and returns the cutting plane a = mean(ψ(x_i,y_i) − ψ(x_i,ȳ_i)),
 // b = mean Δ(y_i,ȳ_i), and the number of truncated edges.
 func (t *trainer) lossAugmented() ([]float64, float64, int, error) {
+	defer func() { t.preOK = false }()
 	t.layout.reduce(t.w, &t.red)
 	if len(t.works) == 1 {
 		// One worker: no goroutine to hand the round to.
@@ -1132,9 +1282,16 @@ func (t *trainer) runWorker(wk *worker) {
 				cs = cut.NewFixedSolver(truncate, dynamic)
 				wk.cuts[i] = cs
 			}
-			wk.lin, wk.pair, wk.y = resize(wk.lin, in.Nodes()), resize(wk.pair, len(in.Edges)), resizeInts(wk.y, in.Nodes())
-			truncated = l.fillCut(wk.lin, wk.pair, &t.feats[i], &t.red, t.costs[i], in.Labels, in.Edges, truncate)
-			_, err = cs.Solve(in.Edges, wk.lin, wk.pair, wk.y)
+			wk.y = resizeInts(wk.y, in.Nodes())
+			if t.preOK { // filled at this w by fusedGenerate
+				p := &t.pre[i]
+				truncated = p.trunc
+				_, err = cs.Solve(in.Edges, p.lin, p.pair, wk.y)
+			} else {
+				wk.lin, wk.pair = resize(wk.lin, in.Nodes()), resize(wk.pair, len(in.Edges))
+				truncated = l.fillCut(wk.lin, wk.pair, &t.feats[i], &t.red, t.costs[i], in.Labels, in.Edges, truncate, nil)
+				_, err = cs.Solve(in.Edges, wk.lin, wk.pair, wk.y)
+			}
 			labels = wk.y
 		} else {
 			e := wk.energies[i]

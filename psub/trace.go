@@ -120,16 +120,19 @@ type Trace struct {
 	// HardViolated counts the hard constraints of the set (C2*, C3, C4,
 	// C̄4) violated beyond HardTol at the returned weights.
 	HardViolated   int
-	Iters          int     // cutting-plane iterations, all stages
-	HardIntroduced int     // hard constraints added to the QP (re-additions after removal count again)
-	ActiveHard     int     // hard constraints with a positive dual at the end
-	ActivePlanes   int     // cutting planes with a positive dual at the end
-	Margins        int64   // hard-constraint margins computed, all calls
-	MinMargin      float64 // smallest hard-constraint margin at the end (pool sets)
-	QPNotConverged int     // QP solves that hit their iteration limit
-	QPRoundOff     int     // QP solves that stopped on the rounding allowance, above the QP's own tolerance (any level; certify counts those above Tol)
-	PlanesRemoved  int     // inactive cutting planes dropped (InactiveWindow)
-	HardRemoved    int     // inactive hard constraints dropped (InactiveWindow)
+	Iters          int   // cutting-plane iterations, all stages
+	HardIntroduced int   // hard constraints added to the QP (re-additions after removal count again)
+	ActiveHard     int   // hard constraints with a positive dual at the end
+	ActivePlanes   int   // cutting planes with a positive dual at the end
+	Margins        int64 // hard-constraint margins computed, all calls
+	// InferenceMargins counts the training edges' margins read off the
+	// cuts of loss-augmented inference instead (Tuning.MarginPass).
+	InferenceMargins int64
+	MinMargin        float64 // smallest hard-constraint margin at the end (pool sets)
+	QPNotConverged   int     // QP solves that hit their iteration limit
+	QPRoundOff       int     // QP solves that stopped on the rounding allowance, above the QP's own tolerance (any level; certify counts those above Tol)
+	PlanesRemoved    int     // inactive cutting planes dropped (InactiveWindow)
+	HardRemoved      int     // inactive hard constraints dropped (InactiveWindow)
 	// Resumed lists the iterations after which the training was resumed
 	// from a checkpoint (Settings.CheckpointDir); empty for one run.
 	Resumed []int

@@ -23,9 +23,10 @@ type Config struct {
 // 2-pass delayed (pretraining, then Algorithm 2) — with C and the paper's
 // relative gap 1e-3, plus, when minibatches > 1, a fifth row the paper only
 // describes: Algorithm 2 with that many constraint minibatches. maxIter 0
-// keeps the learner's default.
+// keeps the learner's default. Every row computes its margins in passes
+// of their own (Tuning.MarginPass), as the paper counts them.
 func Configs(c float64, maxIter, minibatches int) []Config {
-	base := psub.Settings{C: c, Tol: 1e-3, MaxIter: maxIter}
+	base := psub.Settings{C: c, Tol: 1e-3, MaxIter: maxIter, Tuning: psub.Tuning{MarginPass: true}}
 	row := func(name string, f func(*psub.Settings)) Config {
 		s := base
 		f(&s)
@@ -67,7 +68,7 @@ func TunedConfigs(c float64, maxIter int) []Config {
 	rows[1].Name, rows[1].Settings.Tuning.AddK = "1-pass, full, k = 20", 20
 	rows[2].Name, rows[2].Settings.Tuning.AddK, rows[2].Settings.Tuning.TightBounds = "1-pass, delayed, tight, k = 20", 20, true
 	rows[3].Name = "2-pass delayed, tight, k = 200, cache 5"
-	rows[3].Settings.Tuning = psub.Tuning{AddK: 200, TightBounds: true, Cache: 5}
+	rows[3].Settings.Tuning = psub.Tuning{AddK: 200, TightBounds: true, Cache: 5, MarginPass: true}
 	return rows
 }
 

@@ -81,6 +81,10 @@ type SegmentationExperiment struct {
 	// changes the path, not the certified optimum: a fit stops only on
 	// real inference.
 	Cache int
+	// MarginPass computes every hard-constraint margin in a pass of its
+	// own (psub.Tuning.MarginPass) instead of reading the training edges'
+	// margins off the graph cuts: the same rows, more work.
+	MarginPass bool
 	// ModelDir, when set, receives every final model as JSON, named by
 	// ModelPath, for figures drawn after the grid.
 	ModelDir string
@@ -193,7 +197,7 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job grid.Job) (map[str
 		return e.scoreFinal(model, col, trainIdx, testIdx, m)
 	}
 	base := psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
-		Delayed: e.Delayed, Workers: e.Workers, CheckpointDir: e.Checkpoints, Tuning: psub.Tuning{AddK: e.AddK, Cache: e.Cache},
+		Delayed: e.Delayed, Workers: e.Workers, CheckpointDir: e.Checkpoints, Tuning: psub.Tuning{AddK: e.AddK, Cache: e.Cache, MarginPass: e.MarginPass},
 		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)}
 	keep, err := e.warmStart(job, trainIdx, testIdx, &base)
 	if err != nil {
@@ -366,7 +370,7 @@ func TrainMetrics(trace *psub.Trace, tol float64) map[string]float64 {
 		"problems": float64(len(trace.Problems)), "scale": trace.Scale,
 		"primal": fin.Primal, "gap": fin.Gap,
 		"hard_active": float64(trace.ActiveHard), "hard_introduced": float64(trace.HardIntroduced),
-		"margins": float64(trace.Margins), "train_seconds": trace.Seconds,
+		"margins": float64(trace.Margins), "margins_inference": float64(trace.InferenceMargins), "train_seconds": trace.Seconds,
 		"resumed": float64(len(trace.Resumed)),
 	}
 }
