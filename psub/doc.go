@@ -88,7 +88,12 @@
 // margins c_ij·w form V = P·(W̃_p·Bᵀ). Each round adds the most violated
 // rows, found from all margins (Algorithm 1) or from lower bounds
 // L ← L − ‖w′ − w‖·N recomputed only where L ≤ 0 (Settings.Delayed,
-// Algorithm 2). One tolerance decides what is submodular: a row is violated
+// Algorithm 2). For two labels with graph cuts, C4's and C̄4's margins on
+// the training edges are also the d = θ01 + θ10 − θ00 − θ11 the cut needs
+// at the same w: generation then reads them off the cut before inference
+// instead of a pass (the same rows, Trace.InferenceMargins;
+// Tuning.MarginPass keeps the passes, as the paper counts them). One
+// tolerance decides what is submodular: a row is violated
 // when c·w < −ε·‖c‖·‖w‖, ε = Settings.Tuning.HardTol; training, the
 // certificate and Model.NonSubmodularFraction all use it. Settings.Pretrain
 // first trains without hard constraints, then enforces them from there;
