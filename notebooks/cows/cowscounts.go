@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/internal/codever"
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
@@ -253,7 +254,13 @@ func RunCountsOn(ctx context.Context, s CountsSettings, train, test []psub.Insta
 		m["c_psub"] = c
 		return m, nil
 	}
-	opt := grid.Options{Workers: workers, Results: results, Params: s}
+	// The rows' code is what the fits execute (building the graphs
+	// included), not the whole library: an edit elsewhere keeps them.
+	code, err := codever.CodeOf([]string{codever.FuncDecl(RunCounts)}, []string{codever.FuncDecl(grid.Run)})
+	if err != nil {
+		return nil, err
+	}
+	opt := grid.Options{Workers: workers, Results: results, Params: s, Code: &code}
 	if logf != nil {
 		opt.Progress = func(p grid.Progress) {
 			r := p.Last

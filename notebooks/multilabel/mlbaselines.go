@@ -22,6 +22,7 @@ import (
 	"sort"
 
 	"github.com/probably-submodular/crf/data"
+	"github.com/probably-submodular/crf/internal/codever"
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
@@ -324,7 +325,13 @@ func RunBaselines(ctx context.Context, s BaselineSettings, results string, worke
 		m["c_psub"] = c
 		return m, nil
 	}
-	opt := grid.Options{Workers: workers, Results: results, Params: s}
+	// The rows' code is what the fits execute (building the problems
+	// included), not the whole library: an edit elsewhere keeps them.
+	code, err := codever.CodeOf([]string{codever.FuncDecl(RunBaselines)}, []string{codever.FuncDecl(grid.Run)})
+	if err != nil {
+		return nil, err
+	}
+	opt := grid.Options{Workers: workers, Results: results, Params: s, Code: &code}
 	if logf != nil {
 		opt.Progress = func(p grid.Progress) {
 			r := p.Last
