@@ -17,31 +17,25 @@ func InNotebook() bool { return gonbui.IsNotebook }
 
 // ShowHTML displays HTML in the notebook (outside: prints a text note).
 func ShowHTML(h string) {
-	if !InNotebook() {
-		fmt.Printf("[html output, %d bytes]\n", len(h))
-		return
-	}
-	gonbui.DisplayHTML(h)
-	flush()
+	show(func() { gonbui.DisplayHTML(h) }, fmt.Sprintf("[html output, %d bytes]", len(h)))
 }
 
 // ShowMarkdown displays markdown in the notebook (outside: prints it).
-func ShowMarkdown(md string) {
-	if !InNotebook() {
-		fmt.Println(md)
-		return
-	}
-	gonbui.DisplayMarkdown(md)
-	flush()
-}
+func ShowMarkdown(md string) { show(func() { gonbui.DisplayMarkdown(md) }, md) }
 
 // ShowPNG displays PNG bytes in the notebook (outside: prints a text note).
 func ShowPNG(png []byte) {
+	show(func() { gonbui.DisplayPNG(png) }, fmt.Sprintf("[png image, %d bytes]", len(png)))
+}
+
+// show runs display in a notebook and waits for GoNB to take it, else
+// prints outside.
+func show(display func(), outside string) {
 	if !InNotebook() {
-		fmt.Printf("[png image, %d bytes]\n", len(png))
+		fmt.Println(outside)
 		return
 	}
-	gonbui.DisplayPNG(png)
+	display()
 	flush()
 }
 

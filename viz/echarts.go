@@ -210,14 +210,7 @@ func echartFrame(title string, names []string, slider bool) []charts.GlobalOpts 
 // when the data reach past 50.
 func EChartLines(title, xLabel, yLabel string, series []Series, logY bool) *charts.Line {
 	l := charts.NewLine()
-	var names []string
-	top := math.Inf(-1)
-	for _, s := range series {
-		names = append(names, s.Name)
-		for _, y := range s.Y {
-			top = math.Max(top, y)
-		}
-	}
+	names, top := namesAndTop(series, func(s Series) (string, []float64) { return s.Name, s.Y })
 	yAxis := opts.YAxis{Name: yLabel, Scale: opts.Bool(true)}
 	if logY {
 		yAxis.Type = "log"
@@ -270,14 +263,7 @@ func geometric(series []Series) bool {
 // hovering shows the values.
 func EChartBars(title, yLabel string, categories []string, series []BarSeries) *charts.Bar {
 	b := charts.NewBar()
-	var names []string
-	top := math.Inf(-1)
-	for _, s := range series {
-		names = append(names, s.Name)
-		for _, v := range s.Values {
-			top = math.Max(top, v)
-		}
-	}
+	names, top := namesAndTop(series, func(s BarSeries) (string, []float64) { return s.Name, s.Values })
 	yAxis := opts.YAxis{Name: yLabel, Min: 0}
 	if m, ok := percentMax(top); ok && isPercent(yLabel) {
 		yAxis.Max = m
@@ -299,4 +285,18 @@ func EChartBars(title, yLabel string, categories []string, series []BarSeries) *
 		b.AddSeries(s.Name, items, charts.WithItemStyleOpts(opts.ItemStyle{Color: cssColor(colorOf(s.Color, i))}))
 	}
 	return b
+}
+
+// namesAndTop are the series' names, for the legend, and their largest
+// value (−Inf for none), for a percent axis.
+func namesAndTop[S any](series []S, of func(S) (string, []float64)) (names []string, top float64) {
+	top = math.Inf(-1)
+	for _, s := range series {
+		name, vs := of(s)
+		names = append(names, name)
+		for _, v := range vs {
+			top = math.Max(top, v)
+		}
+	}
+	return names, top
 }

@@ -75,17 +75,11 @@ func ShowPlot(p *plot.Plot) error {
 // (values must then be positive). A y label with "%" marks a percent axis,
 // which ends at 100 when the data reach past 50.
 func Lines(title, xLabel, yLabel string, series []Series, logY bool) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xLabel, yLabel
-	p.Legend.Top = true
-	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{}
+	p, err := newPlot(title, xLabel, yLabel, series, false, logY)
+	if err != nil {
+		return nil, err
 	}
 	for i, s := range series {
-		if len(s.X) != len(s.Y) {
-			return nil, fmt.Errorf("series %q: %d x values, %d y values", s.Name, len(s.X), len(s.Y))
-		}
 		c := colorOf(s.Color, i)
 		if s.Lo != nil && s.Hi != nil {
 			if len(s.Lo) != len(s.X) || len(s.Hi) != len(s.X) {
@@ -316,21 +310,11 @@ func (t barThumb) Thumbnail(c *draw.Canvas) {
 // Scatter draws point clouds, one colour per series (Lo/Hi are ignored);
 // logX and logY use log scales (values must then be positive).
 func Scatter(title, xLabel, yLabel string, series []Series, logX, logY bool) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xLabel, yLabel
-	p.Legend.Top = true
-	if logX {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = logTicks{}
-	}
-	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{}
+	p, err := newPlot(title, xLabel, yLabel, series, logX, logY)
+	if err != nil {
+		return nil, err
 	}
 	for i, s := range series {
-		if len(s.X) != len(s.Y) {
-			return nil, fmt.Errorf("series %q: %d x values, %d y values", s.Name, len(s.X), len(s.Y))
-		}
 		pts := make(plotter.XYs, 0, len(s.X))
 		for j := range s.X {
 			if (logX && s.X[j] <= 0) || (logY && s.Y[j] <= 0) {
@@ -349,5 +333,25 @@ func Scatter(title, xLabel, yLabel string, series []Series, logX, logY bool) (*p
 		p.Legend.Add(s.Name, sc)
 	}
 	percentAxis(p, yLabel, logY)
+	return p, nil
+}
+
+// newPlot is the frame of Lines and Scatter: titles, the legend on top and
+// log axes, once every series has one y value per x value.
+func newPlot(title, xLabel, yLabel string, series []Series, logX, logY bool) (*plot.Plot, error) {
+	for _, s := range series {
+		if len(s.X) != len(s.Y) {
+			return nil, fmt.Errorf("series %q: %d x values, %d y values", s.Name, len(s.X), len(s.Y))
+		}
+	}
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xLabel, yLabel
+	p.Legend.Top = true
+	if logX {
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
+	}
+	if logY {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+	}
 	return p, nil
 }

@@ -10,6 +10,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -955,12 +956,7 @@ func (r *reach) hash() (string, error) {
 	})
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\ngo %s\n", codeScheme, r.m.goLine)
-	ext := make([]string, 0, len(r.external))
-	for e := range r.external {
-		ext = append(ext, e)
-	}
-	slices.Sort(ext)
-	for _, e := range ext {
+	for _, e := range slices.Sorted(maps.Keys(r.external)) {
 		fmt.Fprintf(h, "module %s\n", e)
 	}
 	for _, e := range entries {
@@ -975,12 +971,7 @@ func (r *reach) dirs() []string {
 	for u := range r.units {
 		set[u.pkg.dir] = true
 	}
-	out := make([]string, 0, len(set))
-	for d := range set {
-		out = append(out, d)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // writeTokens writes u's tokens, as the scanner reads them with comments

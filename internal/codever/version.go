@@ -7,13 +7,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -161,13 +161,8 @@ func hashSource(root string, paths []string) (string, error) {
 			return "", fmt.Errorf("code version: %w", err)
 		}
 	}
-	names := make([]string, 0, len(files))
-	for f := range files {
-		names = append(names, f)
-	}
-	sort.Strings(names)
 	h := sha256.New()
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
 		if err != nil {
 			return "", fmt.Errorf("code version: %w", err)

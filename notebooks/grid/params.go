@@ -5,8 +5,10 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -258,12 +260,7 @@ func paramsDiff(a, b string, max int) []string {
 			for k := range my {
 				keys[k] = true
 			}
-			sorted := make([]string, 0, len(keys))
-			for k := range keys {
-				sorted = append(sorted, k)
-			}
-			sort.Strings(sorted)
-			for _, k := range sorted {
+			for _, k := range slices.Sorted(maps.Keys(keys)) {
 				p := k
 				if path != "" {
 					p = path + "." + k

@@ -19,7 +19,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"sort"
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/internal/codever"
@@ -469,16 +468,6 @@ func unaryArgmin(e *inference.Energy) []int {
 		y[i] = best
 	}
 	return y
-}
-
-// BaselineTrainingNames lists BaselineTrainings' names, sorted.
-func BaselineTrainingNames() []string {
-	var n []string
-	for k := range BaselineTrainings() {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return n
 }
 
 // BaselineRulesShown are the test rules of BaselineTable, in order.

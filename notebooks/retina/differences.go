@@ -387,15 +387,3 @@ func CompleteFolds(rows []grid.Result, s DiffSettings) []grid.Result {
 func DifferencesResults() string {
 	return filepath.Join(filepath.Dir(data.OutDir()), "notebooks", "results", "retina-differences.jsonl")
 }
-
-// variantRows are the rows of one descriptor, Set renamed so that the
-// tables of protocol read them (loss "avg").
-func variantRows(rows []grid.Result, descriptor string) []grid.Result {
-	var out []grid.Result
-	for _, r := range rows {
-		if r.Tag == descriptor && r.Error == "" {
-			out = append(out, r)
-		}
-	}
-	return out
-}

@@ -45,5 +45,6 @@
 // else /usr/bin/chromium (Debian: apt-get install chromium). Screenshots go to
 // out/browser/. The pure checks (URL references in HTML, TeX detection, blank
 // canvases, error text in cell output) have ordinary unit tests that always
-// run.
+// run. The package is tests only: its helpers (Chromium, Jupyter, the page
+// checks) live in its _test.go files, as nothing else imports them.
 package browser

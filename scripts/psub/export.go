@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -135,11 +137,7 @@ func visibleNames(set []psub.Instance, path string, stderr io.Writer) {
 
 func runExport(args []string, stdout, stderr io.Writer) error {
 	ex := exporters()
-	names := make([]string, 0, len(ex))
-	for n := range ex {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(ex))
 	fs := newFlags("export", "psub export -dataset NAME -o DIR [-data PATH] [-seed 1] [-limit N] [-downscale F]", stdout)
 	dataset := fs.String("dataset", "", "data set: "+strings.Join(names, ", ")+"; required")
 	out := fs.String("o", "", "output directory (created); required")
@@ -188,12 +186,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	res := exportResult{Dataset: *dataset, Description: desc}
-	keys := make([]string, 0, len(parts))
-	for k := range parts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(parts)) {
 		set := parts[k]
 		if len(set) == 0 {
 			continue

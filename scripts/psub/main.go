@@ -19,8 +19,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 
 	"github.com/probably-submodular/crf/internal/panics"
 )
@@ -128,11 +129,7 @@ func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--hel
 func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "psub: probably submodular CRF training and inference")
 	fmt.Fprintln(w, "\nusage: psub COMMAND [flags] [args]\n\ncommands:")
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(cmds))
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -388,11 +389,7 @@ func setCounts(n int, bySet map[string]int) string {
 	if n == 0 {
 		return "0"
 	}
-	sets := make([]string, 0, len(bySet))
-	for s := range bySet {
-		sets = append(sets, s)
-	}
-	slices.Sort(sets)
+	sets := slices.Sorted(maps.Keys(bySet))
 	parts := make([]string, len(sets))
 	for i, s := range sets {
 		parts[i] = fmt.Sprintf("%s %d", s, bySet[s])

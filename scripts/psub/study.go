@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"syscall"
 
 	"github.com/probably-submodular/crf/notebooks/cows"
@@ -69,11 +70,7 @@ func runStudy(args []string, stdout, stderr io.Writer) error {
 	list := fs.Bool("list", false, "list the studies as JSON")
 	results := fs.String("results", "", "results file, JSON Lines (default: the study's committed file under notebooks/results)")
 	workers := fs.Int("workers", 0, "fits at once (0: one per core)")
-	var names []string
-	for n := range studies {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(studies))
 	fs.after = func(w io.Writer) {
 		fmt.Fprintln(w, "\nstudies (each explains a difference from the paper in its notebook):")
 		for _, n := range names {

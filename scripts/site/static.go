@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/probably-submodular/crf/internal/safefile"
@@ -103,11 +104,7 @@ func SyncStatic(npmDir, outDir string) (StaticStats, error) {
 		}
 	}
 	dst := filepath.Join(outDir, staticDir)
-	names := make([]string, 0, len(want))
-	for n := range want {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(want))
 	for _, n := range names {
 		b, err := os.ReadFile(want[n])
 		if err != nil {
