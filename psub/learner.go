@@ -476,6 +476,11 @@ type trainer struct {
 	// it (w has not moved since).
 	pre   []prefilled
 	preOK bool
+	// quiet: the last generation before inference added no row. Only
+	// then does the next one read margins off the cut: a round that adds
+	// rows moves w, and its fill is wasted, while a pass is cheaper than a
+	// fill (Algorithm 2's bounds skip most rows).
+	quiet bool
 }
 
 // prefilled is one instance's normal-form cut (fillCut) and its
@@ -806,7 +811,7 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 			if pending {
 				// Real inference needs w feasible for the hard
 				// constraints: generate them now.
-				if t.fusable(method) {
+				if t.quiet && t.fusable(method) {
 					// The fill is inference's work: t0 stands.
 					sec, err := t.fusedGenerate()
 					if err != nil {
@@ -1018,48 +1023,44 @@ func sameRow(a, b bRow) bool {
 // the cuts that loss-augmented inference needs at this w (fillCut's d):
 // it fills every training instance's cut, computes the margins of the
 // pool's other rows as the margin pass would, and adds the most violated
-// rows as the pass does, then re-solves the QP and repeats until no row is
-// violated: the same rounds as generate's, each a fill instead of a pass.
-// The last fill serves the inference that follows (preOK). It returns the
-// seconds of the constraint work beyond the fills (which are inference's)
-// and of the QP solves.
+// rows as the pass does. When it adds none, the filled cuts serve the
+// inference that follows (preOK). Otherwise w moves: the w-update
+// re-solves and generates with passes, whose bounds start from these exact
+// margins, and inference fills anew. It returns the seconds of the
+// constraint work beyond the fill (which is inference's).
 func (t *trainer) fusedGenerate() (float64, error) {
 	q := t.spec.pool
+	t.prefill()
+	t1 := time.Now()
+	var rec QPCall
+	m0 := q.computed
 	n0 := t.spec.offsets[len(t.train)]
-	total := 0.0
-	for {
-		t.prefill()
-		t1 := time.Now()
-		m0 := q.computed
-		q.restBinary(t.w, n0, t.s.Delayed)
-		t.trace.InferenceMargins += int64(n0)
-		viol, minV := q.violated(t.s.Tuning.AddK, t.s.Tuning.HardTol*norm(t.w))
-		for _, idx := range viol {
-			q.added[idx] = true
-			if t.addRow(q, idx) < 0 {
-				return 0, t.qp.Err()
-			}
+	q.restBinary(t.w, n0, t.s.Delayed)
+	t.trace.InferenceMargins += int64(n0)
+	viol, minV := q.violated(t.s.Tuning.AddK, t.s.Tuning.HardTol*norm(t.w))
+	for _, idx := range viol {
+		q.added[idx] = true
+		if t.addRow(q, idx) < 0 {
+			return 0, t.qp.Err()
 		}
-		sec := time.Since(t1).Seconds()
-		if n := len(t.trace.QPCalls); n > 0 {
-			// The pass checks the last QP call's w, as generate's does.
-			last := &t.trace.QPCalls[n-1]
-			last.ConstraintSeconds += sec
-			last.Margins += q.computed - m0
-			last.MinMargin, last.HardAdded = minV, last.HardAdded+len(viol)
-		}
-		t.trace.ConstraintSeconds += sec
-		total += sec
-		if len(viol) == 0 {
-			t.preOK = true
-			return total, nil
-		}
-		t1 = time.Now()
-		if err := t.wUpdate(false); err != nil {
-			return total, err
-		}
-		total += time.Since(t1).Seconds()
 	}
+	rec.ConstraintSeconds = time.Since(t1).Seconds()
+	if n := len(t.trace.QPCalls); n > 0 {
+		// The pass checks the last QP call's w, as generate's does.
+		last := &t.trace.QPCalls[n-1]
+		last.ConstraintSeconds += rec.ConstraintSeconds
+		last.Margins += q.computed - m0
+		last.MinMargin, last.HardAdded = minV, last.HardAdded+len(viol)
+	}
+	t.trace.ConstraintSeconds += rec.ConstraintSeconds
+	t.quiet = len(viol) == 0
+	if t.quiet {
+		t.preOK = true
+		return rec.ConstraintSeconds, nil
+	}
+	t1 = time.Now()
+	err := t.wUpdate(true)
+	return rec.ConstraintSeconds + time.Since(t1).Seconds(), err
 }
 
 // prefill fills every training instance's normal-form cut at t.w into
@@ -1105,6 +1106,7 @@ func (t *trainer) generate() (float64, error) {
 		last.MinMargin, last.HardAdded = rec.MinMargin, last.HardAdded+rec.HardAdded
 	}
 	t.trace.ConstraintSeconds += rec.ConstraintSeconds
+	t.quiet = added == 0
 	if err != nil || added == 0 {
 		return rec.ConstraintSeconds, err
 	}
