@@ -105,6 +105,13 @@ func (s CountsSettings) Jobs() []grid.Job {
 	return jobs
 }
 
+// CountsCode is the code version of RunCounts' rows: what its fits
+// execute (building the graphs included, up to grid.Run), not the whole
+// library, so that an edit elsewhere keeps them.
+func CountsCode() (codever.CodeVersion, error) {
+	return codever.CodeOf([]string{codever.FuncDecl(RunCounts)}, []string{codever.FuncDecl(grid.Run)})
+}
+
 // RunCounts builds the cows graphs (segment cache), runs every job
 // (workers at once) and appends its row to results: trainJob's training
 // metrics (hard_introduced, hard_active, iterations, …), test_acc (global
@@ -254,9 +261,7 @@ func RunCountsOn(ctx context.Context, s CountsSettings, train, test []psub.Insta
 		m["c_psub"] = c
 		return m, nil
 	}
-	// The rows' code is what the fits execute (building the graphs
-	// included), not the whole library: an edit elsewhere keeps them.
-	code, err := codever.CodeOf([]string{codever.FuncDecl(RunCounts)}, []string{codever.FuncDecl(grid.Run)})
+	code, err := CountsCode()
 	if err != nil {
 		return nil, err
 	}

@@ -161,6 +161,12 @@ func (s DiffSettings) Jobs() []grid.Job {
 	return append(jobs, s.Extra...)
 }
 
+// DifferencesCode is the code version of RunDifferences' rows: what its
+// fits execute (RunDifferencesOn and all it reaches, up to grid.Run).
+func DifferencesCode() (codever.CodeVersion, error) {
+	return codever.CodeOf([]string{codever.FuncDecl(RunDifferencesOn)}, []string{codever.FuncDecl(grid.Run)})
+}
+
 // RunDifferences builds the crop (segment cache) and runs every job
 // (RunDifferencesOn).
 func RunDifferences(ctx context.Context, s DiffSettings, results string, workers int, logf func(string, ...any)) ([]grid.Result, error) {
@@ -206,7 +212,7 @@ func RunDifferencesOn(ctx context.Context, s DiffSettings, set *data.SegmentedSe
 		}
 		return qpTolFit(ctx, s, exp(v), v, final)
 	}
-	code, err := codever.CodeOf([]string{codever.FuncDecl(RunDifferencesOn)}, []string{codever.FuncDecl(grid.Run)})
+	code, err := DifferencesCode()
 	if err != nil {
 		return nil, err
 	}

@@ -290,6 +290,13 @@ func buildMLBaselines(s BaselineSettings) (map[string]*data.MultiLabelProblem, e
 	return out, nil
 }
 
+// BaselinesCode is the code version of RunBaselines' rows: what its fits
+// execute (building the problems included, up to grid.Run), not the whole
+// library, so that an edit elsewhere keeps them.
+func BaselinesCode() (codever.CodeVersion, error) {
+	return codever.CodeOf([]string{codever.FuncDecl(RunBaselines)}, []string{codever.FuncDecl(grid.Run)})
+}
+
 // RunBaselines trains every job of s (one worker per job, workers at
 // once), scores each model under every BaselineRules rule and appends
 // the rows to results (resuming: rows of the same code and settings are
@@ -324,9 +331,7 @@ func RunBaselines(ctx context.Context, s BaselineSettings, results string, worke
 		m["c_psub"] = c
 		return m, nil
 	}
-	// The rows' code is what the fits execute (building the problems
-	// included), not the whole library: an edit elsewhere keeps them.
-	code, err := codever.CodeOf([]string{codever.FuncDecl(RunBaselines)}, []string{codever.FuncDecl(grid.Run)})
+	code, err := BaselinesCode()
 	if err != nil {
 		return nil, err
 	}

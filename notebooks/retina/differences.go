@@ -304,6 +304,16 @@ func (r *differences) score(model *psub.Model, method inference.Method, idx []in
 	return nil
 }
 
+// DifferencesCode is the code version of RunDifferences' rows: what its
+// fits execute (the method Fit and all it reaches).
+func DifferencesCode() (codever.CodeVersion, error) {
+	code, err := codever.CodeOf([]string{codever.MethodDecl(&differences{}, "Fit")}, nil)
+	if err != nil {
+		return code, fmt.Errorf("retina differences: code version: %w", err)
+	}
+	return code, nil
+}
+
 // RunDifferences builds the full profile's 50 horses (segment cache),
 // takes its first s.Folds folds and runs every job of s (workers at once),
 // appending each row to results as it finishes; an interrupted run
@@ -322,9 +332,9 @@ func RunDifferences(ctx context.Context, s DiffSettings, results string, workers
 		return nil, fmt.Errorf("retina differences: %d folds, want 1 to %d", s.Folds, len(folds))
 	}
 	r := &differences{s: s, items: set.Items, folds: folds[:s.Folds], sets: map[string][]psub.Instance{}}
-	code, err := codever.CodeOf([]string{codever.MethodDecl(r, "Fit")}, nil)
+	code, err := DifferencesCode()
 	if err != nil {
-		return nil, fmt.Errorf("retina differences: code version: %w", err)
+		return nil, err
 	}
 	opt := grid.Options{Workers: workers, Results: results, Code: &code,
 		Params: struct {

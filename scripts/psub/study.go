@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"maps"
 	"os"
 	"os/signal"
 	"slices"
 	"syscall"
 
+	"github.com/probably-submodular/crf/internal/codever"
 	"github.com/probably-submodular/crf/notebooks/cows"
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/mito"
@@ -18,34 +21,36 @@ import (
 )
 
 // study is one of the notebooks' difference studies (issue 44): its
-// committed results file and how to run its default settings into a file.
+// committed results file, how to run its default settings into a file,
+// and the code version its rows record.
 type study struct {
 	about   string
 	results func() string
 	run     func(ctx context.Context, results string, workers int, logf func(string, ...any)) ([]grid.Result, error)
+	code    func() (codever.CodeVersion, error)
 }
 
 var studies = map[string]study{
 	"cows-counts": {"01: hard constraints added and retired, per knob, on the authors' split (cows.RunCounts)", cows.CountsResults,
 		func(ctx context.Context, res string, w int, logf func(string, ...any)) ([]grid.Result, error) {
 			return cows.RunCounts(ctx, cows.DefaultCounts(), res, w, logf)
-		}},
+		}, cows.CountsCode},
 	"retina-differences": {"03: QPBO completion, ICM, richer unaries on the horses (retina.RunDifferences)", retina.DifferencesResults,
 		func(ctx context.Context, res string, w int, logf func(string, ...any)) ([]grid.Result, error) {
 			return retina.RunDifferences(ctx, retina.DefaultDifferences(), res, w, logf)
-		}},
+		}, retina.DifferencesCode},
 	"mito-differences": {"04: selection of C, iteration counts, QPBO's convergence (mito.RunDifferences)", mito.DifferencesResults,
 		func(ctx context.Context, res string, w int, logf func(string, ...any)) ([]grid.Result, error) {
 			return each(mito.DefaultDifferences(), func(s mito.DiffSettings) ([]grid.Result, error) {
 				return mito.RunDifferences(ctx, s, res, w, logf)
 			})
-		}},
+		}, mito.DifferencesCode},
 	"multilabel-baselines": {"05: the paper's weak QPBO and TRW-S baselines (multilabel.RunBaselines)", multilabel.BaselinesResults,
 		func(ctx context.Context, res string, w int, logf func(string, ...any)) ([]grid.Result, error) {
 			return each(multilabel.AllBaselines(), func(s multilabel.BaselineSettings) ([]grid.Result, error) {
 				return multilabel.RunBaselines(ctx, s, res, w, logf)
 			})
-		}},
+		}, multilabel.BaselinesCode},
 }
 
 // each runs a study's settings one after the other into one results
@@ -66,8 +71,9 @@ func each[S any](settings []S, run func(S) ([]grid.Result, error)) ([]grid.Resul
 // resuming from its results file like a protocol (rows of the running code
 // are not run again).
 func runStudy(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("study", "psub study NAME [-results FILE] [-workers N] | psub study -list", stdout)
+	fs := newFlags("study", "psub study NAME [-results FILE] [-workers N] | psub study -list | psub study -status [NAME...]", stdout)
 	list := fs.Bool("list", false, "list the studies as JSON")
+	status := fs.Bool("status", false, "run nothing: per study (all, or the NAME arguments), the rows of its committed file (or -results, with one NAME) fresh for the code its fits execute now, stale, failed, and their commits")
 	results := fs.String("results", "", "results file, JSON Lines (default: the study's committed file under notebooks/results)")
 	workers := fs.Int("workers", 0, "fits at once (0: one per core)")
 	names := slices.Sorted(maps.Keys(studies))
@@ -77,12 +83,22 @@ func runStudy(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(w, "  %-21s %s\n", n, studies[n].about)
 		}
 	}
-	name := ""
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		name, args = args[0], args[1:]
+	var named []string
+	for len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		named, args = append(named, args[0]), args[1:]
 	}
 	if err := fs.parseFlags(args); err != nil {
 		return err
+	}
+	if *status {
+		return studyStatus(fs, named, *results, stdout)
+	}
+	if len(named) > 1 {
+		return fs.usageErr("want one study NAME, got %q", named)
+	}
+	name := ""
+	if len(named) == 1 {
+		name = named[0]
 	}
 	if *list {
 		out := map[string]string{}
@@ -116,4 +132,61 @@ func runStudy(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return writeJSON(stdout, map[string]any{"study": name, "results": res, "rows": len(rows), "failed": failed})
+}
+
+// studyRows is what -status says of one study's results file.
+type studyRows struct {
+	Study   string              `json:"study"`
+	Results string              `json:"results"`
+	Code    codever.CodeVersion `json:"code"`
+	Rows    int                 `json:"rows"`
+	Fresh   int                 `json:"fresh"`
+	Stale   int                 `json:"stale"`
+	Failed  int                 `json:"failed"`
+	// Commits counts the rows by the commit that computed them.
+	Commits map[string]int `json:"commits"`
+}
+
+// studyStatus reports, per study, which rows of its results file were
+// computed by the code its fits execute now (a rerun skips exactly those).
+func studyStatus(fs *flags, named []string, results string, stdout io.Writer) error {
+	if len(named) == 0 {
+		named = slices.Sorted(maps.Keys(studies))
+	}
+	if results != "" && len(named) != 1 {
+		return fs.usageErr("-results with -status needs one study NAME, got %d", len(named))
+	}
+	var out []studyRows
+	for _, n := range named {
+		st, ok := studies[n]
+		if !ok {
+			return fs.usageErr("no study %q (want one of %v)", n, slices.Sorted(maps.Keys(studies)))
+		}
+		res := results
+		if res == "" {
+			res = st.results()
+		}
+		code, err := st.code()
+		if err != nil {
+			return fmt.Errorf("study %s: %w", n, err)
+		}
+		rows, err := grid.ReadResults(res)
+		if err != nil && !errors.Is(err, iofs.ErrNotExist) {
+			return fmt.Errorf("study %s: %w", n, err)
+		}
+		r := studyRows{Study: n, Results: res, Code: code, Rows: len(rows), Commits: map[string]int{}}
+		for _, row := range rows {
+			switch {
+			case row.Error != "":
+				r.Failed++
+			case row.Code.Source != "" && row.Code.Source == code.Source:
+				r.Fresh++
+			default:
+				r.Stale++
+			}
+			r.Commits[row.Code.Commit]++
+		}
+		out = append(out, r)
+	}
+	return writeJSON(stdout, out)
 }
