@@ -19,10 +19,14 @@ import (
 // (psub.Tuning.MarginPass). It reports the CPU seconds of the fit, its
 // iterations, hard constraints introduced, the margins of the passes and
 // those read off the cut, and fails when the two primals differ by more
-// than the tolerance. Skipped without the EPFL volumes. Run it as
+// than the tolerance. Skipped without the EPFL volumes and with -short.
+// Run it as
 //
 //	go test -run XXX -bench SelectionFit -benchtime 1x ./notebooks/mito/
 func BenchmarkSelectionFit(b *testing.B) {
+	if testing.Short() {
+		b.Skip("-short: two fits on the whole mitochondria half volume take minutes and 8 GB")
+	}
 	m := Experiment{}
 	set, folds, err := m.Build(protocol.Full, nil)
 	if err != nil {
