@@ -28,8 +28,6 @@ const usage = `usage: site COMMAND [flags]
   record -out DIR -notebook NB -status ok|failed -seconds S -profile P [-run ID] [-errors TEXT]
                               record one notebook's run in DIR/notebooks/NAME.run.json
   style PAGE...               add the site's style to nbconvert pages (long code lines wrap)
-  slim NB...                  replace the echarts library inlined in saved outputs (older renders)
-                              by the script tag that loads assets/echarts.min.js; all other bytes stay
   data-sets NB...             print, one line per notebook, the data sets it reads (none: an empty line)
   needs-data -out DIR -notebook NB -sets "A B" [-why TEXT] -profile P [-run ID]
                               write DIR/NAME.html saying what data NB needs and the command, and its record
@@ -44,12 +42,39 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("site "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "out", "the site's folder (scripts/reproduce's out/)")
+	// Each command's flags, then one parse.
+	var npm, dir, nb, sets, why *string
+	var r Record
+	switch cmd {
+	case "static", "echarts":
+		npm = fs.String("npm", ".cache/npm", "the npm prefix of scripts/assets (holds node_modules)")
+		if cmd == "echarts" {
+			dir = fs.String("dir", "notebooks", "the folder of the notebooks (or pages) whose charts load it")
+		}
+	case "record", "needs-data":
+		nb = fs.String("notebook", "", "the source notebook (notebooks/NN-name.ipynb)")
+		fs.StringVar(&r.Profile, "profile", "", "profile asked for (quick or full)")
+		fs.StringVar(&r.Run, "run", "", "id shared by the notebooks of one scripts/reproduce run")
+		if cmd == "record" {
+			fs.StringVar(&r.Status, "status", "", "ok or failed")
+			fs.Float64Var(&r.Seconds, "seconds", 0, "wall time of the run")
+			fs.StringVar(&r.Errors, "errors", "", "what failed, for a failed notebook")
+		} else {
+			sets = fs.String("sets", "", "the missing data sets, space-separated")
+			why = fs.String("why", "", "why they were not fetched")
+		}
+	case "nbconvert-flags", "style", "data-sets", "index", "check":
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	default:
+		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 	switch cmd {
 	case "static":
-		npm := fs.String("npm", ".cache/npm", "the npm prefix of scripts/assets (holds node_modules)")
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
 		st, err := SyncStatic(*npm, *out)
 		if err != nil {
 			return err
@@ -58,85 +83,39 @@ func run(args []string, stdout, stderr io.Writer) error {
 			st.Files, float64(st.Bytes)/1e6, filepath.Join(*out, staticDir), st.Copied, st.Removed)
 		return writeEcharts(stdout, *npm, *out)
 	case "echarts":
-		npm := fs.String("npm", ".cache/npm", "the npm prefix of scripts/assets (holds node_modules)")
-		dir := fs.String("dir", "notebooks", "the folder of the notebooks (or pages) whose charts load it")
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
 		return writeEcharts(stdout, *npm, *dir)
 	case "nbconvert-flags":
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
 		for _, f := range NbconvertFlags() {
 			fmt.Fprintln(stdout, f)
 		}
 		return nil
-	case "record":
-		var r Record
-		nb := fs.String("notebook", "", "the source notebook (notebooks/NN-name.ipynb)")
-		fs.StringVar(&r.Status, "status", "", "ok or failed")
-		fs.Float64Var(&r.Seconds, "seconds", 0, "wall time of the run")
-		fs.StringVar(&r.Profile, "profile", "", "profile asked for (quick or full)")
-		fs.StringVar(&r.Run, "run", "", "id shared by the notebooks of one scripts/reproduce run")
-		fs.StringVar(&r.Errors, "errors", "", "what failed, for a failed notebook")
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		if *nb == "" {
+	case "record", "needs-data":
+		switch {
+		case sets == nil && *nb == "":
 			return fmt.Errorf("record: -notebook is required")
+		case sets != nil && (*nb == "" || strings.TrimSpace(*sets) == ""):
+			return fmt.Errorf("needs-data: -notebook and -sets are required")
+		}
+		if sets != nil {
+			n, err := WriteNeedsData(*out, *nb, strings.Fields(*sets), *why)
+			if err != nil {
+				return err
+			}
+			r.Status, r.Errors = NeedsDataStatus, n.Summary()
 		}
 		r.Notebook = filepath.ToSlash(*nb)
 		r.Name = strings.TrimSuffix(filepath.Base(*nb), ".ipynb")
 		r.Finished = time.Now().UTC().Truncate(time.Second)
 		fillMachine(&r)
 		return WriteRecord(*out, r)
-	case "slim":
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		return slimNotebooks(stdout, fs.Args())
 	case "style":
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
 		return stylePages(fs.Args())
 	case "data-sets":
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
 		for _, nb := range fs.Args() {
 			fmt.Fprintln(stdout, strings.Join(DataSets(nb), " "))
 		}
 		return nil
-	case "needs-data":
-		var r Record
-		nb := fs.String("notebook", "", "the source notebook (notebooks/NN-name.ipynb)")
-		sets := fs.String("sets", "", "the missing data sets, space-separated")
-		why := fs.String("why", "", "why they were not fetched")
-		fs.StringVar(&r.Profile, "profile", "", "profile asked for (quick or full)")
-		fs.StringVar(&r.Run, "run", "", "id shared by the notebooks of one scripts/reproduce run")
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		if *nb == "" || strings.TrimSpace(*sets) == "" {
-			return fmt.Errorf("needs-data: -notebook and -sets are required")
-		}
-		n, err := WriteNeedsData(*out, *nb, strings.Fields(*sets), *why)
-		if err != nil {
-			return err
-		}
-		r.Notebook = filepath.ToSlash(*nb)
-		r.Name = n.Name
-		r.Status = NeedsDataStatus
-		r.Errors = n.Summary()
-		r.Finished = time.Now().UTC().Truncate(time.Second)
-		fillMachine(&r)
-		return WriteRecord(*out, r)
 	case "index":
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
 		s, err := LoadSite(*out)
 		if err != nil {
 			return err
@@ -149,27 +128,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "index: %s, %d notebooks (%s)\n", filepath.Join(*out, "index.html"), len(s.Rows), s.Counts())
 		return nil
-	case "check":
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		pages, problems, err := CheckSite(*out)
-		if err != nil {
-			return err
-		}
-		if len(problems) > 0 {
-			for _, p := range problems {
-				fmt.Fprintln(stderr, "  "+p.String())
-			}
-			return fmt.Errorf("%d of the pages in %s would not work elsewhere (%d problems above): re-render them with scripts/reproduce (pages rendered before it copied MathJax and require.js into %s/static load them from this machine)", countPages(problems), *out, len(problems), *out)
-		}
-		fmt.Fprintf(stdout, "check: %d pages in %s load no file:// or network URL, and every local reference exists\n", pages, *out)
-		return nil
-	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, usage)
-		return nil
 	}
-	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+	// check
+	pages, problems, err := CheckSite(*out)
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(stderr, "  "+p.String())
+		}
+		return fmt.Errorf("%d of the pages in %s would not work elsewhere (%d problems above): re-render them with scripts/reproduce (pages rendered before it copied MathJax and require.js into %s/static load them from this machine)", countPages(problems), *out, len(problems), *out)
+	}
+	fmt.Fprintf(stdout, "check: %d pages in %s load no file:// or network URL, and every local reference exists\n", pages, *out)
+	return nil
 }
 
 // writeEcharts writes the echarts library of the npm folder to
