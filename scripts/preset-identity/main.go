@@ -38,25 +38,22 @@ func main() {
 			h := sha256.New()
 			f := func(x float64) { binary.Write(h, binary.LittleEndian, math.Float64bits(x)) }
 			i := func(x int) { binary.Write(h, binary.LittleEndian, int64(x)) }
-			h.Write([]byte("unary"))
-			for _, r := range in.Unary {
-				i(len(r))
-				for _, x := range r {
-					f(x)
+			rows := func(tag string, rs [][]float64) {
+				h.Write([]byte(tag))
+				for _, r := range rs {
+					i(len(r))
+					for _, x := range r {
+						f(x)
+					}
 				}
 			}
+			rows("unary", in.Unary)
 			h.Write([]byte("edges"))
 			for _, e := range in.Edges {
 				i(e[0])
 				i(e[1])
 			}
-			h.Write([]byte("pairwise"))
-			for _, r := range in.Pairwise {
-				i(len(r))
-				for _, x := range r {
-					f(x)
-				}
-			}
+			rows("pairwise", in.Pairwise)
 			h.Write([]byte("labels"))
 			for _, y := range in.Labels {
 				i(y)

@@ -193,13 +193,9 @@ func newBenchInstance(p *maxflow.Problem) *benchInstance {
 	return in
 }
 
-// build makes the graph as a user would: New, then fill.
-func (in *benchInstance) build(src, snk, cap, rev []float64) *maxflow.Graph {
-	return in.buildEdges(in.ends, src, snk, cap, rev)
-}
-
-// buildEdges is build with these edges (in.ends or another order of them).
-func (in *benchInstance) buildEdges(ends [][2]int, src, snk, cap, rev []float64) *maxflow.Graph {
+// build makes the graph as a user would, with these edges (in.ends or
+// another order of them): New, then fill.
+func (in *benchInstance) build(ends [][2]int, src, snk, cap, rev []float64) *maxflow.Graph {
 	g := maxflow.New(in.n, len(ends))
 	g.AddTerminalNodes(src, snk)
 	g.AddEdges(ends, cap, rev)
@@ -222,7 +218,7 @@ func (in *benchInstance) runRepeat(res *maxflowResult, repeat int) {
 		// again in the same storage (warm), as the C++ driver's repeats
 		// get the same memory back from malloc.
 		if r == 0 {
-			g = in.build(in.src, in.snk, in.cap, in.rev)
+			g = in.build(in.ends, in.src, in.snk, in.cap, in.rev)
 		} else {
 			g.Clear()
 			in.fill(g, in.src, in.snk, in.cap, in.rev)
@@ -237,14 +233,10 @@ func (in *benchInstance) runRepeat(res *maxflowResult, repeat int) {
 			res.ColdBuildSeconds, res.ColdSeconds = ptr(b), ptr(s)
 			res.ColdBuildCPUSeconds, res.ColdCPUSeconds = cpuPtr(c0, c1), cpuPtr(c1, c2)
 		} else {
-			minInto(&res.BuildSeconds, b)
-			minInto(&res.Seconds, s)
-			if p := cpuPtr(c0, c1); p != nil {
-				minInto(&res.BuildCPUSeconds, *p)
-			}
-			if p := cpuPtr(c1, c2); p != nil {
-				minInto(&res.CPUSeconds, *p)
-			}
+			minInto(&res.BuildSeconds, ptr(b))
+			minInto(&res.Seconds, ptr(s))
+			minInto(&res.BuildCPUSeconds, cpuPtr(c0, c1))
+			minInto(&res.CPUSeconds, cpuPtr(c1, c2))
 		}
 	}
 }
@@ -297,7 +289,7 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 	}
 	// The first build and solve of the process are the cold ones.
 	c0, w0 := processCPU(), time.Now()
-	g := in.build(in.src, in.snk, in.cap, in.rev)
+	g := in.build(in.ends, in.src, in.snk, in.cap, in.rev)
 	c1, w1 := processCPU(), time.Now()
 	res.ColdFlow = ptr(g.MaxFlow() + in.konst)
 	c2, w2 := processCPU(), time.Now()
@@ -326,9 +318,9 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 				g.Release()
 			}
 			if reversed {
-				g = in.buildEdges(rends, src, snk, rcap, rrev)
+				g = in.build(rends, src, snk, rcap, rrev)
 			} else {
-				g = in.build(src, snk, cap, rev)
+				g = in.build(in.ends, src, snk, cap, rev)
 			}
 			build += processCPU() - b0
 			last = g.MaxFlow()
@@ -359,7 +351,7 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 	res.RoundSeconds = ptr(w1.Sub(w0).Seconds() / float64(rounds))
 	if !math.IsNaN(c0) && !math.IsNaN(c1) {
 		res.RoundCPUSeconds = ptr((c1 - c0 - draw) / float64(rounds))
-		if mode == "rebuild" || mode == "other" || mode == "drop" || mode == "clear" {
+		if mode != "dynamic" && mode != "reset" {
 			res.RoundBuildCPUSeconds = ptr(build / float64(rounds))
 		}
 	}
@@ -376,8 +368,10 @@ func cpuPtr(c0, c1 float64) *float64 {
 	return ptr(c1 - c0)
 }
 
-func minInto(dst **float64, v float64) {
-	if *dst == nil || v < **dst {
-		*dst = &v
+// minInto keeps the smaller of *dst and v in *dst; a nil v (not measured)
+// changes nothing.
+func minInto(dst **float64, v *float64) {
+	if v != nil && (*dst == nil || *v < **dst) {
+		*dst = v
 	}
 }

@@ -90,33 +90,32 @@ type protocolFlags struct {
 }
 
 func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, stderr io.Writer) error {
-	profileName, results, shardArg, workers, models, checkpoints, merge := f.profile, f.results, f.shard, f.workers, f.models, f.checkpoints, f.merge
-	prof, err := protocol.ParseProfile(*profileName)
+	prof, err := protocol.ParseProfile(*f.profile)
 	if err != nil {
 		return fs.usageErr("-profile: %v", err)
 	}
-	shard, err := protocol.ParseShard(*shardArg)
+	shard, err := protocol.ParseShard(*f.shard)
 	if err != nil {
 		return fs.usageErr("-shard: %v", err)
 	}
-	if err := fs.intIn("workers", *workers, 0, maxWorkers, "fits at once, 0 for one per core"); err != nil {
+	if err := fs.intIn("workers", *f.workers, 0, maxWorkers, "fits at once, 0 for one per core"); err != nil {
 		return err
 	}
-	if *merge {
-		if *results == "" || fs.NArg() == 0 {
+	if *f.merge {
+		if *f.results == "" || fs.NArg() == 0 {
 			return fs.usageErr("-merge needs -results OUT and at least one SHARD_FILE")
 		}
-		if *shardArg != "" {
+		if *f.shard != "" {
 			return fs.usageErr("-merge and -shard exclude each other")
 		}
 		shards := dataFolders("")
 		for _, s := range fs.Args() {
 			shards = append(shards, fileArg("SHARD_FILE", s))
 		}
-		if err := fs.guard(paths(fileArg("-results", *results)), shards); err != nil {
+		if err := fs.guard(paths(fileArg("-results", *f.results)), shards); err != nil {
 			return err
 		}
-		rep, err := protocol.Merge(p, prof, *results, fs.Args())
+		rep, err := protocol.Merge(p, prof, *f.results, fs.Args())
 		if err != nil {
 			writeJSON(stdout, rep)
 			return err
@@ -137,12 +136,12 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 	if err := fs.noArgs(); err != nil {
 		return err
 	}
-	if err := fs.guard(paths(fileArg("-results", *results), folderArg("-models", *models), folderArg("-checkpoints", *checkpoints)), dataFolders("")); err != nil {
+	if err := fs.guard(paths(fileArg("-results", *f.results), folderArg("-models", *f.models), folderArg("-checkpoints", *f.checkpoints)), dataFolders("")); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opt := protocol.Options{Profile: prof, Results: *results, Shard: shard, Workers: *workers, Models: *models, Checkpoints: *checkpoints}
+	opt := protocol.Options{Profile: prof, Results: *f.results, Shard: shard, Workers: *f.workers, Models: *f.models, Checkpoints: *f.checkpoints}
 	if opt.Results == "" {
 		opt.Results = protocol.DefaultResults(p.Name(), prof)
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -101,12 +100,7 @@ func runAll(ctx context.Context, ps []protocol.Protocol, prof protocol.Profile, 
 	out := allResult{Profile: string(prof), Workers: workers, Protocols: make([]protocolOutcome, len(ps))}
 	runOne := func(i int, shared *grid.Slots) {
 		p := ps[i]
-		opt := protocol.Options{Profile: prof, Workers: workers, Slots: shared}
-		if dir != "" {
-			opt.Results = filepath.Join(dir, fmt.Sprintf("%s-%s.jsonl", p.Name(), prof))
-		} else {
-			opt.Results = protocol.DefaultResults(p.Name(), prof)
-		}
+		opt := protocol.Options{Profile: prof, Workers: workers, Slots: shared, Results: resultsOf(p, prof, dir)}
 		r, err := runCounted(ctx, p, opt, &prefixWriter{mu: &mu, w: stderr, prefix: p.Name() + ": "}, "")
 		res := protocolOutcome{protocolResult: r}
 		if err != nil {

@@ -424,12 +424,11 @@ func runSegmentPredict(args []string, stdout, stderr io.Writer) error {
 	}
 	// Masks are used when -masks or -mask-suffix is given, or when a mask
 	// suffix pairs every file of -images (a folder like the training one).
-	var images, masks []string
-	if *mf.masks != "" || *mf.suffix != "" {
-		if images, masks, _, err = mf.pair(*imageDir); err != nil {
+	images, masks, _, err := mf.pair(*imageDir)
+	if err != nil {
+		if *mf.masks != "" || *mf.suffix != "" {
 			return err
 		}
-	} else if images, masks, _, err = mf.pair(*imageDir); err != nil {
 		masks = nil
 		if images, err = data.ListImages(*imageDir); err != nil {
 			return err
@@ -453,14 +452,12 @@ func runSegmentPredict(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if resumed {
-			res.Resumed++
-		} else {
-			res.Predicted++
-		}
 		what := "predicted"
 		if resumed {
+			res.Resumed++
 			what = "kept (same model and image)"
+		} else {
+			res.Predicted++
 		}
 		fmt.Fprintf(stderr, "%d/%d %s: %s, %d superpixels, %.2f s\n", i+1, len(images), filepath.Base(img), what, sum.Superpixels, sum.Seconds)
 		if sum.Counts != nil {

@@ -3,10 +3,8 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"image"
 	"image/color"
 	_ "image/jpeg" // registers JPEG for image.Decode
-	"image/png"
 	"io"
 	"os"
 	"time"
@@ -97,7 +95,7 @@ func runSlic(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	secs := time.Since(start).Seconds()
-	if err := writeLabelPNG(*out, labels, count); err != nil {
+	if err := imageio.WriteLabelPNG(*out, labels); err != nil {
 		return err
 	}
 	return writeJSON(stdout, slicResult{File: file, Output: *out, Width: v.Width, Height: v.Height, Segments: count, Seconds: secs})
@@ -146,16 +144,4 @@ func decodeImage(file string) (*imageio.Volume, error) {
 		}
 	}
 	return v, nil
-}
-
-// writeLabelPNG stores labels as a 16-bit greyscale PNG.
-func writeLabelPNG(file string, m *imageio.LabelMap, count int) error {
-	if count > 65536 {
-		return fmt.Errorf("%s: %d segments do not fit a 16-bit PNG (at most 65536)", file, count)
-	}
-	img := image.NewGray16(image.Rect(0, 0, m.Width, m.Height))
-	for i, l := range m.Labels[:m.Width*m.Height] {
-		img.Pix[2*i], img.Pix[2*i+1] = byte(l>>8), byte(l)
-	}
-	return safefile.Write(file, func(w io.Writer) error { return png.Encode(w, img) })
 }

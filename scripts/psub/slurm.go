@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -484,12 +485,7 @@ func (p slurmPlan) submit(stderr io.Writer) (slurmJobs, error) {
 
 // partly names the jobs already submitted when a later sbatch failed.
 func (p slurmPlan) partly(jobs slurmJobs, err error) error {
-	var ids []string
-	for _, id := range []string{jobs.Prepare, jobs.Array} {
-		if id != "" {
-			ids = append(ids, id)
-		}
-	}
+	ids := slices.DeleteFunc([]string{jobs.Prepare, jobs.Array}, func(id string) bool { return id == "" })
 	if len(ids) == 0 {
 		return err
 	}

@@ -31,40 +31,30 @@ type study struct {
 }
 
 var studies = map[string]study{
-	"cows-counts": {"01: hard constraints added and retired, per knob, on the authors' split (cows.RunCounts)", cows.CountsResults,
-		func(ctx context.Context, res string, w int, logf func(string, ...any)) ([]grid.Result, error) {
-			return cows.RunCounts(ctx, cows.DefaultCounts(), res, w, logf)
-		}, cows.CountsCode},
-	"retina-differences": {"03: QPBO completion, ICM, richer unaries on the horses (retina.RunDifferences)", retina.DifferencesResults,
-		func(ctx context.Context, res string, w int, logf func(string, ...any)) ([]grid.Result, error) {
-			return retina.RunDifferences(ctx, retina.DefaultDifferences(), res, w, logf)
-		}, retina.DifferencesCode},
-	"mito-differences": {"04: selection of C, iteration counts, QPBO's convergence (mito.RunDifferences)", mito.DifferencesResults,
-		func(ctx context.Context, res string, w int, logf func(string, ...any)) ([]grid.Result, error) {
-			return each(mito.DefaultDifferences(), func(s mito.DiffSettings) ([]grid.Result, error) {
-				return mito.RunDifferences(ctx, s, res, w, logf)
-			})
-		}, mito.DifferencesCode},
-	"multilabel-baselines": {"05: the paper's weak QPBO and TRW-S baselines (multilabel.RunBaselines)", multilabel.BaselinesResults,
-		func(ctx context.Context, res string, w int, logf func(string, ...any)) ([]grid.Result, error) {
-			return each(multilabel.AllBaselines(), func(s multilabel.BaselineSettings) ([]grid.Result, error) {
-				return multilabel.RunBaselines(ctx, s, res, w, logf)
-			})
-		}, multilabel.BaselinesCode},
+	"cows-counts": {"01: hard constraints added and retired, per knob, on the authors' split (cows.RunCounts)",
+		cows.CountsResults, each([]cows.CountsSettings{cows.DefaultCounts()}, cows.RunCounts), cows.CountsCode},
+	"retina-differences": {"03: QPBO completion, ICM, richer unaries on the horses (retina.RunDifferences)",
+		retina.DifferencesResults, each([]retina.DiffSettings{retina.DefaultDifferences()}, retina.RunDifferences), retina.DifferencesCode},
+	"mito-differences": {"04: selection of C, iteration counts, QPBO's convergence (mito.RunDifferences)",
+		mito.DifferencesResults, each(mito.DefaultDifferences(), mito.RunDifferences), mito.DifferencesCode},
+	"multilabel-baselines": {"05: the paper's weak QPBO and TRW-S baselines (multilabel.RunBaselines)",
+		multilabel.BaselinesResults, each(multilabel.AllBaselines(), multilabel.RunBaselines), multilabel.BaselinesCode},
 }
 
-// each runs a study's settings one after the other into one results
+// each is a study's run: its settings one after the other into one results
 // file, stopping at the first that fails.
-func each[S any](settings []S, run func(S) ([]grid.Result, error)) ([]grid.Result, error) {
-	var all []grid.Result
-	for _, s := range settings {
-		rows, err := run(s)
-		all = append(all, rows...)
-		if err != nil {
-			return all, err
+func each[S any](settings []S, run func(context.Context, S, string, int, func(string, ...any)) ([]grid.Result, error)) func(context.Context, string, int, func(string, ...any)) ([]grid.Result, error) {
+	return func(ctx context.Context, results string, workers int, logf func(string, ...any)) ([]grid.Result, error) {
+		var all []grid.Result
+		for _, s := range settings {
+			rows, err := run(ctx, s, results, workers, logf)
+			all = append(all, rows...)
+			if err != nil {
+				return all, err
+			}
 		}
+		return all, nil
 	}
-	return all, nil
 }
 
 // runStudy runs one of the difference studies at its default settings,
