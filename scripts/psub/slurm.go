@@ -270,18 +270,13 @@ again: every task reruns only the fits missing from its shard file.
 	for _, w := range sharedStorageWarnings(plan) {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
-	files := map[string]string{"array.sbatch": plan.arrayScript(), "merge.sbatch": plan.mergeScript()}
-	if plan.Prepare {
-		files["prepare.sbatch"] = plan.prepareScript()
-	}
-	files["HOWTO.txt"] = plan.howto()
-	for _, f := range []string{"prepare.sbatch", "array.sbatch", "merge.sbatch", "HOWTO.txt"} {
-		text, ok := files[f]
-		if !ok {
+	for _, f := range [][2]string{{"prepare.sbatch", plan.prepareScript()}, {"array.sbatch", plan.arrayScript()},
+		{"merge.sbatch", plan.mergeScript()}, {"HOWTO.txt", plan.howto()}} {
+		if f[0] == "prepare.sbatch" && !plan.Prepare {
 			continue
 		}
-		path := filepath.Join(plan.Dir, f)
-		if err := safefile.WriteBytes(path, []byte(text)); err != nil {
+		path := filepath.Join(plan.Dir, f[0])
+		if err := safefile.WriteBytes(path, []byte(f[1])); err != nil {
 			return err
 		}
 		plan.Scripts = append(plan.Scripts, path)

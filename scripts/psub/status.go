@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,10 +159,7 @@ func statusOf(p protocol.Protocol, prof protocol.Profile, results string, code c
 		s.RowCodes = append(s.RowCodes, c)
 	}
 	slices.SortFunc(s.RowCodes, func(a, b rowCode) int {
-		if a.Rows != b.Rows {
-			return b.Rows - a.Rows
-		}
-		return strings.Compare(a.Commit+a.Source, b.Commit+b.Source)
+		return cmp.Or(b.Rows-a.Rows, strings.Compare(a.Commit+a.Source, b.Commit+b.Source))
 	})
 	return s, nil
 }

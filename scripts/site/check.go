@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -29,13 +30,8 @@ func CheckSite(outDir string) (int, []Problem, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var pages []string
-	for _, p := range all {
-		if !strings.HasPrefix(filepath.Base(p), ".") { // a temporary file being written
-			pages = append(pages, p)
-		}
-	}
-	sort.Strings(pages)
+	pages := slices.DeleteFunc(all, func(p string) bool { return strings.HasPrefix(filepath.Base(p), ".") }) // a temporary file being written
+	slices.Sort(pages)
 	root, err := filepath.Abs(outDir)
 	if err != nil {
 		return 0, nil, err
@@ -263,12 +259,7 @@ func (c *checker) ref(what, u string, pos int, load bool) {
 }
 
 func isNetwork(l string) bool {
-	for _, p := range []string{"http:", "https:", "//", "ws:", "wss:", "ftp:"} {
-		if strings.HasPrefix(l, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"http:", "https:", "//", "ws:", "wss:", "ftp:"}, func(p string) bool { return strings.HasPrefix(l, p) })
 }
 
 var (
