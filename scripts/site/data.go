@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	_ "embed"
 	"errors"
 	"fmt"
 	"html/template"
@@ -109,32 +110,10 @@ func setNames(s []SetPlace) []string {
 	return out
 }
 
-var needsDataTemplate = template.Must(template.New("needs").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}: needs data</title>
-<link rel="icon" href="data:,">
-<style>
-body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; color: #1d2329; margin: 2em auto; max-width: 860px; padding: 0 1em; }
-code, pre { background: #f3f5f7; border-radius: 3px; }
-pre { padding: .6em .8em; font-size: 1.05em; }
-li { margin: .2em 0; }
-.needs { color: #9a6700; font-weight: 600; }
-</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
-<p class="needs">Not run: this notebook needs data that is not on this machine.</p>
-{{range .Sets}}<h2>Data set <code>{{.Set}}</code></h2>
-<p>Looked in:</p>
-<ul>{{range .Looked}}<li>{{.}}</li>{{end}}</ul>
-{{end}}
-{{- if .Why}}<p>It was not fetched: {{.Why}}</p>{{end}}
-<p>Get it with one command (it downloads one archive per source repository, or reads a mirror given by <code>--mirror</code> or <code>$PSUB_DATA_MIRROR</code>, and verifies every file), then run <code>scripts/reproduce</code> again:</p>
-<pre>{{.Command}}</pre>
-<p><a href="index.html">All notebooks</a></p>
-</body>
-</html>
-`))
+var needsDataTemplate = template.Must(template.New("needs").Parse(needsDataHTML))
+
+// needsDataHTML is the template of the page in place of a notebook that
+// needs data.
+//
+//go:embed needsdata.html.tmpl
+var needsDataHTML string

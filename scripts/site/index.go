@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	_ "embed"
 	"fmt"
 	"html"
 	"html/template"
@@ -205,55 +206,9 @@ var indexTemplate = template.Must(template.New("index").Funcs(template.FuncMap{
 		}
 		return s
 	},
-}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>psub: the paper's experiments, reproduced</title>
-<link rel="icon" href="data:,">
-<style>
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: #1d2329; margin: 2em auto; max-width: 1200px; padding: 0 1em; }
-h1 { font-size: 1.5em; margin-bottom: .2em; }
-p.run { color: #4a5560; margin-top: 0; }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; vertical-align: top; padding: .45em .6em; border-bottom: 1px solid #dde2e6; }
-th { background: #f3f5f7; font-weight: 600; white-space: nowrap; }
-td.num, td.profile { white-space: nowrap; }
-td.status { min-width: 5em; max-width: 16em; }
-td.num { text-align: right; }
-td.data { font-size: .88em; color: #4a5560; max-width: 26em; }
-td.headline { min-width: 16em; max-width: 34em; }
-td .name { display: block; font-size: .82em; color: #6a747e; }
-.ok { color: #1a7f37; font-weight: 600; }
-.failed { color: #c62828; font-weight: 600; }
-.needs { color: #9a6700; font-weight: 600; }
-.note { display: block; font-size: .82em; color: #6a747e; font-weight: normal; overflow-wrap: anywhere; }
-code { font-size: .92em; background: #f3f5f7; padding: 0 .2em; border-radius: 3px; }
-a { color: #0b5cad; }
-footer { margin-top: 1.5em; font-size: .85em; color: #6a747e; }
-</style>
-</head>
-<body>
-<h1>psub: the paper's experiments, reproduced</h1>
-<p class="run">
-{{- with .Run}}Run of {{.Finished.Format "2006-01-02 15:04 UTC"}} · commit <code>{{.Commit}}</code> · {{.Machine}}{{else}}No run records (pages rendered by an older scripts/reproduce){{end}} · {{len .Rows}} notebooks: {{.Counts}}</p>
-<table>
-<thead><tr><th>notebook</th><th>profile</th><th>data</th><th>run time</th><th>status</th><th>paper vs ours</th></tr></thead>
-<tbody>
-{{- range .Rows}}
-<tr id="{{.Name}}">
-<td>{{if .Page}}<a href="{{.Page}}">{{.Title}}</a>{{else}}{{.Title}}{{end}}<span class="name">{{.Name}}</span></td>
-<td class="profile">{{or .Profile}}</td>
-<td class="data"{{if .Data}} title="{{.Data}}"{{end}}>{{if .Data}}{{inline (dataLine .Name .Data)}}{{else}}—{{end}}</td>
-<td class="num">{{duration .Seconds}}</td>
-<td class="status">{{if eq .Status "ok"}}<span class="ok">ok</span>{{else if eq .Status "failed"}}<span class="failed">failed</span>{{if .Errors}}<span class="note" title="{{.Errors}}">{{printf "%.80s" .Errors}}</span>{{end}}{{if .Log}}<a class="note" href="{{.Log}}">log</a>{{end}}{{else if eq .Status "needs-data"}}<span class="needs">needs data</span>{{if .Errors}}<span class="note">{{inline .Errors}}</span>{{end}}{{else}}—<span class="note">no run record</span>{{end}}{{if .Earlier}}<span class="note">{{.Earlier}}</span>{{end}}</td>
-<td class="headline">{{or .Headline}}</td>
-</tr>
-{{- end}}
-</tbody>
-</table>
-<footer>Written by <code>scripts/reproduce</code> (<code>scripts/site</code>) from the executed notebooks in <code>notebooks/</code> beside this page. Every page works offline: MathJax and require.js are in <code>static/</code>, charts and images are inside the pages.</footer>
-</body>
-</html>
-`))
+}).Parse(indexHTML))
+
+// indexHTML is the index page's template.
+//
+//go:embed index.html.tmpl
+var indexHTML string
