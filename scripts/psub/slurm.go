@@ -7,6 +7,7 @@ package main
 // them.
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/probably-submodular/crf/data"
@@ -270,8 +272,9 @@ again: every task reruns only the fits missing from its shard file.
 	for _, w := range sharedStorageWarnings(plan) {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
-	for _, f := range [][2]string{{"prepare.sbatch", plan.prepareScript()}, {"array.sbatch", plan.arrayScript()},
-		{"merge.sbatch", plan.mergeScript()}, {"HOWTO.txt", plan.howto()}} {
+	for _, f := range [][2]string{{"prepare.sbatch", plan.file("prepare.sbatch", "-prepare", "prepare.out")},
+		{"array.sbatch", plan.file("array.sbatch", "", "shard-%a.out")}, {"merge.sbatch", plan.file("merge.sbatch", "-merge", "merge.out")},
+		{"HOWTO.txt", plan.file("HOWTO.txt", "", "")}} {
 		if f[0] == "prepare.sbatch" && !plan.Prepare {
 			continue
 		}
@@ -329,112 +332,30 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// header writes the #SBATCH lines every job shares.
-func (p slurmPlan) header(b *strings.Builder, job, output string) {
-	fmt.Fprintf(b, "#SBATCH --job-name=psub-%s-%s%s\n", p.Protocol, p.Profile, job)
-	fmt.Fprintf(b, "#SBATCH --chdir=%s\n", p.Root)
-	fmt.Fprintf(b, "#SBATCH --output=%s\n", filepath.Join(p.Dir, "logs", output))
-	if p.Partition != "" {
-		fmt.Fprintf(b, "#SBATCH --partition=%s\n", p.Partition)
-	}
-	if p.Account != "" {
-		fmt.Fprintf(b, "#SBATCH --account=%s\n", p.Account)
-	}
+// slurmText holds the templates of the files -slurm writes, one per file
+// name.
+//
+//go:embed slurm.tmpl
+var slurmText string
+
+var slurmTemplates = template.Must(template.New("slurm").Funcs(template.FuncMap{"q": shellQuote}).Parse(slurmText))
+
+// slurmScript is what a template of slurm.tmpl reads: the plan, the suffix
+// of the job's name and its log file.
+type slurmScript struct {
+	slurmPlan
+	Job, Log string
 }
 
-// preamble starts a job's shell part: strict mode, one Go thread per CPU
-// Slurm gave the task, and the paths.
-func (p slurmPlan) preamble(b *strings.Builder) {
-	b.WriteString("set -euo pipefail\n")
-	b.WriteString("export GOMAXPROCS=\"${SLURM_CPUS_PER_TASK:-1}\"\n")
-	fmt.Fprintf(b, "psub=%s\ndir=%s\n", shellQuote(p.Psub), shellQuote(p.Dir))
-}
+// Models is where the jobs write the final models: beside the merged rows.
+func (p slurmPlan) Models() string { return protocol.ModelsBeside(p.Results, p.Protocol, p.Profile) }
 
-// checkArgs are the flags that make a job check the checkout's source
-// version first (none when it was unknown).
-func (p slurmPlan) checkArgs() string {
-	if p.Source == "" {
-		return ""
-	}
-	return " -check-source " + p.Source
-}
-
-func (p slurmPlan) prepareScript() string {
+// file writes the file name of slurm.tmpl for p.
+func (p slurmPlan) file(name, job, log string) string {
 	var b strings.Builder
-	b.WriteString("#!/bin/bash\n")
-	fmt.Fprintf(&b, "# Builds the problems of protocol %s (%s profile) once into the segment cache\n", p.Protocol, p.Profile)
-	fmt.Fprintf(&b, "# under %s/out/cache/segment, which the array's tasks then read.\n", p.Root)
-	p.header(&b, "-prepare", "prepare.out")
-	fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n#SBATCH --mem=%s\n#SBATCH --time=%s\n", p.CPUs, p.Mem, p.PrepareTime)
-	p.preamble(&b)
-	fmt.Fprintf(&b, "exec \"$psub\" protocol %s -profile %s -slurm \"$dir\" -prepare%s\n", p.Protocol, p.Profile, p.checkArgs())
-	return b.String()
-}
-
-func (p slurmPlan) arrayScript() string {
-	var b strings.Builder
-	b.WriteString("#!/bin/bash\n")
-	fmt.Fprintf(&b, "# Protocol %s (%s profile) as %d array tasks: task i runs shard i/%d of the grid\n", p.Protocol, p.Profile, p.Shards, p.Shards)
-	b.WriteString("# into its own results file, resuming from the rows already there.\n")
-	fmt.Fprintf(&b, "# Resources from: %s.\n", p.Cost.Source)
-	p.header(&b, "", "shard-%a.out")
-	fmt.Fprintf(&b, "#SBATCH --array=1-%d\n", p.Shards)
-	fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n#SBATCH --mem=%s\n#SBATCH --time=%s\n", p.CPUs, p.Mem, p.Time)
-	p.preamble(&b)
-	b.WriteString("i=\"${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a job array}\"\n")
-	if p.Source != "" {
-		fmt.Fprintf(&b, "\"$psub\" protocol %s -profile %s -slurm \"$dir\"%s >/dev/null\n", p.Protocol, p.Profile, p.checkArgs())
+	if err := slurmTemplates.ExecuteTemplate(&b, name, slurmScript{p, job, log}); err != nil {
+		panic(err) // slurm.tmpl is wrong: the tests write every file
 	}
-	// Checkpoints: a task stopped at its time limit resumes its unfinished
-	// fits from their last iteration when submitted again.
-	// Models: beside the merged rows (not the shard files), where the
-	// notebooks load them from; each shard writes whole groups' models.
-	fmt.Fprintf(&b, "exec \"$psub\" protocol %s -profile %s -shard \"$i/%d\" -workers \"${SLURM_CPUS_PER_TASK:-1}\" -results \"$dir/shard-$i.jsonl\" -models %s -checkpoints \"$dir/checkpoints\"\n",
-		p.Protocol, p.Profile, p.Shards, shellQuote(protocol.ModelsBeside(p.Results, p.Protocol, p.Profile)))
-	return b.String()
-}
-
-func (p slurmPlan) mergeScript() string {
-	var b strings.Builder
-	b.WriteString("#!/bin/bash\n")
-	fmt.Fprintf(&b, "# Merges the %d shard files of protocol %s (%s profile) into its results file,\n", p.Shards, p.Protocol, p.Profile)
-	b.WriteString("# refusing fits that two shards disagree on; exits 1 listing the missing fits.\n")
-	p.header(&b, "-merge", "merge.out")
-	b.WriteString("#SBATCH --cpus-per-task=1\n#SBATCH --mem=1024M\n#SBATCH --time=0-00:30:00\n")
-	p.preamble(&b)
-	b.WriteString("files=()\n")
-	fmt.Fprintf(&b, "for i in $(seq 1 %d); do\n", p.Shards)
-	b.WriteString("  if [ -e \"$dir/shard-$i.jsonl\" ]; then files+=(\"$dir/shard-$i.jsonl\"); else echo \"merge: no $dir/shard-$i.jsonl (its fits will be listed as missing)\" >&2; fi\n")
-	b.WriteString("done\n")
-	b.WriteString("[ ${#files[@]} -gt 0 ] || { echo \"merge: no shard file in $dir\" >&2; exit 1; }\n")
-	fmt.Fprintf(&b, "exec \"$psub\" protocol %s -profile %s -merge -results %s \"${files[@]}\"\n", p.Protocol, p.Profile, shellQuote(p.Results))
-	return b.String()
-}
-
-func (p slurmPlan) howto() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Protocol %s, %s profile, on Slurm: %d array tasks of %d CPU(s), %s, %s each.\n",
-		p.Protocol, p.Profile, p.Shards, p.CPUs, p.Mem, p.Time)
-	fmt.Fprintf(&b, "Costs: %d fits in %d groups, %.0f s per fit on average, %.0f s the longest (%s).\n\n",
-		p.Cost.Fits, p.Cost.Groups, p.Cost.FitSeconds, p.Cost.MaxFitSeconds, p.Cost.Source)
-	b.WriteString("Submit (what -submit does):\n")
-	dep := ""
-	if p.Prepare {
-		fmt.Fprintf(&b, "  prep=$(sbatch --parsable %s)\n", filepath.Join(p.Dir, "prepare.sbatch"))
-		dep = "--dependency=afterok:${prep%;*} --kill-on-invalid-dep=yes "
-	}
-	fmt.Fprintf(&b, "  array=$(sbatch --parsable %s%s)\n", dep, filepath.Join(p.Dir, "array.sbatch"))
-	fmt.Fprintf(&b, "  sbatch --parsable --dependency=afterok:${array%%;*} --kill-on-invalid-dep=yes %s\n\n", filepath.Join(p.Dir, "merge.sbatch"))
-	fmt.Fprintf(&b, "Watch: squeue --me; logs in %s/logs/ (one line per fit).\n", p.Dir)
-	fmt.Fprintf(&b, "Results: %s (the merge adds the shards' new rows to it, keeping every row it holds); each task's rows in %s/shard-I.jsonl.\n", p.Results, p.Dir)
-	b.WriteString("Submit only once at a time: a task whose shard file another task is writing fails.\n")
-	b.WriteString("After a failure (a task over its time or memory, a node lost): submit again, the same\n")
-	b.WriteString("way; every task reruns only the fits missing from its shard file, resuming interrupted\n")
-	fmt.Fprintf(&b, "fits from their last iteration (%s/checkpoints). Merge by hand with\n", p.Dir)
-	fmt.Fprintf(&b, "  %s protocol %s -profile %s -merge -results %s %s/shard-*.jsonl\n", p.Psub, p.Protocol, p.Profile, p.Results, p.Dir)
-	b.WriteString("Measured costs of the finished tasks (where accounting is on): sacct -j JOBID --format=JobID,Elapsed,MaxRSS\n")
-	fmt.Fprintf(&b, "The jobs run %s in %s (the module's checkout): keep that checkout unchanged until\n", p.Psub, p.Root)
-	b.WriteString("they are done, since rows record the source's version and the segment cache lives there.\n")
 	return b.String()
 }
 
