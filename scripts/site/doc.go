@@ -1,13 +1,10 @@
 // Command site turns scripts/reproduce's output folder (out/) into a
 // self-contained rendered site: pages that work offline, copied to another
-// directory or machine, or served by any static web server.
-//
-//	site static -out out -npm .cache/npm   copy MathJax 2 and require.js into out/static/, echarts into out/assets/
-//	site echarts -dir notebooks            write echarts beside the notebooks (notebooks/assets/)
-//	site nbconvert-flags                   print nbconvert's options that point pages at them
-//	site record -out out -notebook NB ...  record one notebook's run (status, time, profile)
-//	site index -out out                    write out/index.html, then check every page
-//	site check -out out                    report file:// and network URLs of scripts, styles, images
+// directory or machine, or served by any static web server. Its commands
+// (go run ./scripts/site help) copy MathJax, require.js and echarts beside
+// the pages, point nbconvert at them, record each notebook's run, write the
+// index and check that no page loads anything from this machine or the
+// network.
 //
 // nbconvert 6.5's HTML template loads MathJax (v2, TeX-AMS_CHTML-full,Safe)
 // and require.js from file:///usr/share/javascript/..., which breaks on any
