@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -77,10 +78,7 @@ func runFetch(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "fetch: %d archives written under %s\n", len(written), *makeMirror)
 		return writeJSON(stdout, map[string]any{"mirror": *makeMirror, "archives": written})
 	}
-	rep := fetch.Report{Dir: *dir}
-	if rep.Dir == "" {
-		rep.Dir = defaultDataDir()
-	}
+	rep := fetch.Report{Dir: cmp.Or(*dir, defaultDataDir())}
 	if *check {
 		for _, s := range sets {
 			r, err := fetch.Check(dirOf(s), []string{s})

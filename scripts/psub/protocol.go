@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -141,10 +142,8 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opt := protocol.Options{Profile: prof, Results: *f.results, Shard: shard, Workers: *f.workers, Models: *f.models, Checkpoints: *f.checkpoints}
-	if opt.Results == "" {
-		opt.Results = protocol.DefaultResults(p.Name(), prof)
-	}
+	opt := protocol.Options{Profile: prof, Results: cmp.Or(*f.results, protocol.DefaultResults(p.Name(), prof)),
+		Shard: shard, Workers: *f.workers, Models: *f.models, Checkpoints: *f.checkpoints}
 	res, runErr := runCounted(ctx, p, opt, stderr, fmt.Sprintf("%s %s: ", p.Name(), prof))
 	if err := writeJSON(stdout, res); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -100,11 +101,7 @@ func (m maskFlags) format(fs *flags) (data.MaskFormat, error) {
 }
 
 func (m maskFlags) pair(imageDir string) (images, masks []string, suffix string, err error) {
-	dir := *m.masks
-	if dir == "" {
-		dir = imageDir
-	}
-	return data.Pair(imageDir, dir, data.PairOptions{MaskSuffix: *m.suffix, AutoSuffix: *m.suffix == ""})
+	return data.Pair(imageDir, cmp.Or(*m.masks, imageDir), data.PairOptions{MaskSuffix: *m.suffix, AutoSuffix: *m.suffix == ""})
 }
 
 // segmentTrainResult is the JSON object of "psub segment train".

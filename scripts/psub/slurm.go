@@ -7,6 +7,7 @@ package main
 // them.
 
 import (
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -203,11 +204,7 @@ again: every task reruns only the fits missing from its shard file.
 	if plan.Dir, err = filepath.Abs(*dir); err != nil {
 		return err
 	}
-	plan.Results = *results
-	if plan.Results == "" {
-		plan.Results = protocol.DefaultResults(p.Name(), prof)
-	}
-	if plan.Results, err = filepath.Abs(plan.Results); err != nil {
+	if plan.Results, err = filepath.Abs(cmp.Or(*results, protocol.DefaultResults(p.Name(), prof))); err != nil {
 		return err
 	}
 	// Costs measured from an earlier run: -costs, else the merged file
@@ -229,28 +226,17 @@ again: every task reruns only the fits missing from its shard file.
 	if plan.Cost, err = protocol.EstimateCost(p, prof, costFiles...); err != nil {
 		return err
 	}
-	plan.Shards = *shards
-	if plan.Shards == 0 {
-		plan.Shards = defaultShards(plan.Cost, *cpus)
-	}
+	plan.Shards = cmp.Or(*shards, defaultShards(plan.Cost, *cpus))
 	if plan.Shards > plan.Cost.Groups {
 		return fs.usageErr("-shards %d: %s %s has %d groups of dependent fits, so at most %d shards",
 			plan.Shards, p.Name(), prof, plan.Cost.Groups, plan.Cost.Groups)
 	}
-	plan.Mem = *mem
-	if plan.Mem == "" {
-		plan.Mem = taskMem(plan.Cost, *cpus)
-	}
-	plan.Time = *limit
-	if plan.Time == "" {
-		plan.Time = slurmDuration(taskSeconds(plan.Cost, plan.Shards, *cpus))
-	}
+	plan.Mem = cmp.Or(*mem, taskMem(plan.Cost, *cpus))
+	plan.Time = cmp.Or(*limit, slurmDuration(taskSeconds(plan.Cost, plan.Shards, *cpus)))
 	if buildFunc(p) != nil {
 		plan.Prepare = true
-		plan.PrepareTime = *limit // a partition's time cap holds for both
-		if plan.PrepareTime == "" {
-			plan.PrepareTime = slurmDuration(2*plan.Cost.BuildSeconds + 600)
-		}
+		// A partition's time cap holds for both.
+		plan.PrepareTime = cmp.Or(*limit, slurmDuration(2*plan.Cost.BuildSeconds+600))
 	}
 
 	if err := os.MkdirAll(filepath.Join(plan.Dir, "logs"), 0o755); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -104,10 +105,7 @@ func runStudy(args []string, stdout, stderr io.Writer) error {
 	if err := fs.intIn("workers", *workers, 0, maxWorkers, "fits at once, 0 for one per core"); err != nil {
 		return err
 	}
-	res := *results
-	if res == "" {
-		res = st.results()
-	}
+	res := cmp.Or(*results, st.results())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, name+": "+format+"\n", a...) }
@@ -152,10 +150,7 @@ func studyStatus(fs *flags, named []string, results string, stdout io.Writer) er
 		if !ok {
 			return fs.usageErr("no study %q (want one of %v)", n, slices.Sorted(maps.Keys(studies)))
 		}
-		res := results
-		if res == "" {
-			res = st.results()
-		}
+		res := cmp.Or(results, st.results())
 		code, err := st.code()
 		if err != nil {
 			return fmt.Errorf("study %s: %w", n, err)
