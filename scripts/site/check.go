@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -78,20 +77,13 @@ type checker struct {
 	s        string
 	lower    string // s with ASCII letters lowered (same offsets)
 	local    func(string) string
-	lines    []int // offsets of '\n', built on first use
 	problems []Problem
 }
 
+// report adds a problem at byte pos (pages rarely have any: counting the
+// lines again for each is cheap).
 func (c *checker) report(pos int, format string, args ...any) {
-	if c.lines == nil {
-		c.lines = []int{}
-		for i := 0; i < len(c.s); i++ {
-			if c.s[i] == '\n' {
-				c.lines = append(c.lines, i)
-			}
-		}
-	}
-	line := sort.SearchInts(c.lines, pos) + 1
+	line := strings.Count(c.s[:min(pos, len(c.s))], "\n") + 1
 	c.problems = append(c.problems, Problem{File: c.file, Line: line, What: fmt.Sprintf(format, args...)})
 }
 
