@@ -99,15 +99,11 @@ func WriteNeedsData(outDir, nb string, sets []string, why string) (NeedsData, er
 
 // Summary is the one line the index and the record keep.
 func (n NeedsData) Summary() string {
-	return fmt.Sprintf("needs data: %s; run `%s`", strings.Join(setNames(n.Sets), ", "), n.Command)
-}
-
-func setNames(s []SetPlace) []string {
-	var out []string
-	for _, p := range s {
-		out = append(out, p.Set)
+	var sets []string
+	for _, p := range n.Sets {
+		sets = append(sets, p.Set)
 	}
-	return out
+	return fmt.Sprintf("needs data: %s; run `%s`", strings.Join(sets, ", "), n.Command)
 }
 
 var needsDataTemplate = template.Must(template.New("needs").Parse(needsDataHTML))

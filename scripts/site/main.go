@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/probably-submodular/crf/internal/runenv"
 	"github.com/probably-submodular/crf/viz"
 )
 
@@ -106,7 +107,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		r.Notebook = filepath.ToSlash(*nb)
 		r.Name = strings.TrimSuffix(filepath.Base(*nb), ".ipynb")
 		r.Finished = time.Now().UTC().Truncate(time.Second)
-		fillMachine(&r)
+		r.Commit, r.Machine = runenv.Commit(), runenv.Machine()
 		return WriteRecord(*out, r)
 	case "style":
 		return stylePages(fs.Args())

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/probably-submodular/crf/internal/runenv"
 	"github.com/probably-submodular/crf/internal/safefile"
 )
 
@@ -29,11 +28,6 @@ type Record struct {
 
 // NeedsDataStatus marks a notebook not run for want of data.
 const NeedsDataStatus = "needs-data"
-
-func fillMachine(r *Record) {
-	r.Commit = runenv.Commit()
-	r.Machine = runenv.Machine()
-}
 
 func recordPath(outDir, name string) string {
 	return filepath.Join(outDir, "notebooks", name+".run.json")
