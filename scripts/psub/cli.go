@@ -93,16 +93,15 @@ func (f *flags) noArgs() error {
 // exitCode maps a subcommand's error to the exit status, printing what the
 // user needs on stderr.
 func exitCode(name string, err error, stderr io.Writer) int {
-	var ue *usageError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
+	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "psub %s: %v\n", name, err)
+	}
+	fmt.Fprintf(stderr, "psub %s: %v\n", name, err)
+	var ue *usageError
+	if errors.As(err, &ue) {
 		ue.usage(stderr)
 		return 2
 	}
-	fmt.Fprintf(stderr, "psub %s: %v\n", name, err)
 	return 1
 }
 

@@ -99,10 +99,8 @@ const testPanicEnv = "PSUB_TEST_PANIC"
 // runCommand runs c and maps its outcome to the exit status. It is the one
 // place that recovers a panic (raised in a worker goroutine too: those run
 // under internal/panics, which raises it here): the command exits 3 with
-// the panic's value and where it happened, asking for a report. A fatal
-// error of the Go runtime (out of memory, a deadlock) cannot be recovered:
-// Go prints it and exits 2 itself; the readers check declared sizes before
-// allocating so that a file cannot ask for more memory than it holds.
+// the panic's value and where it happened, asking for a report (a fatal
+// error of the Go runtime cannot be recovered: see the package's doc).
 func runCommand(name string, c command, args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
