@@ -149,18 +149,14 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.partial = append(p.partial, b...)
-	var buf bytes.Buffer
-	for {
-		k := bytes.IndexByte(p.partial, '\n')
-		if k < 0 {
-			break
-		}
-		buf.WriteString(p.prefix)
-		buf.Write(p.partial[:k+1])
-		p.partial = p.partial[k+1:]
+	end := bytes.LastIndexByte(p.partial, '\n') + 1
+	var out []byte
+	for line := range bytes.Lines(p.partial[:end]) {
+		out = append(append(out, p.prefix...), line...)
 	}
-	if buf.Len() > 0 {
-		if _, err := p.w.Write(buf.Bytes()); err != nil {
+	p.partial = p.partial[end:]
+	if len(out) > 0 {
+		if _, err := p.w.Write(out); err != nil {
 			return 0, err
 		}
 	}

@@ -153,3 +153,21 @@ func (f fakeProtocol) Run(ctx context.Context, opt protocol.Options) ([]grid.Res
 	}
 	return rows, err
 }
+
+// TestPrefixWriter: whole lines only, each after the prefix, however the
+// writes split them; a line not yet ended waits for its end.
+func TestPrefixWriter(t *testing.T) {
+	var out bytes.Buffer
+	w := &prefixWriter{mu: &sync.Mutex{}, w: &out, prefix: "cows: "}
+	for _, s := range []string{"a", "b\nc\n", "", "d", "\n\ne"} {
+		if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", s, n, err)
+		}
+	}
+	if want := "cows: ab\ncows: c\ncows: d\ncows: \n"; out.String() != want {
+		t.Errorf("wrote %q, want %q", out.String(), want)
+	}
+	if string(w.partial) != "e" {
+		t.Errorf("kept %q, want the unended %q", w.partial, "e")
+	}
+}
