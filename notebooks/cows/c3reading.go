@@ -242,7 +242,7 @@ func C3ReadingSummary(rs []ModelReading, cover []float64) []string {
 		}
 		n := len(by[set])
 		lines = append(lines, fmt.Sprintf("%s's models lie in C2 (every coordinate's sign) in %d of %d folds and in C2* in %d of %d (largest sign violation %.2g of ‖w‖); of %d test edges, %d break one of C3's rows, %d have a relative margin below %g and %d (in %d folds) are non-submodular",
-			setName(set), inC2, n, inC2Star, n, worst, edges, broken, near, NearMargin, bad, folds))
+			protocol.SetName(set), inC2, n, inC2Star, n, worst, edges, broken, near, NearMargin, bad, folds))
 	}
 	if len(cover) > 0 {
 		most, used := 0.0, 0

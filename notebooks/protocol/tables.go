@@ -13,6 +13,14 @@ import (
 // Table is a titled table of strings (viz.ShowTableOf shows it).
 type Table = chart.Table
 
+// SetName is a column as the paper writes it (C4bar is C̄4).
+func SetName(set string) string {
+	if set == "C4bar" {
+		return "C̄4"
+	}
+	return set
+}
+
 // Comparison is a table of the paper's numbers beside ours. Its fields are
 // those of viz.Comparison (Format, Flag and Factor mean the same), so a
 // notebook shows it with viz.Comparison(c).Show().
