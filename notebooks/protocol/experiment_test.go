@@ -49,13 +49,58 @@ func TestMethodByName(t *testing.T) {
 	}
 }
 
+// runProtocol runs the whole protocol of e for the given columns and losses:
+// the selection grid over cs on every fold (tag "select"), then one final
+// job per (column, loss, fold) with the C of the best held-out score (tag
+// "final"). With a single C, selection is skipped. Results go to (and
+// resume from) opt.Results. It returns the final rows.
+func runProtocol(ctx context.Context, e *SegmentationExperiment, dataset string, columns, losses []string, cs []float64, opt grid.Options) ([]grid.Result, error) {
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("protocol: empty C grid")
+	}
+	var final []grid.Job
+	if len(cs) == 1 {
+		final = grid.Jobs([]string{dataset}, columns, losses, cs, len(e.Folds))
+	} else {
+		sel := grid.Jobs([]string{dataset}, columns, losses, cs, len(e.Folds))
+		for i := range sel {
+			sel[i].Tag = "select"
+		}
+		rs, err := grid.Run(ctx, sel, e.Run, opt)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			if r.Error != "" {
+				return nil, fmt.Errorf("protocol: selection job %s failed: %s", r.Key(), r.Error)
+			}
+		}
+		for _, r := range grid.BestByC(rs, MetricSelect) {
+			final = append(final, r.Job)
+		}
+	}
+	for i := range final {
+		final[i].Tag = "final"
+	}
+	rs, err := grid.Run(ctx, final, e.Run, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		if r.Error != "" {
+			return rs, fmt.Errorf("protocol: job %s failed: %s", r.Key(), r.Error)
+		}
+	}
+	return rs, nil
+}
+
 func TestSegmentationProtocolOnSynthetic(t *testing.T) {
 	items, folds := syntheticItems(t, 3, 8, 4)
 	models := t.TempDir()
 	e := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1, Delayed: true, ModelDir: models}
 	results := filepath.Join(t.TempDir(), "results.jsonl")
 	methods := []string{"C1", "C2", "C4", "C4bar", "QPBO"}
-	rs, err := e.RunProtocol(context.Background(), "synthetic", methods, []string{"hamming", "avg"}, []float64{1, 10}, grid.Options{Results: results, Workers: 2})
+	rs, err := runProtocol(context.Background(), e, "synthetic", methods, []string{"hamming", "avg"}, []float64{1, 10}, grid.Options{Results: results, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
