@@ -49,49 +49,32 @@ func TestMethodByName(t *testing.T) {
 	}
 }
 
-// runProtocol runs the whole protocol of e for the given columns and losses:
-// the selection grid over cs on every fold (tag "select"), then one final
-// job per (column, loss, fold) with the C of the best held-out score (tag
-// "final"). With a single C, selection is skipped. Results go to (and
-// resume from) opt.Results. It returns the final rows.
-func runProtocol(ctx context.Context, e *SegmentationExperiment, dataset string, columns, losses []string, cs []float64, opt grid.Options) ([]grid.Result, error) {
-	if len(cs) == 0 {
-		return nil, fmt.Errorf("protocol: empty C grid")
-	}
-	var final []grid.Job
-	if len(cs) == 1 {
-		final = grid.Jobs([]string{dataset}, columns, losses, cs, len(e.Folds))
-	} else {
-		sel := grid.Jobs([]string{dataset}, columns, losses, cs, len(e.Folds))
-		for i := range sel {
-			sel[i].Tag = "select"
+// runProtocol runs the protocol of e as the paper's tables do: the
+// selection grid over cs on every fold (tag "select"), then one final job
+// per (column, loss, fold) at the C of the best held-out score (tag
+// "final"), failing t on any failed job. It returns the final rows.
+func runProtocol(t *testing.T, e *SegmentationExperiment, columns, losses []string, cs []float64, opt grid.Options) []grid.Result {
+	t.Helper()
+	run := func(jobs []grid.Job, tag string) []grid.Result {
+		for i := range jobs {
+			jobs[i].Tag = tag
 		}
-		rs, err := grid.Run(ctx, sel, e.Run, opt)
+		rs, err := grid.Run(context.Background(), jobs, e.Run, opt)
 		if err != nil {
-			return nil, err
+			t.Fatal(err)
 		}
 		for _, r := range rs {
 			if r.Error != "" {
-				return nil, fmt.Errorf("protocol: selection job %s failed: %s", r.Key(), r.Error)
+				t.Fatalf("%s job %s failed: %s", tag, r.Key(), r.Error)
 			}
 		}
-		for _, r := range grid.BestByC(rs, MetricSelect) {
-			final = append(final, r.Job)
-		}
+		return rs
 	}
-	for i := range final {
-		final[i].Tag = "final"
+	var final []grid.Job
+	for _, r := range grid.BestByC(run(grid.Jobs([]string{"synthetic"}, columns, losses, cs, len(e.Folds)), "select"), MetricSelect) {
+		final = append(final, r.Job)
 	}
-	rs, err := grid.Run(ctx, final, e.Run, opt)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rs {
-		if r.Error != "" {
-			return rs, fmt.Errorf("protocol: job %s failed: %s", r.Key(), r.Error)
-		}
-	}
-	return rs, nil
+	return run(final, "final")
 }
 
 func TestSegmentationProtocolOnSynthetic(t *testing.T) {
@@ -100,10 +83,7 @@ func TestSegmentationProtocolOnSynthetic(t *testing.T) {
 	e := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1, Delayed: true, ModelDir: models}
 	results := filepath.Join(t.TempDir(), "results.jsonl")
 	methods := []string{"C1", "C2", "C4", "C4bar", "QPBO"}
-	rs, err := runProtocol(context.Background(), e, "synthetic", methods, []string{"hamming", "avg"}, []float64{1, 10}, grid.Options{Results: results, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs := runProtocol(t, e, methods, []string{"hamming", "avg"}, []float64{1, 10}, grid.Options{Results: results, Workers: 2})
 	if len(rs) != len(methods)*2*len(folds) {
 		t.Fatalf("%d final rows, want %d", len(rs), len(methods)*2*len(folds))
 	}
