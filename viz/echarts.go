@@ -154,7 +154,7 @@ func between(s, open, close string) string {
 // Layout of the interactive charts, in CSS pixels: the title on the first
 // line, the legend on as many lines as its entries need below it, the
 // y-axis name above the plot, and under the plot the x-axis labels, the
-// x-axis name and (line charts) the zoom slider, each in a band of its own.
+// x-axis name and the zoom slider, each in a band of its own.
 // echarts places the legend and the slider on top of the plot or of each
 // other unless told where they go.
 const (
@@ -184,15 +184,11 @@ func legendRows(names []string) int {
 	return rows
 }
 
-// echartFrame sets what line and bar charts share: size, palette, title,
-// legend, grid and tooltip.
-func echartFrame(title string, names []string, slider bool) []charts.GlobalOpts {
-	rows := legendRows(names)
-	top := echartTitleH + rows*echartLegendRow + echartYNameH
-	bottom := echartXAxisH
-	if slider {
-		bottom += echartSliderH
-	}
+// echartFrame sets a line chart's size, palette, title, legend, grid and
+// tooltip.
+func echartFrame(title string, names []string) []charts.GlobalOpts {
+	top := echartTitleH + legendRows(names)*echartLegendRow + echartYNameH
+	bottom := echartXAxisH + echartSliderH
 	return []charts.GlobalOpts{
 		charts.WithInitializationOpts(opts.Initialization{Width: fmt.Sprintf("%dpx", echartWidth), Height: fmt.Sprintf("%dpx", top+echartPlot+bottom)}),
 		charts.WithColorsOpts(opts.Colors(seriesHex())),
@@ -210,7 +206,7 @@ func echartFrame(title string, names []string, slider bool) []charts.GlobalOpts 
 // when the data reach past 50.
 func EChartLines(title, xLabel, yLabel string, series []Series, logY bool) *charts.Line {
 	l := charts.NewLine()
-	names, top := namesAndTop(series, func(s Series) (string, []float64) { return s.Name, s.Y })
+	names, top := namesAndTop(series)
 	yAxis := opts.YAxis{Name: yLabel, Scale: opts.Bool(true)}
 	if logY {
 		yAxis.Type = "log"
@@ -221,7 +217,7 @@ func EChartLines(title, xLabel, yLabel string, series []Series, logY bool) *char
 	if geometric(series) {
 		xAxis.Type = "log"
 	}
-	l.SetGlobalOptions(append(echartFrame(title, names, true),
+	l.SetGlobalOptions(append(echartFrame(title, names),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider"}, opts.DataZoom{Type: "inside"}),
 		charts.WithXAxisOpts(xAxis),
 		charts.WithYAxisOpts(yAxis),
@@ -257,44 +253,13 @@ func geometric(series []Series) bool {
 	return hi >= 100*lo
 }
 
-// EChartBars builds an interactive grouped bar chart: one bar per series
-// within each category. The value axis starts at zero, since bars are read
-// by their length (a percent axis ends at 100 when the data reach past 50);
-// hovering shows the values.
-func EChartBars(title, yLabel string, categories []string, series []BarSeries) *charts.Bar {
-	b := charts.NewBar()
-	names, top := namesAndTop(series, func(s BarSeries) (string, []float64) { return s.Name, s.Values })
-	yAxis := opts.YAxis{Name: yLabel, Min: 0}
-	if m, ok := percentMax(top); ok && isPercent(yLabel) {
-		yAxis.Max = m
-	}
-	b.SetGlobalOptions(append(echartFrame(title, names, false),
-		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Interval: "0", HideOverlap: opts.Bool(false)}}),
-		charts.WithYAxisOpts(yAxis),
-	)...)
-	b.SetXAxis(categories)
-	for i, s := range series {
-		items := make([]opts.BarData, len(s.Values))
-		for j, v := range s.Values {
-			if math.IsNaN(v) {
-				items[j] = opts.BarData{Value: "-"} // echarts' mark for a missing value
-				continue
-			}
-			items[j] = opts.BarData{Value: v}
-		}
-		b.AddSeries(s.Name, items, charts.WithItemStyleOpts(opts.ItemStyle{Color: cssColor(colorOf(s.Color, i))}))
-	}
-	return b
-}
-
 // namesAndTop are the series' names, for the legend, and their largest
 // value (−Inf for none), for a percent axis.
-func namesAndTop[S any](series []S, of func(S) (string, []float64)) (names []string, top float64) {
+func namesAndTop(series []Series) (names []string, top float64) {
 	top = math.Inf(-1)
 	for _, s := range series {
-		name, vs := of(s)
-		names = append(names, name)
-		for _, v := range vs {
+		names = append(names, s.Name)
+		for _, v := range s.Y {
 			top = math.Max(top, v)
 		}
 	}

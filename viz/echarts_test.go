@@ -86,13 +86,10 @@ func TestEChartsLayoutInChromium(t *testing.T) {
 		"def. submodular, cache 5", "1-pass, full, k = 20", "1-pass, delayed, tight, k = 20", "2-pass delayed, tight, k = 200, cache 5"} {
 		many = append(many, Series{Name: n, X: calls[:300+10*i], Y: run1[:300+10*i]})
 	}
-	names := []string{"C0", "C1", "C2", "C2*", "C3", "C4", "TGC", "QPBO", "TRW-S"}
 	charts := map[string]string{
 		"lines-two": EChartHTML(EChartLines("Margins computed, running total (log scale)", "QP call", "margins computed",
 			[]Series{{Name: "delayed", X: calls, Y: run1}, {Name: "full", X: calls, Y: run2}}, true)),
 		"lines-nine": EChartHTML(EChartLines("Margins computed per QP call (log scale)", "QP call", "margins computed", many, true)),
-		"bars-percent": EChartHTML(EChartBars("test 1−Δ (%) per column and data set", "test 1−Δ (%)", names,
-			[]BarSeries{{Name: "yeast", Values: []float64{69, 80, 80, 71, 67, 70, 78, 79, 80}}, {Name: "scene", Values: []float64{85, 90, 90.4, 83, 73, 73, 99.6, 99.7, 99.7}}})),
 	}
 
 	ctx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],

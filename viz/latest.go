@@ -46,13 +46,6 @@ func (l *Latest[T]) Set(change func(T) T) {
 	}
 }
 
-// Want returns the wanted value.
-func (l *Latest[T]) Want() T {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.want
-}
-
 // Next returns the wanted value as soon as it differs from the value Next
 // last returned (at once on the first call), or ctx's error when ctx ends
 // first.

@@ -9,6 +9,13 @@ import (
 
 type pos [2]int
 
+// Want returns the wanted value (for tests: the worker reads it through Next).
+func (l *Latest[T]) Want() T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.want
+}
+
 func setAt(i, v int) func(pos) pos { return func(p pos) pos { p[i] = v; return p } }
 
 // A change made before the worker first asks is what the first Next returns:

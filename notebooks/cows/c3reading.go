@@ -224,6 +224,7 @@ func C3ReadingSummary(rs []ModelReading, cover []float64) []string {
 		}
 		by[r.Set] = append(by[r.Set], r)
 	}
+	var c3InC2, c3Broken, c3Edges, c3Bad int
 	for _, set := range order {
 		var inC2, inC2Star, folds, bad, near, broken, edges int
 		worst := 0.0
@@ -240,9 +241,12 @@ func C3ReadingSummary(rs []ModelReading, cover []float64) []string {
 			bad, near, broken, edges = bad+r.TestNonSub, near+r.TestNear, broken+r.TestC3Broken, edges+r.TestEdges
 			worst = math.Max(worst, r.C2Max)
 		}
+		if set == "C3" {
+			c3InC2, c3Broken, c3Edges, c3Bad = inC2, broken, edges, bad
+		}
 		n := len(by[set])
 		lines = append(lines, fmt.Sprintf("%s's models lie in C2 (every coordinate's sign) in %d of %d folds and in C2* in %d of %d (largest sign violation %.2g of ‖w‖); of %d test edges, %d break one of C3's rows, %d have a relative margin below %g and %d (in %d folds) are non-submodular",
-			setName(set), inC2, n, inC2Star, n, worst, edges, broken, near, NearMargin, bad, folds))
+			protocol.SetName(set), inC2, n, inC2Star, n, worst, edges, broken, near, NearMargin, bad, folds))
 	}
 	if len(cover) > 0 {
 		most, used := 0.0, 0
@@ -256,13 +260,7 @@ func C3ReadingSummary(rs []ModelReading, cover []float64) []string {
 			most, used, len(cover)))
 	}
 	if c3 := by["C3"]; len(c3) > 0 {
-		inC2, broken, edges, bad := 0, 0, 0, 0
-		for _, r := range c3 {
-			if r.InC2() {
-				inC2++
-			}
-			broken, edges, bad = broken+r.TestC3Broken, edges+r.TestEdges, bad+r.TestNonSub
-		}
+		inC2, broken, edges, bad := c3InC2, c3Broken, c3Edges, c3Bad
 		if inC2 == len(c3) {
 			lines = append(lines, fmt.Sprintf("reading: C3's models lie in C2 in all %d folds, so every non-negative test edge is submodular", len(c3)))
 		} else {

@@ -79,7 +79,7 @@ func Claims(rows []grid.Result) []protocol.Claim {
 		for i, metric := range []string{"hard_active", "hard_introduced"} {
 			ours := mean(set, metric)
 			v, rule := protocol.WithinFactor(ours, cowsHard[set][i], countFactor)
-			add(fmt.Sprintf("hard constraints %s, %s (Hamming loss, mean over folds)", []string{"active", "introduced"}[i], setName(set)),
+			add(fmt.Sprintf("hard constraints %s, %s (Hamming loss, mean over folds)", []string{"active", "introduced"}[i], protocol.SetName(set)),
 				fmt.Sprintf("%.0f", cowsHard[set][i]), protocol.Fmt("%.0f", ours), v, rule)
 		}
 	}
@@ -126,14 +126,6 @@ func Claims(rows []grid.Result) []protocol.Claim {
 // ClaimTable is Claims as the table a notebook shows first.
 func ClaimTable(rows []grid.Result) protocol.Table {
 	return protocol.ClaimTable("the paper's §7.1 (cows)", Claims(rows))
-}
-
-// setName is a set as the paper writes it (C4bar is C̄4).
-func setName(set string) string {
-	if set == "C4bar" {
-		return "C̄4"
-	}
-	return set
 }
 
 // Headline is the claim the section leads with, C4 > C1 by a paired t-test

@@ -218,13 +218,9 @@ func curves(rs []Result, names []string, f func(Result) (x, y []float64)) ([]Cur
 	return out, nil
 }
 
+// place is the position of configuration name in rs, -1 when absent.
 func place(rs []Result, name string) int {
-	for i, r := range rs {
-		if r.Name == name {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(rs, func(r Result) bool { return r.Name == name })
 }
 
 // MinibatchRows are the rows the minibatch section compares: 1-pass and

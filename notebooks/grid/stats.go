@@ -2,8 +2,9 @@ package grid
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/probably-submodular/crf/psub/feature"
 )
@@ -42,19 +43,7 @@ func Summarize(rs []Result, metric string) []Summary {
 	out := make([]Summary, len(order))
 	for i, k := range order {
 		x := vals[k]
-		mean := 0.0
-		for _, v := range x {
-			mean += v
-		}
-		mean /= float64(len(x))
-		se := 0.0
-		if n := len(x); n > 1 {
-			ss := 0.0
-			for _, v := range x {
-				ss += (v - mean) * (v - mean)
-			}
-			se = math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
-		}
+		mean, se := meanSE(x)
 		out[i] = Summary{Dataset: k.d, Set: k.s, Loss: k.l, Tag: k.t, C: k.c, Metric: metric, Mean: mean, StdErr: se, N: len(x)}
 	}
 	return out
@@ -73,18 +62,24 @@ func Aggregate(rs []Result, set, loss, metric string) (mean, se float64, n int) 
 	if len(x) == 0 {
 		return math.NaN(), math.NaN(), 0
 	}
+	mean, se = meanSE(x)
+	return mean, se, len(x)
+}
+
+// meanSE is the mean of x and its standard error sd/√n (0 for one value).
+func meanSE(x []float64) (mean, se float64) {
 	for _, v := range x {
 		mean += v
 	}
 	mean /= float64(len(x))
-	if len(x) > 1 {
+	if n := len(x); n > 1 {
 		ss := 0.0
 		for _, v := range x {
 			ss += (v - mean) * (v - mean)
 		}
-		se = math.Sqrt(ss/float64(len(x)-1)) / math.Sqrt(float64(len(x)))
+		se = math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
 	}
-	return mean, se, len(x)
+	return mean, se
 }
 
 // BestByC keeps, for every group of results that differ only in C (same
@@ -150,13 +145,8 @@ func PairedAcrossFolds(rs []Result, metric string, a, b func(Result) bool) (t, p
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	var fa []int
-	for f := range ma {
-		fa = append(fa, f)
-	}
-	sort.Ints(fa)
 	var xa, xb []float64
-	for _, f := range fa {
+	for _, f := range slices.Sorted(maps.Keys(ma)) {
 		vb, ok := mb[f]
 		if !ok {
 			return 0, 0, 0, fmt.Errorf("paired t-test: fold %d has a result in group a but not in b", f)

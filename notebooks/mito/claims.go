@@ -128,7 +128,7 @@ func Claims(final []grid.Result) []protocol.Claim {
 			}
 		}
 	}
-	v, rule = WithinFactor(ihi, paper("C4", iters), 2)
+	v, rule = protocol.WithinFactor(ihi, paper("C4", iters), 2)
 	add("C1–C̄4 train in 976–3 981 SSVM iterations (C4 the most)", "976–3 981", fmt.Sprintf("%.0f–%.0f", ilo, ihi), v, rule+", most of C1–C̄4 against C4's 3 981")
 	return out
 }
@@ -208,17 +208,4 @@ func OnlyCapped(final []grid.Result, col string, cap int) (protocol.Verdict, str
 		return protocol.Partly, rule
 	}
 	return protocol.Reproduced, rule
-}
-
-// WithinFactor is the verdict of a count against the paper's within a
-// factor: Reproduced when paper/f ≤ ours ≤ paper·f.
-func WithinFactor(ours, paper, f float64) (protocol.Verdict, string) {
-	rule := fmt.Sprintf("within a factor %g", f)
-	switch {
-	case math.IsNaN(ours) || math.IsInf(ours, 0):
-		return protocol.Untested, rule
-	case ours >= paper/f && ours <= paper*f:
-		return protocol.Reproduced, rule
-	}
-	return protocol.NotReproduced, rule
 }

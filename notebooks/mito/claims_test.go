@@ -123,7 +123,7 @@ func TestClaimRules(t *testing.T) {
 		ours float64
 		want protocol.Verdict
 	}{{3981, protocol.Reproduced}, {2000, protocol.Reproduced}, {1900, protocol.NotReproduced}, {7900, protocol.Reproduced}, {8100, protocol.NotReproduced}, {math.NaN(), protocol.Untested}} {
-		if v, _ := WithinFactor(tc.ours, 3981, 2); v != tc.want {
+		if v, _ := protocol.WithinFactor(tc.ours, 3981, 2); v != tc.want {
 			t.Errorf("WithinFactor(%g) = %v, want %v", tc.ours, v, tc.want)
 		}
 	}

@@ -377,7 +377,7 @@ func Findings(rows, full []grid.Result) []string {
 			if r.Dataset != "mito-whole" || r.Tag != "protocol" || r.Error != "" {
 				continue
 			}
-			if ok, _ := WithinFactor(r.Metrics["iterations"], paperIters(r.Set), 2); ok == protocol.Reproduced {
+			if ok, _ := protocol.WithinFactor(r.Metrics["iterations"], paperIters(r.Set), 2); ok == protocol.Reproduced {
 				within = append(within, fmt.Sprintf("%s at C = %s takes %.0f against the paper's %.0f", r.Set, fmtC(r.C), r.Metrics["iterations"], paperIters(r.Set)))
 			}
 		}

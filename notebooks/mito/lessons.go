@@ -1,12 +1,14 @@
 package mito
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -32,7 +34,7 @@ func Lessons(rows []grid.Result) []string {
 	}
 	var cs []float64
 	for _, rs := range sel {
-		slices.SortFunc(rs, func(a, b grid.Result) int { return cmpFloat(a.C, b.C) })
+		slices.SortFunc(rs, func(a, b grid.Result) int { return cmp.Compare(a.C, b.C) })
 		for _, r := range rs {
 			if !slices.Contains(cs, r.C) {
 				cs = append(cs, r.C)
@@ -60,7 +62,7 @@ func Lessons(rows []grid.Result) []string {
 	var chosen []string
 	for _, col := range []string{"C0", "C1", "C2", "C3", "C4", "C4bar", "TGC", "QPBO"} {
 		if r, ok := final[col]; ok {
-			chosen = append(chosen, fmt.Sprintf("%s %s%s", colName(col), fmtC(r.C), edge(r.C)))
+			chosen = append(chosen, fmt.Sprintf("%s %s%s", protocol.SetName(col), fmtC(r.C), edge(r.C)))
 		}
 	}
 	if len(chosen) > 0 {
@@ -145,22 +147,4 @@ func stopText(r grid.Result) string {
 		return "at the iteration cap"
 	}
 	return "not certified"
-}
-
-// colName is a column's name as the tables print it.
-func colName(col string) string {
-	if col == "C4bar" {
-		return "C̄4"
-	}
-	return col
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

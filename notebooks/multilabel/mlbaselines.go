@@ -495,10 +495,7 @@ var paperBaselines = map[string][2]float64{
 func BaselineTable(rows []grid.Result) protocol.Table {
 	t := protocol.Table{Title: "Multi-label baselines: every trained model under every test rule (1−Δ train / test, %)",
 		Header: []string{"data set", "training", "C read as", "iterations", "converged"}}
-	for _, r := range BaselineRulesShown {
-		t.Header = append(t.Header, r)
-	}
-	t.Header = append(t.Header, "test nodes QPBO leaves unlabelled %", "paper")
+	t.Header = append(append(t.Header, BaselineRulesShown...), "test nodes QPBO leaves unlabelled %", "paper")
 	for _, r := range rows {
 		if r.Error != "" {
 			t.Rows = append(t.Rows, []string{r.Dataset, r.Set, r.Tag, "failed: " + r.Error})

@@ -3,7 +3,6 @@ package multilabel
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
@@ -103,12 +102,6 @@ func Dataset(d string, bias bool) string {
 		return d + BiasSuffix
 	}
 	return d
-}
-
-// splitDataset undoes Dataset.
-func splitDataset(ds string) (name string, bias bool) {
-	name, bias = strings.CutSuffix(ds, BiasSuffix)
-	return name, bias
 }
 
 // Jobs implements Protocol: per data set, the paper's map and then the

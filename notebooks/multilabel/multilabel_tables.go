@@ -218,40 +218,6 @@ func (m Experiment) TestBars(p protocol.Profile, rows []grid.Result) []protocol.
 	return out
 }
 
-// TestBarsByData is the test 1−Δ (%) per column with one series per job
-// data set (both maps), keeping only the columns that every series ran (a
-// chart that cannot draw a missing value).
-func (m Experiment) TestBarsByData(p protocol.Profile, rows []grid.Result) protocol.Bars {
-	s := m.Settings(p)
-	var names []string
-	for _, d := range s.Data {
-		names = append(names, Dataset(d.Name, false), Dataset(d.Name, true))
-	}
-	b := protocol.Bars{Title: "test 1−Δ (%) per column and data set", Unit: "%"}
-	series := make([]protocol.BarSeries, len(names))
-	for i, n := range names {
-		series[i].Name = n
-	}
-	for _, c := range s.Columns {
-		var got []grid.Result
-		for _, n := range names {
-			if r, ok := mlRow(rows, n, c, CReadingPyStruct); ok {
-				got = append(got, r)
-			}
-		}
-		if len(got) < len(names) {
-			continue
-		}
-		b.Categories = append(b.Categories, ColumnName(c))
-		for i, r := range got {
-			series[i].Values = append(series[i].Values, 100*r.Metrics["test_acc"])
-			series[i].Errors = append(series[i].Errors, 100*r.Metrics["test_se"])
-		}
-	}
-	b.Series = series
-	return b
-}
-
 // BarsFloor is a round lower end for the value axis of b: the smallest
 // value (ignoring NaN) rounded down to a multiple of step, less one step;
 // 0 when b has no value.

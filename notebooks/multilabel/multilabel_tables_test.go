@@ -89,14 +89,6 @@ func TestMultiLabelTables(t *testing.T) {
 		t.Errorf("BarsFloor of no value = %v, want 0", got)
 	}
 
-	// TestBarsByData: only the columns that every series ran.
-	all := []grid.Result{mlFake("synthetic", "C0", CReadingPyStruct, .7, .6), mlFake("synthetic+bias", "C0", CReadingPyStruct, .7, .65),
-		mlFake("synthetic", "C2", CReadingPyStruct, .7, .6)}
-	bd := m.TestBarsByData(protocol.Quick, all)
-	if len(bd.Categories) != 0 { // quick has scene and yeast too: nothing ran everywhere
-		t.Errorf("by-data bars with missing data sets: %v", bd.Categories)
-	}
-
 	// CReadings.
 	ct, line := m.CReadings(protocol.Full, rows)
 	if len(ct.Rows) != 3 || ct.Rows[0][2] != "82.0 / 81.0" || ct.Rows[1][2] != "not run" || ct.Rows[1][3] != "88.0 / 84.0" || ct.Rows[2][3] != "96.0 / 86.0" || ct.Rows[2][1] != "5" {
@@ -109,22 +101,5 @@ func TestMultiLabelTables(t *testing.T) {
 	h := m.Headline(rows)
 	if h != "test 1−Δ, the paper's feature map: yeast C0 not run (paper 69.6 %), yeast C4 60.0 % (paper 80.0 %), scene C0 75.0 % (paper 84.5 %), scene C4 87.5 % (paper 90.4 %)" {
 		t.Errorf("headline %q", h)
-	}
-}
-
-func TestMultiLabelBarsByData(t *testing.T) {
-	m := Experiment{}
-	var rows []grid.Result
-	for _, d := range m.Settings(protocol.Quick).Data {
-		for _, ds := range []string{d.Name, d.Name + BiasSuffix} {
-			for _, c := range []string{"C0", "C4"} {
-				rows = append(rows, mlFake(ds, c, CReadingPyStruct, .9, float64(len(ds))/100))
-			}
-		}
-	}
-	rows = rows[1:] // synthetic C0 (the paper's map) missing: C0 is dropped
-	b := m.TestBarsByData(protocol.Quick, rows)
-	if !reflect.DeepEqual(b.Categories, []string{"C4"}) || len(b.Series) != 6 || b.Series[3].Name != "scene+bias" || b.Series[3].Values[0] != 10 { // 100·len("scene+bias")/100
-		t.Errorf("by-data bars %+v", b)
 	}
 }

@@ -36,14 +36,14 @@ func TestMultiLabelJobs(t *testing.T) {
 			if j.C != 0.1 || j.Loss != "hamming" {
 				t.Errorf("%s: job %s: want the paper's C = 0.1 and the Hamming loss", p, j.Key())
 			}
-			_, bias := splitDataset(j.Dataset)
+			_, bias := strings.CutSuffix(j.Dataset, BiasSuffix)
 			count[Map(bias)+"|"+j.Tag]++
 		}
 		if n := len(s.Data) * len(s.Columns); count[Map(false)+"|"+CReadingPyStruct] != n || count[Map(true)+"|"+CReadingPyStruct] != n {
 			t.Errorf("%s: table jobs per map %v, want %d each", p, count, n)
 		}
 		// The readings' data set is one the profile builds.
-		name, _ := splitDataset(s.Readings)
+		name, _ := strings.CutSuffix(s.Readings, BiasSuffix)
 		if !slices.ContainsFunc(s.Data, func(d Data) bool { return d.Name == name }) {
 			t.Errorf("%s: readings on %q, not a data set of the profile", p, s.Readings)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -166,10 +167,7 @@ func (m fitSeconds) apply(c Cost, listed int, seconds, shipped string) (Cost, st
 
 // codeList names the code versions of the measured rows, most rows first.
 func (m fitSeconds) codeList() string {
-	codes := make([]codever.CodeVersion, 0, len(m.codes))
-	for v := range m.codes {
-		codes = append(codes, v)
-	}
+	codes := slices.Collect(maps.Keys(m.codes))
 	slices.SortFunc(codes, func(a, b codever.CodeVersion) int {
 		if d := m.codes[b] - m.codes[a]; d != 0 {
 			return d
@@ -236,12 +234,7 @@ func among(file string, files []string) bool {
 		}
 		return filepath.Clean(f)
 	}
-	for _, f := range files {
-		if abs(f) == abs(file) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(files, func(f string) bool { return abs(f) == abs(file) })
 }
 
 // ListedFits counts the fits of a listing made without rows: a group of

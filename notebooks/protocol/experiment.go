@@ -388,52 +388,6 @@ func qpMissed(trace *psub.Trace, tol float64) int {
 	return n
 }
 
-// RunProtocol runs the whole protocol for the given columns and losses:
-// the selection grid over cs on every fold (tag "select"), then one final
-// job per (column, loss, fold) with the C of the best held-out score (tag
-// "final"). With a single C, selection is skipped. Results go to (and
-// resume from) opt.Results. It returns the final rows.
-func (e *SegmentationExperiment) RunProtocol(ctx context.Context, dataset string, columns, losses []string, cs []float64, opt grid.Options) ([]grid.Result, error) {
-	if len(cs) == 0 {
-		return nil, fmt.Errorf("protocol: empty C grid")
-	}
-	var final []grid.Job
-	if len(cs) == 1 {
-		final = grid.Jobs([]string{dataset}, columns, losses, cs, len(e.Folds))
-	} else {
-		sel := grid.Jobs([]string{dataset}, columns, losses, cs, len(e.Folds))
-		for i := range sel {
-			sel[i].Tag = "select"
-		}
-		rs, err := grid.Run(ctx, sel, e.Run, opt)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rs {
-			if r.Error != "" {
-				return nil, fmt.Errorf("protocol: selection job %s failed: %s", r.Key(), r.Error)
-			}
-		}
-		for _, r := range grid.BestByC(rs, MetricSelect) {
-			j := r.Job
-			final = append(final, j)
-		}
-	}
-	for i := range final {
-		final[i].Tag = "final"
-	}
-	rs, err := grid.Run(ctx, final, e.Run, opt)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rs {
-		if r.Error != "" {
-			return rs, fmt.Errorf("protocol: job %s failed: %s", r.Key(), r.Error)
-		}
-	}
-	return rs, nil
-}
-
 // emptyIsPerfect reads a NaN IoU (the class is absent from both truth and
 // prediction: an empty union) as a perfect 1.
 func emptyIsPerfect(v float64) float64 {

@@ -280,10 +280,7 @@ func sameFit(a, b grid.Result) bool {
 // IsTiming tells the metrics that measure time, which differ between two
 // runs of the same fit.
 func IsTiming(metric string) bool {
-	for _, s := range []string{"seconds", "_cpu", "cpu_"} {
-		if strings.HasSuffix(metric, s) || strings.HasPrefix(metric, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"seconds", "_cpu", "cpu_"}, func(s string) bool {
+		return strings.HasSuffix(metric, s) || strings.HasPrefix(metric, s)
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -185,15 +186,10 @@ func All() []Protocol {
 			out = append(out, p)
 		}
 	}
-	var rest []string
-	for n := range registered {
+	for _, n := range slices.Sorted(maps.Keys(registered)) {
 		if !slices.Contains(notebookOrder, n) {
-			rest = append(rest, n)
+			out = append(out, registered[n])
 		}
-	}
-	slices.Sort(rest)
-	for _, n := range rest {
-		out = append(out, registered[n])
 	}
 	return out
 }

@@ -13,21 +13,17 @@ import (
 // Table is a titled table of strings (viz.ShowTableOf shows it).
 type Table = chart.Table
 
-// Comparison is a table of the paper's numbers beside ours. Its fields are
-// those of viz.Comparison (Format, Flag and Factor mean the same), so a
-// notebook shows it with viz.Comparison(c).Show().
-type Comparison struct {
-	Title      string
-	Corner     string
-	Rows, Cols []string
-	Paper      [][]float64
-	Ours       [][]float64
-	Format     string
-	Flag       float64
-	Factor     float64
-	Marks      map[string]string
-	Notes      []string
+// SetName is a column as the paper writes it (C4bar is C̄4).
+func SetName(set string) string {
+	if set == "C4bar" {
+		return "C̄4"
+	}
+	return set
 }
+
+// Comparison is a table of the paper's numbers beside ours (a notebook
+// shows it with viz.Comparison(c).Show()).
+type Comparison = chart.Comparison
 
 // Bars is a bar chart's data (viz.ShowBars draws it).
 type Bars = chart.Bars

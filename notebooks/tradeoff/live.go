@@ -233,13 +233,12 @@ func (l *Live) Refit(s LiveSettings) (*LiveFit, error) {
 	for i := range test {
 		in := &test[i]
 		for _, p := range in.DensePairwise() {
-			if m.NonSubmodularEdge(p) {
+			ns := m.NonSubmodularEdge(p)
+			if ns {
 				f.NonSubmodularTest++
-				if i == 0 {
-					f.NonSubmodular = append(f.NonSubmodular, true)
-				}
-			} else if i == 0 {
-				f.NonSubmodular = append(f.NonSubmodular, false)
+			}
+			if i == 0 {
+				f.NonSubmodular = append(f.NonSubmodular, ns)
 			}
 		}
 		f.TestEdges += len(in.Edges)

@@ -215,10 +215,7 @@ func (t Experiment) Runs(p protocol.Profile, rows []grid.Result) ([][]Row, error
 // (just the mean for one run).
 func stat(runs [][]Row, i int, f func(Row) float64, format string) string {
 	m, se := Stat(runs, i, f)
-	if len(runs) < 2 {
-		return fmt.Sprintf(format, m)
-	}
-	return fmt.Sprintf(format+" ± "+format, m, se)
+	return pm(m, se, len(runs), format)
 }
 
 // SideBySide is the table of every entry: the learner's objective, the
