@@ -80,6 +80,10 @@ func (t *trainer) fingerprint() string {
 	if u.MarginPass { // hashed only when set: default fingerprints keep their names
 		h.str("margin-pass")
 	}
+	if u.Stabilize != 0 {
+		h.str("stabilize")
+		h.num(u.Stabilize)
+	}
 	l := t.layout
 	h.ints(l.Labels, l.UnaryDim, l.PairwiseDim, len(t.train))
 	for i := range t.train {

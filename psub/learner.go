@@ -181,6 +181,15 @@ type Tuning struct {
 	// Trace.InferenceMargins those read off the cut. TightBounds keeps the
 	// pass.
 	MarginPass bool
+	// Stabilize in (0, 1) runs real loss-augmented inference at a point
+	// between the QP's w and the stage's best iterate (the in-out
+	// stabilisation of column generation): w_q = (1−Stabilize)·w +
+	// Stabilize·w_best. Its labellings give a valid cutting plane (any
+	// labelling does), and w_q's primal is an upper bound, so the stopping
+	// rule and its certificate are unchanged. When that plane does not cut
+	// off the QP's solution by at least Tol·primal/C (a mis-price),
+	// inference runs again at the QP's w, as without it. 0 disables it.
+	Stabilize float64
 }
 
 // DefaultHardTol is the default Settings.Tuning.HardTol, and the tolerance
@@ -246,6 +255,9 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 	}
 	if t.QP.Tol == 0 {
 		t.QP.Tol = s.Tol / 100
+	}
+	if !(t.Stabilize >= 0 && t.Stabilize < 1) {
+		return s, fmt.Errorf("Tuning.Stabilize = %v, want 0 ≤ Stabilize < 1", t.Stabilize)
 	}
 	if math.IsNaN(t.QP.Tol) || math.IsInf(t.QP.Tol, 0) || math.IsNaN(t.QP.FeasTol) || math.IsInf(t.QP.FeasTol, 0) {
 		return s, fmt.Errorf("Tuning.QP.Tol = %v, Tuning.QP.FeasTol = %v, want finite values", t.QP.Tol, t.QP.FeasTol)
@@ -476,6 +488,7 @@ type trainer struct {
 	// it (w has not moved since).
 	pre   []prefilled
 	preOK bool
+	wQP   []float64 // the QP's w while inference runs at the in-out point
 	// quiet: the last generation before inference added no row. Only
 	// then does the next one read margins off the cut: a round that adds
 	// rows moves w, and its fill is wasted, while a pass is cheaper than a
@@ -798,6 +811,7 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 		t0 := time.Now()
 		var a []float64
 		var b float64
+		inOut := false // a is the plane of the in-out point (Tuning.Stabilize)
 		if t.cache != nil && it > 0 && (lazy || !t.generating()) {
 			a, b = t.fromCache()
 			xi := b - dot(a, t.w)
@@ -830,14 +844,21 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 				pending = false
 			}
 			var err error
-			if a, b, rec.Truncated, err = t.lossAugmented(); err != nil {
+			if a, b, rec.Truncated, err = t.stabilized(&best); err != nil {
 				return StopNone, err
+			}
+			if a == nil {
+				if a, b, rec.Truncated, err = t.lossAugmented(); err != nil {
+					return StopNone, err
+				}
+			} else {
+				inOut = true
 			}
 		}
 		rec.InferenceSeconds += time.Since(t0).Seconds()
 		rec.Loss = b
 		xiNew := math.Max(0, b-dot(a, t.w))
-		if !rec.CacheHit {
+		if !rec.CacheHit && !inOut {
 			t.maxA2 = math.Max(t.maxA2, dot(a, a))
 			// Only real inference gives the most violated labelling, hence
 			// an upper bound: the primal of this w.
@@ -892,6 +913,41 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 		}
 	}
 	return StopMaxIter, nil
+}
+
+// stabilized runs loss-augmented inference at the in-out point between
+// t.w and t.bestW (Tuning.Stabilize), lowers *best by that point's primal
+// when its inference was exact (no truncated edge), and returns the plane
+// when it cuts off the QP's solution by at least Tol·primal/C; otherwise
+// (or when stabilisation is off) a nil plane: run inference at t.w.
+func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
+	al := t.s.Tuning.Stabilize
+	if al == 0 || t.bestW == nil {
+		return nil, 0, 0, nil
+	}
+	t.wQP = append(t.wQP[:0], t.w...)
+	for i := range t.w {
+		t.w[i] = (1-al)*t.w[i] + al*t.bestW[i]
+	}
+	t.preOK = false // the fill was at the QP's w
+	a, b, trunc, err := t.lossAugmented()
+	if err == nil && trunc == 0 {
+		t.maxA2 = math.Max(t.maxA2, dot(a, a))
+		if p := 0.5*dot(t.w, t.w) + t.s.C*math.Max(0, b-dot(a, t.w)); p < *best {
+			*best = p
+			t.bestW = append(t.bestW[:0], t.w...)
+		}
+	}
+	copy(t.w, t.wQP)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	t.trace.StabilizedRounds++
+	if t.s.C*(b-dot(a, t.w)-t.sol.Xi) <= t.s.Tol*t.sol.Primal {
+		t.trace.Misprices++
+		return nil, 0, 0, nil
+	}
+	return a, b, trunc, nil
 }
 
 func (t *trainer) marginsSoFar() int64 {

@@ -133,6 +133,10 @@ type Trace struct {
 	QPRoundOff       int     // QP solves that stopped on the rounding allowance, above the QP's own tolerance (any level; certify counts those above Tol)
 	PlanesRemoved    int     // inactive cutting planes dropped (InactiveWindow)
 	HardRemoved      int     // inactive hard constraints dropped (InactiveWindow)
+	// StabilizedRounds counts the inference rounds at the in-out point
+	// (Tuning.Stabilize), Misprices those whose plane did not cut off the
+	// QP's solution and were followed by inference at the QP's w.
+	StabilizedRounds, Misprices int
 	// Resumed lists the iterations after which the training was resumed
 	// from a checkpoint (Settings.CheckpointDir); empty for one run.
 	Resumed []int

@@ -1,0 +1,83 @@
+package psub
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestStabilizeCertified trains with inference at the in-out point
+// (Tuning.Stabilize) under sets whose inference is exact, with and without
+// the inference cache, and checks the returned weights by enumeration
+// (refPrimal): the trace's primal is theirs, their gap to the trace's dual
+// is within Tol, and that primal is within Tol of the one a training
+// without stabilisation certifies.
+func TestStabilizeCertified(t *testing.T) {
+	seeds := 8
+	if testing.Short() {
+		seeds = 3
+	}
+	variants := []struct {
+		name string
+		s    Settings
+	}{
+		{"C4", Settings{Set: C4{}}},
+		{"C4 cache", Settings{Set: C4{}, Tuning: Tuning{Cache: 10}}},
+		{"C4 delayed", Settings{Set: C4{}, Delayed: true}},
+		{"C2*", Settings{Set: C2Star{}}},
+		{"C0 cache", Settings{Set: C0{}, Tuning: Tuning{Cache: 5}}},
+	}
+	rounds := 0
+	for seed := 0; seed < seeds; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(300+seed), 26))
+		var train []Instance
+		if seed%2 == 0 {
+			train = smoothSet(rng, 4+rng.IntN(6), 6+rng.IntN(3), 3, 2)
+		} else {
+			train = gridSet(rng, 8+rng.IntN(8), 3, 3, 3)
+		}
+		for _, v := range variants {
+			for _, c := range []float64{1, 10, 50} {
+				const tol = 1e-3
+				for _, al := range []float64{0.3, 0.6} {
+					name := fmt.Sprintf("seed %d %s C=%g stabilize %g", seed, v.name, c, al)
+					s := v.s
+					s.C, s.Tol, s.Workers = c, tol, 2
+					_, ref, err := Train(train, 2, s)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					s.Tuning.Stabilize = al
+					m, tr, err := Train(train, 2, s)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if !tr.Converged || !ref.Converged {
+						t.Errorf("%s: stopped by %v (without: %v) after %d iterations", name, tr.Stop, ref.Stop, tr.Iters)
+					}
+					rounds += tr.StabilizedRounds
+					checkReturned(t, name, m, tr, tol, func(w []float64) float64 {
+						return refPrimal(w, c, 2, train, false)
+					})
+					if p, q := tr.Final().Primal, ref.Final().Primal; math.Abs(p-q) > tol*q {
+						t.Errorf("%s: primal %.9g, %.9g without stabilisation: beyond Tol", name, p, q)
+					}
+				}
+			}
+		}
+	}
+	if rounds == 0 {
+		t.Error("no inference round ran at an in-out point")
+	}
+}
+
+// TestStabilizeRange refuses a Stabilize outside [0, 1).
+func TestStabilizeRange(t *testing.T) {
+	train := smoothSet(rand.New(rand.NewPCG(1, 2)), 3, 5, 2, 2)
+	for _, al := range []float64{-0.1, 1, math.NaN()} {
+		if _, _, err := Train(train, 2, Settings{Tuning: Tuning{Stabilize: al}}); err == nil {
+			t.Errorf("Stabilize %v: no error", al)
+		}
+	}
+}
