@@ -80,7 +80,7 @@ func (t *trainer) fingerprint() string {
 	if u.MarginPass { // hashed only when set: default fingerprints keep their names
 		h.str("margin-pass")
 	}
-	if u.Stabilize != 0 {
+	if u.Stabilize > 0 { // hashed only when on: fingerprints of runs without keep their names
 		h.str("stabilize")
 		h.num(u.Stabilize)
 	}

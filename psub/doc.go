@@ -51,7 +51,10 @@
 // relative gap between the best upper bound and the dual reaches
 // Settings.Tol (StopGap), when inference finds no violated labelling
 // (StopNoViolation), or at MaxIter (StopMaxIter), and returns the iterate of
-// the best upper bound. Trace.Converged is a certificate of that model, not
+// the best upper bound. By default inference runs between the QP's w and
+// that best iterate (Tuning.Stabilize, in-out stabilisation): any labelling
+// gives a valid plane and any exactly evaluated w an upper bound, so the
+// bounds and the rule stay the same, in fewer iterations. Trace.Converged is a certificate of that model, not
 // the end of a loop: its gap lies within [−1e-9, Tol] allowing for the QP's
 // rounding, no QP solve of the last stage missed its tolerance, and no hard
 // constraint of S is violated beyond HardTol; otherwise the stop is

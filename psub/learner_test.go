@@ -581,8 +581,9 @@ func TestNormalFormPath(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 23))
 	train := smoothSet(rng, 8, 16, 4, 2)
 	for _, exact := range []inference.Method{inference.TruncatedGraphCut{Dynamic: true}, inference.GraphCut{}} {
+		// Without stabilisation, whose iterates truncate no edge here.
 		base := Settings{C: 1, Tol: 1e-5, Set: C4{}, Delayed: true, Pretrain: true, Loss: ClassAveraged{},
-			Tuning: Tuning{UnconstrainedInference: inference.TruncatedGraphCut{Dynamic: true}, SubmodularInference: exact}}
+			Tuning: Tuning{UnconstrainedInference: inference.TruncatedGraphCut{Dynamic: true}, SubmodularInference: exact, Stabilize: -1}}
 		slow := base
 		slow.Tuning.UnconstrainedInference, slow.Tuning.SubmodularInference = wrapped{base.Tuning.UnconstrainedInference}, wrapped{exact}
 		mf, tf := trainSet(t, train, base)

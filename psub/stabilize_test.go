@@ -8,11 +8,11 @@ import (
 )
 
 // TestStabilizeCertified trains with inference at the in-out point
-// (Tuning.Stabilize) under sets whose inference is exact, with and without
-// the inference cache, and checks the returned weights by enumeration
-// (refPrimal): the trace's primal is theirs, their gap to the trace's dual
-// is within Tol, and that primal is within Tol of the one a training
-// without stabilisation certifies.
+// (Tuning.Stabilize, the default among them) under sets whose inference is
+// exact, with and without the inference cache, and checks the returned
+// weights by enumeration (refPrimal): the trace's primal is theirs, their
+// gap to the trace's dual is within Tol, and that primal is within Tol of
+// the one a training without stabilisation (Stabilize < 0) certifies.
 func TestStabilizeCertified(t *testing.T) {
 	seeds := 8
 	if testing.Short() {
@@ -40,10 +40,11 @@ func TestStabilizeCertified(t *testing.T) {
 		for _, v := range variants {
 			for _, c := range []float64{1, 10, 50} {
 				const tol = 1e-3
-				for _, al := range []float64{0.3, 0.6} {
+				for _, al := range []float64{0.3, 0 /* DefaultStabilize */} {
 					name := fmt.Sprintf("seed %d %s C=%g stabilize %g", seed, v.name, c, al)
 					s := v.s
 					s.C, s.Tol, s.Workers = c, tol, 2
+					s.Tuning.Stabilize = -1
 					_, ref, err := Train(train, 2, s)
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
@@ -70,12 +71,19 @@ func TestStabilizeCertified(t *testing.T) {
 	if rounds == 0 {
 		t.Error("no inference round ran at an in-out point")
 	}
+	// Disabled, no round runs at an in-out point.
+	train := smoothSet(rand.New(rand.NewPCG(300, 26)), 6, 7, 3, 2)
+	if _, tr, err := Train(train, 2, Settings{C: 10, Tuning: Tuning{Stabilize: -1}}); err != nil {
+		t.Error(err)
+	} else if tr.StabilizedRounds != 0 {
+		t.Errorf("Stabilize −1: %d rounds at an in-out point, want none", tr.StabilizedRounds)
+	}
 }
 
-// TestStabilizeRange refuses a Stabilize outside [0, 1).
+// TestStabilizeRange refuses a Stabilize of 1 or more, or not a number.
 func TestStabilizeRange(t *testing.T) {
 	train := smoothSet(rand.New(rand.NewPCG(1, 2)), 3, 5, 2, 2)
-	for _, al := range []float64{-0.1, 1, math.NaN()} {
+	for _, al := range []float64{1, 1.5, math.Inf(-1), math.NaN()} {
 		if _, _, err := Train(train, 2, Settings{Tuning: Tuning{Stabilize: al}}); err == nil {
 			t.Errorf("Stabilize %v: no error", al)
 		}
