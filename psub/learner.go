@@ -185,15 +185,18 @@ type Tuning struct {
 	// which real loss-augmented inference runs (the in-out stabilisation
 	// of column generation): w_q = (1−Stabilize)·w + Stabilize·w_best, w
 	// the QP's solution. Its labellings give a valid cutting plane (any
-	// labelling does) and, when inference there is exact (no truncated
-	// edge), w_q's primal is an upper bound, so the stopping rule and its
-	// certificate are unchanged. A plane that does not cut off the QP's
-	// solution by at least Tol·primal/C (a mis-price) is followed by
-	// inference at w, as without stabilisation. The cutting-plane method
-	// then zigzags less: on notebook 03's horses C4 final (C = 10, gap
-	// 1e-4) 0.9 takes 1 476 iterations instead of 3 155, on a cows C4
-	// chain 503 instead of 1 994 (psub/BENCHMARKS.md). 0 means
-	// DefaultStabilize; a negative value disables it. Below 1.
+	// labelling does) and, when inference there is exact (every labelling
+	// certified: a graph cut with no truncated edge, or Result.Exact), w_q's
+	// primal is an upper bound, so the stopping rule and its certificate
+	// are unchanged. A plane that does not cut off the QP's solution by at
+	// least Tol·primal/C (a mis-price) or an inexact round is followed by
+	// inference at w, as without stabilisation, and only inference at w
+	// may stop for want of a violated labelling; a stage whose in-out
+	// rounds come back inexact twice (TRW-S, swap moves) goes on without.
+	// The cutting-plane method then zigzags less: on notebook 03's horses
+	// C4 final (C = 10, gap 1e-4) 0.9 takes 1 476 iterations instead of
+	// 3 155, on a cows C4 chain 503 instead of 1 994 (psub/BENCHMARKS.md).
+	// 0 means DefaultStabilize; a negative value disables it. Below 1.
 	Stabilize float64
 }
 
@@ -500,6 +503,11 @@ type trainer struct {
 	pre   []prefilled
 	preOK bool
 	wQP   []float64 // the QP's w while inference runs at the in-out point
+	// inexact counts the instances of the last loss-augmented inference
+	// whose labelling is not certified most violated; stabilized turns
+	// the in-out point off for the rest of the stage after such a round.
+	inexact      int
+	inexactInOut int // this stage's in-out rounds that came back inexact
 	// quiet: the last generation before inference added no row. Only
 	// then does the next one read margins off the cut: a round that adds
 	// rows moves w, and its fill is wasted, while a pass is cheaper than a
@@ -544,6 +552,7 @@ type worker struct {
 	rounds    int
 	b         float64
 	trunc     int
+	inexact   int // instances whose inference did not certify its labelling
 	err       error
 }
 
@@ -807,6 +816,7 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 			wk.solvers = map[int]inference.Solver{}
 		}
 	}
+	t.inexactInOut = 0
 	// Make w feasible for this stage's hard constraints before inference.
 	if err := t.wUpdate(true); err != nil {
 		return StopNone, err
@@ -886,7 +896,7 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 		case rec.CacheHit:
 		case rec.Gap <= t.s.Tol:
 			stop = StopGap
-		case rec.Violation <= 1e-12*math.Max(1, b):
+		case !inOut && rec.Violation <= 1e-12*math.Max(1, b):
 			stop = StopNoViolation
 		}
 		done := stop != StopNone
@@ -927,13 +937,17 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 }
 
 // stabilized runs loss-augmented inference at the in-out point between
-// t.w and t.bestW (Tuning.Stabilize), lowers *best by that point's primal
-// when its inference was exact (no truncated edge), and returns the plane
-// when it cuts off the QP's solution by at least Tol·primal/C; otherwise
-// (or when stabilisation is off) a nil plane: run inference at t.w.
+// t.w and t.bestW (Tuning.Stabilize). When that inference is exact (every
+// labelling certified most violated), it lowers *best by that point's
+// primal and returns the plane if it cuts off the QP's solution by at least
+// Tol·primal/C. Otherwise, or when stabilisation is off, it returns a nil
+// plane: run inference at t.w, whose primal the stopping rule then reads as
+// without stabilisation. After inexactInOut inexact rounds the stage stops
+// trying (TRW-S, swap moves, QPBO with unlabelled nodes: their primal at
+// w_q would be no bound).
 func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
 	al := t.s.Tuning.Stabilize
-	if al <= 0 || t.bestW == nil {
+	if al <= 0 || t.bestW == nil || t.inexactInOut >= maxInexactInOut {
 		return nil, 0, 0, nil
 	}
 	t.wQP = append(t.wQP[:0], t.w...)
@@ -942,7 +956,8 @@ func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
 	}
 	t.preOK = false // the fill was at the QP's w
 	a, b, trunc, err := t.lossAugmented()
-	if err == nil && trunc == 0 {
+	exact := err == nil && t.inexact == 0
+	if exact {
 		t.maxA2 = math.Max(t.maxA2, dot(a, a))
 		if p := 0.5*dot(t.w, t.w) + t.s.C*math.Max(0, b-dot(a, t.w)); p < *best {
 			*best = p
@@ -954,12 +969,23 @@ func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
 		return nil, 0, 0, err
 	}
 	t.trace.StabilizedRounds++
-	if t.s.C*(b-dot(a, t.w)-t.sol.Xi) <= t.s.Tol*t.sol.Primal {
+	if !exact {
+		t.inexactInOut++
+		t.trace.Misprices++
+		return nil, 0, 0, nil
+	}
+	// A plane the stop test would read as no violation is a mis-price too:
+	// only inference at t.w may stop the stage for want of violation.
+	if v := b - dot(a, t.w) - t.sol.Xi; t.s.C*v <= t.s.Tol*t.sol.Primal || v <= 1e-12*math.Max(1, b) {
 		t.trace.Misprices++
 		return nil, 0, 0, nil
 	}
 	return a, b, trunc, nil
 }
+
+// maxInexactInOut is how many in-out rounds of a stage may come back
+// inexact before the stage runs inference at the QP's w only.
+const maxInexactInOut = 2
 
 func (t *trainer) marginsSoFar() int64 {
 	if t.spec.pool == nil {
@@ -1295,6 +1321,7 @@ func (t *trainer) lossAugmented() ([]float64, float64, int, error) {
 	}
 	a := make([]float64, t.layout.Dim())
 	b, trunc := 0.0, 0
+	t.inexact = 0
 	var errs []error
 	for _, wk := range t.works {
 		if wk.err != nil {
@@ -1303,6 +1330,7 @@ func (t *trainer) lossAugmented() ([]float64, float64, int, error) {
 		axpy(a, 1, wk.a)
 		b += wk.b
 		trunc += wk.trunc
+		t.inexact += wk.inexact
 	}
 	if len(errs) > 0 {
 		return nil, 0, 0, errors.Join(errs...)
@@ -1335,7 +1363,7 @@ func (t *trainer) runWorker(wk *worker) {
 		wk.prev = make(map[int][]int)
 	}
 	wk.rounds++
-	wk.b, wk.trunc, wk.err = 0, 0, nil
+	wk.b, wk.trunc, wk.inexact, wk.err = 0, 0, 0, nil
 	normal, truncate, dynamic := t.cutMethod(wk.method)
 	if normal && wk.cutFor != wk.method {
 		wk.cuts, wk.cutFor = map[int]*cut.Solver{}, wk.method
@@ -1378,6 +1406,9 @@ func (t *trainer) runWorker(wk *worker) {
 			var res inference.Result
 			res, err = sv.Minimize(e)
 			labels, truncated = res.Labels, res.Truncated
+			if !res.Exact {
+				wk.inexact++
+			}
 		}
 		if err != nil {
 			wk.err = fmt.Errorf("iteration %d: %s: loss-augmented inference (%s): %w", t.iter, in.label(i), wk.method.Name(), err)
@@ -1402,6 +1433,9 @@ func (t *trainer) runWorker(wk *worker) {
 		}
 		wk.b += loss
 		wk.trunc += truncated
+		if normal && truncated > 0 {
+			wk.inexact++ // a graph cut is exact on the untruncated energy
+		}
 	}
 }
 

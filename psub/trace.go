@@ -17,7 +17,10 @@ type Iteration struct {
 	// lower bound, and Gap = (Primal − Dual)/Primal.
 	Primal, Dual, Gap float64
 	// Loss is the mean loss of the loss-augmented labellings (the b of the
-	// new plane); Violation how much the plane exceeds the current slack.
+	// new plane); Violation how much the plane exceeds the current slack at
+	// the QP's w (the largest violation there only when inference ran at
+	// that w: not for a cached plane, nor one of the in-out point of
+	// Tuning.Stabilize).
 	Loss, Violation float64
 
 	Planes    int   // cutting planes in the QP after this iteration

