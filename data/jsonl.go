@@ -293,9 +293,6 @@ func decodeLine(b []byte, line int, v *violations) (psub.Instance, bool) {
 	}
 	if ji.Labels != nil {
 		in.Labels = *ji.Labels
-		if in.Labels == nil { // "labels": null means unlabelled
-			in.Labels = nil
-		}
 	}
 	return in, ok
 }
