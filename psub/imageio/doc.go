@@ -17,7 +17,7 @@
 //     size a PNG, JPEG or BMP header declares against what the file can
 //     hold and against the memory budget (internal/membudget,
 //     PSUB_MAX_MEMORY) before any pixel is allocated.
-//   - ReadStack / ReadStackGlob put 2-D slices of equal size into a volume
+//   - ReadStack puts 2-D slices of equal size into a volume
 //     (z = position in the list; the glob is taken in name order).
 //   - DecodeTIFF / ReadTIFF is this package's own multi-page TIFF reader
 //     (golang.org/x/image/tiff reads only the first page): greyscale 1/8/16
