@@ -159,17 +159,6 @@ func newOracle(regions, truth *imageio.LabelMap, k int) (*feature.Oracle, error)
 	return &feature.Oracle{RegionLabels: labels, Voxels: c}, nil
 }
 
-// RegionScore returns the region (superpixel) confusion of a prediction
-// against the majority labels Instance.Labels: Accuracy() is the paper's
-// global superpixel accuracy, ClassAveraged() its 1 − Δ_avg.
-func (s *SegmentedImage) RegionScore(regionLabels []int) (*feature.Confusion, error) {
-	c := feature.NewConfusion(s.Oracle.K)
-	if err := c.AddLabels(s.Instance.Labels, regionLabels); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Instance.Name, err)
-	}
-	return c, nil
-}
-
 // Descriptor computes the unary features φ_u of every region of an image.
 // Name identifies the computation in cache keys: give a new name whenever
 // Compute changes what it returns.
