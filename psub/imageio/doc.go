@@ -36,5 +36,6 @@
 // ThresholdNonZero (cows: 1-bit PNG decoded as 0/255; EM derived masks
 // 0/255) and ThresholdHalf (Weizmann horses: JPEG masks, Y >= 128).
 // ReadImageMask reads a pair and reports a size mismatch naming both files.
-// WriteLabelPNG / ReadLabelMap store superpixel maps as 16-bit grey PNG.
+// WriteLabelPNG stores superpixel maps as 16-bit grey PNG (ReadImage reads
+// them back, one sample a label).
 package imageio

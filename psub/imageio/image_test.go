@@ -270,13 +270,16 @@ func TestLabelPNGRoundTrip(t *testing.T) {
 	if err := WriteLabelPNG(p, m); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadLabelMap(p)
+	got, err := ReadImage(p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got.Channels != 1 || len(got.Pix) != len(m.Labels) {
+		t.Fatalf("read back %dx%dx%d with %d channels", got.Width, got.Height, got.Depth, got.Channels)
+	}
 	for i := range m.Labels {
-		if got.Labels[i] != m.Labels[i] {
-			t.Fatalf("got %v, want %v", got.Labels, m.Labels)
+		if got.Pix[i] != float32(m.Labels[i]) {
+			t.Fatalf("got %v, want %v", got.Pix, m.Labels)
 		}
 	}
 	m.Labels[0] = 70000
