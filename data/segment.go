@@ -440,16 +440,6 @@ func buildOne(src SegmentSource, b SegmentBuilder, cache *SegmentCache) (*Segmen
 	return s, nil
 }
 
-// ImageMaskPairs pairs the images of imageDir with the masks of maskDir by
-// file stem (name without extension), in name order: Pair with the same
-// stem. Files whose extension is not in exts (e.g. ".png", ".jpg"; empty
-// means the image extensions) are ignored. An image without a mask, a mask
-// without an image, or a folder without images is an error naming them.
-func ImageMaskPairs(imageDir, maskDir string, exts ...string) (images, masks []string, err error) {
-	images, masks, _, err = Pair(imageDir, maskDir, PairOptions{ImageExts: exts, MaskExts: exts})
-	return images, masks, err
-}
-
 func hasExt(exts []string, ext string) bool {
 	for _, e := range exts {
 		if strings.EqualFold(e, ext) {
