@@ -18,7 +18,7 @@
 //     hold and against the memory budget (internal/membudget,
 //     PSUB_MAX_MEMORY) before any pixel is allocated.
 //   - ReadStack puts 2-D slices of equal size into a volume
-//     (z = position in the list; the glob is taken in name order).
+//     (z = position in the list).
 //   - DecodeTIFF / ReadTIFF is this package's own multi-page TIFF reader
 //     (golang.org/x/image/tiff reads only the first page): greyscale 1/8/16
 //     bits, both byte orders, strips uncompressed or LZW/Deflate/PackBits,
