@@ -14,8 +14,8 @@
 // labels. Which attributes are labels, a LabelSpec says: the first or last
 // N, or their names. MEKA headers carry the count themselves ("-C N" in the
 // @relation, as scene's "@relation 'scene: -C -6'", read by MEKALabels);
-// MULAN headers (yeast's "MultiLabelData") do not, so the spec must give
-// the count or the labels' names.
+// MULAN headers (yeast's "MultiLabelData") do not, so the spec must give it,
+// or the names from MULAN's XML labels file (ParseMULANLabels).
 //
 //	f, err := arff.Read("yeast-train.arff")
 //	m, err := f.MultiLabel(arff.LabelSpec{Last: 14}) // m.X: 1500 × 103, m.Y: 1500 × 14
