@@ -224,8 +224,7 @@ func DeriveMitoMask(dir, label, mask string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return "", err
 	}
-	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
-	if err := safefile.Write(out, func(w io.Writer) error { return enc.Encode(w, m) }); err != nil {
+	if err := safefile.Write(out, func(w io.Writer) error { return png.Encode(w, m) }); err != nil {
 		return "", err
 	}
 	return PixelSum(m), nil

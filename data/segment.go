@@ -159,17 +159,6 @@ func newOracle(regions, truth *imageio.LabelMap, k int) (*feature.Oracle, error)
 	return &feature.Oracle{RegionLabels: labels, Voxels: c}, nil
 }
 
-// RegionScore returns the region (superpixel) confusion of a prediction
-// against the majority labels Instance.Labels: Accuracy() is the paper's
-// global superpixel accuracy, ClassAveraged() its 1 − Δ_avg.
-func (s *SegmentedImage) RegionScore(regionLabels []int) (*feature.Confusion, error) {
-	c := feature.NewConfusion(s.Oracle.K)
-	if err := c.AddLabels(s.Instance.Labels, regionLabels); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Instance.Name, err)
-	}
-	return c, nil
-}
-
 // Descriptor computes the unary features φ_u of every region of an image.
 // Name identifies the computation in cache keys: give a new name whenever
 // Compute changes what it returns.
@@ -449,16 +438,6 @@ func buildOne(src SegmentSource, b SegmentBuilder, cache *SegmentCache) (*Segmen
 		}
 	}
 	return s, nil
-}
-
-// ImageMaskPairs pairs the images of imageDir with the masks of maskDir by
-// file stem (name without extension), in name order: Pair with the same
-// stem. Files whose extension is not in exts (e.g. ".png", ".jpg"; empty
-// means the image extensions) are ignored. An image without a mask, a mask
-// without an image, or a folder without images is an error naming them.
-func ImageMaskPairs(imageDir, maskDir string, exts ...string) (images, masks []string, err error) {
-	images, masks, _, err = Pair(imageDir, maskDir, PairOptions{ImageExts: exts, MaskExts: exts})
-	return images, masks, err
 }
 
 func hasExt(exts []string, ext string) bool {

@@ -53,7 +53,7 @@ type segmenterFile struct {
 	Version int    `json:"version"`
 	*Segmenter
 	CRF json.RawMessage `json:"crf"`
-	// Seal is the SHA-256 (hex) of the file's values (sealOf): a hand edit
+	// Seal is the SHA-256 (hex) of the file's values (Segmenter.sealed): a hand edit
 	// of the pipeline (SLIC settings, recipe, mask values) changes
 	// predictions as surely as one of the weights.
 	Seal string `json:"sha256,omitempty"`
@@ -63,20 +63,22 @@ type segmenterFile struct {
 // whose values no longer match its seal.
 var ErrSegmenterEdited = errors.New("the segmenter does not match its seal (sha256): the file was changed after it was written")
 
-// sealOf is the SHA-256 of the segmenter's values: the file's JSON without
-// the seal, compact, with the CRF as psub.Model.Save writes it. It covers
-// the values, not the layout of the text.
-func sealOf(s *Segmenter) (string, error) {
+// sealed is the segmenter's file, sealed: the seal is the SHA-256 of the
+// file's JSON without it, compact, with the CRF as psub.Model.Save writes
+// it. It covers the values, not the layout of the text.
+func (s *Segmenter) sealed() (segmenterFile, error) {
 	var crf bytes.Buffer
 	if err := s.CRF.Save(&crf); err != nil {
-		return "", err
+		return segmenterFile{}, err
 	}
-	b, err := json.Marshal(segmenterFile{Format: segmenterFormat, Version: segmenterVersion, Segmenter: s, CRF: crf.Bytes()})
+	f := segmenterFile{Format: segmenterFormat, Version: segmenterVersion, Segmenter: s, CRF: crf.Bytes()}
+	b, err := json.Marshal(f)
 	if err != nil {
-		return "", err
+		return segmenterFile{}, err
 	}
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	f.Seal = hex.EncodeToString(sum[:])
+	return f, nil
 }
 
 const segmenterFormat = "psub segmenter"
@@ -110,18 +112,14 @@ func NewSegmenter(p Pipeline, crf *psub.Model) *Segmenter {
 
 // Save writes the segmenter to path atomically (internal/safefile).
 func (s *Segmenter) Save(path string) error {
-	var crf bytes.Buffer
-	if err := s.CRF.Save(&crf); err != nil {
-		return err
-	}
-	seal, err := sealOf(s)
+	f, err := s.sealed()
 	if err != nil {
 		return err
 	}
 	return safefile.Write(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", " ")
-		return enc.Encode(segmenterFile{Format: segmenterFormat, Version: segmenterVersion, Segmenter: s, CRF: crf.Bytes(), Seal: seal})
+		return enc.Encode(f)
 	})
 }
 
@@ -186,11 +184,11 @@ func loadSegmenter(path string, verify bool) (*Segmenter, error) {
 		return nil, fmt.Errorf("%s: %d CRF labels, %d class names, %d mask values for %d-class masks", path, s.CRF.Labels, len(s.Classes), len(s.MaskValues), k)
 	}
 	if f.Version == segmenterVersion && verify {
-		seal, err := sealOf(s)
+		sf, err := s.sealed()
 		if err != nil {
 			return nil, err
 		}
-		if seal != f.Seal {
+		if sf.Seal != f.Seal {
 			return nil, fmt.Errorf("%s: %w; %s", path, ErrSegmenterEdited, resealHint)
 		}
 	}

@@ -15,11 +15,11 @@ import (
 )
 
 // ImageFolderOptions sets GenerateImageFolder. The zero value writes the
-// embedded default: 24 colour JPEG images of 128×96 with their masks.
+// embedded default: 24 colour JPEG images of 192×144 with their masks.
 type ImageFolderOptions struct {
 	Seed          uint64
 	Images        int // 0 means 24
-	Width, Height int // 0 means 128×96
+	Width, Height int // both 0 means 192×144
 	// Noise is the standard deviation of the per-pixel colour noise (0
 	// means 12 grey levels).
 	Noise float64
@@ -140,6 +140,3 @@ func synthImage(rng *rand.Rand, w, h int, noise float64) (*image.RGBA, *image.Gr
 	}
 	return img, mask
 }
-
-// ImageFolderMasks is the MaskFormat of GenerateImageFolder's masks.
-func ImageFolderMasks() MaskFormat { return MaskFormat{Invert: true} }

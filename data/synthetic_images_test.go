@@ -19,7 +19,7 @@ func TestImageFolderLadder(t *testing.T) {
 	if err != nil || suffix != "_mask" || len(images) != 24 {
 		t.Fatalf("pairing: %d images, suffix %q, %v", len(images), suffix, err)
 	}
-	p := Pipeline{Recipe: Recipe{Name: RecipeRGBHist}, SLIC: slic.Options{Compactness: 10, Sigma: 1}, RegionSize: 100, Masks: ImageFolderMasks()}
+	p := Pipeline{Recipe: Recipe{Name: RecipeRGBHist}, SLIC: slic.Options{Compactness: 10, Sigma: 1}, RegionSize: 100, Masks: MaskFormat{Invert: true}}
 	items, err := p.Build(images, masks, false, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)

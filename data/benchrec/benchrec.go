@@ -2,6 +2,7 @@ package benchrec
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -334,41 +335,29 @@ func (r *Record) column(key string) int {
 	return slices.IndexFunc(r.Columns, func(c Column) bool { return c.Key == key })
 }
 
-func (r *Record) row(name string) (*Row, error) {
-	for i := range r.Rows {
-		if r.Rows[i].Name == name {
-			return &r.Rows[i], nil
-		}
-	}
-	return nil, fmt.Errorf("record %q has no row %q: %w", r.ID, name, ErrNotFound)
-}
-
 // Record is the record with the given id.
 func (f *File) Record(id string) (*Record, error) {
-	for i := range f.Records {
-		if f.Records[i].ID == id {
-			return &f.Records[i], nil
-		}
+	if i := slices.IndexFunc(f.Records, func(r Record) bool { return r.ID == id }); i >= 0 {
+		return &f.Records[i], nil
 	}
 	return nil, fmt.Errorf("%s has no record %q: %w", f.Path, id, ErrNotFound)
 }
 
 // Machine is the description of the machine a record of f names.
 func (f *File) Machine(r *Record) Machine {
-	for _, m := range f.Machines {
-		if m.ID == r.Machine {
-			return m
-		}
+	if i := slices.IndexFunc(f.Machines, func(m Machine) bool { return m.ID == r.Machine }); i >= 0 {
+		return f.Machines[i]
 	}
 	return Machine{ID: r.Machine}
 }
 
 // Value is the number in a row and column (by key) of the record.
 func (r *Record) Value(row, column string) (float64, error) {
-	rw, err := r.row(row)
-	if err != nil {
-		return 0, err
+	i := slices.IndexFunc(r.Rows, func(rw Row) bool { return rw.Name == row })
+	if i < 0 {
+		return 0, fmt.Errorf("record %q has no row %q: %w", r.ID, row, ErrNotFound)
 	}
+	rw := r.Rows[i]
 	j := r.column(column)
 	if j < 0 {
 		return 0, fmt.Errorf("record %q has no column %q: %w", r.ID, column, ErrNotFound)
@@ -402,27 +391,15 @@ func (r *Record) Table() (header []string, rows [][]string) {
 			cells = append(cells, c.String())
 		}
 		if commits {
-			cells = append(cells, orElse(row.Commit, r.Commit))
+			cells = append(cells, cmp.Or(row.Commit, r.Commit))
 		}
 		rows = append(rows, cells)
 	}
 	return header, rows
 }
 
-func orElse(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // String describes the machine in one line.
 func (m Machine) String() string {
-	var parts []string
-	for _, s := range []string{m.CPU, m.Memory, m.System, m.Software} {
-		if s != "" {
-			parts = append(parts, s)
-		}
-	}
+	parts := slices.DeleteFunc([]string{m.CPU, m.Memory, m.System, m.Software}, func(s string) bool { return s == "" })
 	return strings.Join(parts, "; ")
 }

@@ -9,13 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -165,7 +166,7 @@ func inspect(dir string, src Source) (*state, error) {
 			st.need[j.file] = j.want
 		}
 	}
-	sort.Strings(st.bad)
+	slices.Sort(st.bad)
 	return st, nil
 }
 
@@ -445,7 +446,7 @@ func (f *fetcher) download(ctx context.Context, u, dest string) error {
 	if err := out.Close(); cerr == nil {
 		cerr = err
 	}
-	pr.finish()
+	pr.print(true)
 	if cerr != nil {
 		return fmt.Errorf("GET %s: interrupted after %s (kept in %s; run again to resume): %w", u, mb(pr.done), part, cerr)
 	}
@@ -493,8 +494,6 @@ func (p *progress) print(final bool) {
 		fmt.Fprintln(p.f.opt.Log, line)
 	}
 }
-
-func (p *progress) finish() { p.print(true) }
 
 // extract keeps the needed files of a GitHub archive (every path below one
 // top folder) whose sha256 is right; the others are reported.
@@ -557,11 +556,7 @@ func writeFile(path string, b []byte) error {
 // first failure to connect (the host is unreachable: every other request
 // would fail the same way).
 func (f *fetcher) perFile(ctx context.Context, st *state) (int, error) {
-	files := make([]string, 0, len(st.need))
-	for k := range st.need {
-		files = append(files, k)
-	}
-	sort.Strings(files)
+	files := slices.Sorted(maps.Keys(st.need))
 	f.logf("%s: %d files one by one from %s", st.src.Set, len(files), f.opt.RawBase)
 	got := 0
 	for i, local := range files {

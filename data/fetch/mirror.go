@@ -5,9 +5,10 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/probably-submodular/crf/data"
@@ -32,11 +33,7 @@ func MakeMirror(dir, out string, sets []string) ([]string, error) {
 			return written, fmt.Errorf("mirror of %s: %w", s, err)
 		}
 		sums, _ := data.Checksums(s)
-		var files []string
-		for f := range sums {
-			files = append(files, f)
-		}
-		sort.Strings(files)
+		files := slices.Sorted(maps.Keys(sums))
 		dest := filepath.Join(out, filepath.FromSlash(src.ArchivePath()))
 		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 			return written, err

@@ -73,29 +73,26 @@ func Names() []string {
 
 // Remote returns the repository path of a local file, false when no rule
 // maps it.
-func (s Source) Remote(local string) (string, bool) {
-	for _, r := range s.Rules {
-		if r.folder() {
-			if rest, ok := strings.CutPrefix(local, r.Local); ok && rest != "" {
-				return r.Remote + rest, true
-			}
-		} else if local == r.Local {
-			return r.Remote, true
-		}
-	}
-	return "", false
-}
+func (s Source) Remote(local string) (string, bool) { return s.translate(local, false) }
 
 // Local returns the local path of a repository path, false when no rule
 // maps it (the caller keeps only the data set's files).
-func (s Source) Local(remote string) (string, bool) {
+func (s Source) Local(remote string) (string, bool) { return s.translate(remote, true) }
+
+// translate applies the first rule that matches p, from local to remote
+// paths or back.
+func (s Source) translate(p string, toLocal bool) (string, bool) {
 	for _, r := range s.Rules {
-		if r.folder() {
-			if rest, ok := strings.CutPrefix(remote, r.Remote); ok && rest != "" {
-				return r.Local + rest, true
+		from, to := r.Local, r.Remote
+		if toLocal {
+			from, to = to, from
+		}
+		if !r.folder() {
+			if p == from {
+				return to, true
 			}
-		} else if remote == r.Remote {
-			return r.Local, true
+		} else if rest, ok := strings.CutPrefix(p, from); ok && rest != "" {
+			return to + rest, true
 		}
 	}
 	return "", false

@@ -7,32 +7,15 @@ import (
 // ProfileVar names the environment variable that selects the profile.
 const ProfileVar = runenv.ProfileVar
 
-// The profiles a notebook runs in: quick (reduced, the default) and full
-// (the paper's protocol).
-const (
-	QuickProfile = runenv.QuickProfile
-	FullProfile  = runenv.FullProfile
-)
-
 // Run is what a page or a record states about the run that made it.
 type Run = runenv.Run
 
-// Profile is the run profile: FullProfile when PSUB_PROFILE says "full",
-// QuickProfile otherwise.
-func Profile() string { return runenv.Profile() }
-
-// Quick reports whether the profile is the quick one.
+// Quick reports whether the profile is the quick one (PSUB_PROFILE is
+// not "full").
 func Quick() bool { return runenv.Quick() }
 
 // ModuleRoot is the directory holding this module's go.mod.
 func ModuleRoot() (string, error) { return runenv.ModuleRoot() }
-
-// Commit is the short git commit of the checkout, "+dirty" when tracked
-// files have changes, "unknown" outside a checkout.
-func Commit() string { return runenv.Commit() }
-
-// Machine describes the machine in one line.
-func Machine() string { return runenv.Machine() }
 
 // Current is this run: the profile, commit and machine now, dated now.
 func Current() Run { return runenv.Current() }

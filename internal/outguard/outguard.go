@@ -44,80 +44,76 @@ func (e *Error) Error() string {
 
 // Check refuses, before any work, an output that is one of the inputs or
 // lies inside an input folder (see the package doc), and two outputs at
-// one path. Empty paths are
-// skipped, so optional flags can be passed as they are. The error is an
-// *Error.
+// one path (in any spelling, or links to one file): otherwise the second
+// is found to be the first's only when it is written, after the work.
+// Empty paths are skipped, so optional flags can be passed as they are.
+// The error is an *Error.
 func Check(outputs, inputs []Path) error {
-	for _, o := range outputs {
-		if o.Path == "" {
-			continue
-		}
-		ro, err := resolve(o.Path)
-		if err != nil {
-			return fmt.Errorf("%s: %w", o, err)
-		}
-		ost, oerr := os.Stat(o.Path)
-		for _, in := range inputs {
-			if in.Path == "" {
-				continue
-			}
-			ri, err := resolve(in.Path)
-			if err != nil {
-				return fmt.Errorf("%s: %w", in, err)
-			}
-			if ist, err := os.Stat(in.Path); err == nil && oerr == nil && os.SameFile(ost, ist) {
+	outs, err := locate(outputs)
+	if err != nil {
+		return err
+	}
+	ins, err := locate(inputs)
+	if err != nil {
+		return err
+	}
+	for _, o := range outs {
+		for _, in := range ins {
+			if sameFile(o, in) {
 				why := "is the same file as"
-				if ro != ri {
+				if o.real != in.real {
 					why = "is the same file (a hard or symbolic link) as"
 				}
 				if in.Dir {
 					why = "is the folder"
 				}
-				return &Error{Out: o, In: in, Why: why}
+				return &Error{Out: o.Path, In: in.Path, Why: why}
 			}
 			switch {
-			case ro == ri && in.Dir:
-				return &Error{Out: o, In: in, Why: "is the folder"}
-			case ro == ri:
-				return &Error{Out: o, In: in, Why: "is the same file as"}
-			case in.Dir && within(ro, ri):
-				return &Error{Out: o, In: in, Why: "is inside the folder"}
+			case o.real == in.real && in.Dir:
+				return &Error{Out: o.Path, In: in.Path, Why: "is the folder"}
+			case o.real == in.real:
+				return &Error{Out: o.Path, In: in.Path, Why: "is the same file as"}
+			case in.Dir && within(o.real, in.real):
+				return &Error{Out: o.Path, In: in.Path, Why: "is inside the folder"}
 			}
 		}
 	}
-	return distinct(outputs)
-}
-
-// distinct refuses two outputs at one path (in any spelling, or links to
-// one file), checked before any work: otherwise the second is found to be
-// the first's (a folder where a file goes) only when it is written, after
-// the work.
-func distinct(outputs []Path) error {
-	for i, a := range outputs {
-		if a.Path == "" {
-			continue
-		}
-		ra, err := resolve(a.Path)
-		if err != nil {
-			return fmt.Errorf("%s: %w", a, err)
-		}
-		ast, aerr := os.Stat(a.Path)
-		for _, b := range outputs[i+1:] {
-			if b.Path == "" {
-				continue
-			}
-			rb, err := resolve(b.Path)
-			if err != nil {
-				return fmt.Errorf("%s: %w", b, err)
-			}
-			bst, berr := os.Stat(b.Path)
-			if ra == rb || (aerr == nil && berr == nil && os.SameFile(ast, bst)) {
-				return &Error{Out: b, In: a, Both: true}
+	for i, a := range outs {
+		for _, b := range outs[i+1:] {
+			if a.real == b.real || sameFile(a, b) {
+				return &Error{Out: b.Path, In: a.Path, Both: true}
 			}
 		}
 	}
 	return nil
 }
+
+// located is a Path with its resolved form and, when it exists, its file.
+type located struct {
+	Path
+	real string
+	st   os.FileInfo
+}
+
+// locate resolves the non-empty paths.
+func locate(ps []Path) ([]located, error) {
+	var out []located
+	for _, p := range ps {
+		if p.Path == "" {
+			continue
+		}
+		r, err := resolve(p.Path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		st, _ := os.Stat(p.Path)
+		out = append(out, located{p, r, st})
+	}
+	return out, nil
+}
+
+func sameFile(a, b located) bool { return a.st != nil && b.st != nil && os.SameFile(a.st, b.st) }
 
 // within reports whether path p lies strictly inside folder dir (both
 // resolved).

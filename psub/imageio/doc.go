@@ -17,8 +17,8 @@
 //     size a PNG, JPEG or BMP header declares against what the file can
 //     hold and against the memory budget (internal/membudget,
 //     PSUB_MAX_MEMORY) before any pixel is allocated.
-//   - ReadStack / ReadStackGlob put 2-D slices of equal size into a volume
-//     (z = position in the list; the glob is taken in name order).
+//   - ReadStack puts 2-D slices of equal size into a volume
+//     (z = position in the list).
 //   - DecodeTIFF / ReadTIFF is this package's own multi-page TIFF reader
 //     (golang.org/x/image/tiff reads only the first page): greyscale 1/8/16
 //     bits, both byte orders, strips uncompressed or LZW/Deflate/PackBits,
@@ -36,5 +36,6 @@
 // ThresholdNonZero (cows: 1-bit PNG decoded as 0/255; EM derived masks
 // 0/255) and ThresholdHalf (Weizmann horses: JPEG masks, Y >= 128).
 // ReadImageMask reads a pair and reports a size mismatch naming both files.
-// WriteLabelPNG / ReadLabelMap store superpixel maps as 16-bit grey PNG.
+// WriteLabelPNG stores superpixel maps as 16-bit grey PNG (ReadImage reads
+// them back, one sample a label).
 package imageio

@@ -190,21 +190,3 @@ func WriteLabelPNG(path string, m *LabelMap) error {
 	}
 	return safefile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
-
-// ReadLabelMap reads a greyscale image (e.g. one written by WriteLabelPNG,
-// or a multi-page TIFF) as integer labels, without thresholding. It fails
-// for colour images.
-func ReadLabelMap(path string) (*LabelMap, error) {
-	v, err := ReadImage(path)
-	if err != nil {
-		return nil, err
-	}
-	if v.Channels != 1 {
-		return nil, fmt.Errorf("%s: label image has %d channels, expected greyscale", path, v.Channels)
-	}
-	m := NewLabelMap(v.Width, v.Height, v.Depth)
-	for i, p := range v.Pix {
-		m.Labels[i] = int32(p) // values are integers 0..65535 by construction of the decoders
-	}
-	return m, nil
-}

@@ -194,7 +194,11 @@ func TestReadStack(t *testing.T) {
 		want = append(want, FromImage(g).Pix...)
 		writeFile(t, filepath.Join(dir, "s_"+string(rune('0'+z))+".png"), encodePNG(t, g))
 	}
-	v, err := ReadStackGlob(filepath.Join(dir, "s_*.png"))
+	paths, err := filepath.Glob(filepath.Join(dir, "s_*.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ReadStack(paths)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,14 +225,7 @@ func TestReadStack(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want mention of %q", err, tc.want)
 			}
-			_, err = ReadMaskStack(tc.paths, 1)
-			if err == nil || !strings.Contains(err.Error(), tc.want[:min(len(tc.want), 12)]) {
-				t.Fatalf("mask: err = %v, want mention of %q", err, tc.want)
-			}
 		})
-	}
-	if _, err := ReadStackGlob(filepath.Join(dir, "none_*.png")); err == nil {
-		t.Fatal("glob without match: no error")
 	}
 }
 
@@ -273,13 +270,16 @@ func TestLabelPNGRoundTrip(t *testing.T) {
 	if err := WriteLabelPNG(p, m); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadLabelMap(p)
+	got, err := ReadImage(p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got.Channels != 1 || len(got.Pix) != len(m.Labels) {
+		t.Fatalf("read back %dx%dx%d with %d channels", got.Width, got.Height, got.Depth, got.Channels)
+	}
 	for i := range m.Labels {
-		if got.Labels[i] != m.Labels[i] {
-			t.Fatalf("got %v, want %v", got.Labels, m.Labels)
+		if got.Pix[i] != float32(m.Labels[i]) {
+			t.Fatalf("got %v, want %v", got.Pix, m.Labels)
 		}
 	}
 	m.Labels[0] = 70000
@@ -323,10 +323,11 @@ func TestRealData(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				mv, err := ReadMaskStack(mps, ThresholdNonZero)
+				mvol, err := ReadStack(mps)
 				if err != nil {
 					t.Fatal(err)
 				}
+				mv := MaskFromVolume(mvol, ThresholdNonZero)
 				if err := CheckSameSize(ips[0], vol, mps[0], mv); err != nil || vol.Depth != 3 || !equalF32(vol.Pix[:len(img.Pix)], img.Pix) {
 					t.Fatalf("EM stack %dx%dx%d: %v", vol.Width, vol.Height, vol.Depth, err)
 				}

@@ -36,32 +36,6 @@ func ReadMask(path string, threshold float32) (*LabelMap, error) {
 	return MaskFromVolume(v, threshold), nil
 }
 
-// ReadMaskStack reads 2-D mask slices, in the order given, into one 3-D
-// mask (see ReadStack for the checks).
-func ReadMaskStack(paths []string, threshold float32) (*LabelMap, error) {
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("mask stack: no files")
-	}
-	var out *LabelMap
-	for z, p := range paths {
-		m, err := ReadMask(p, threshold)
-		if err != nil {
-			return nil, fmt.Errorf("mask stack slice %d: %w", z, err)
-		}
-		if m.Depth != 1 {
-			return nil, fmt.Errorf("mask stack slice %d: %s: has %d pages; a stack is made of 2-D slices", z, p, m.Depth)
-		}
-		if out == nil {
-			out = NewLabelMap(m.Width, m.Height, len(paths))
-		} else if m.Width != out.Width || m.Height != out.Height {
-			return nil, fmt.Errorf("mask stack slice %d: %s: %dx%d, but %s is %dx%d",
-				z, p, m.Width, m.Height, paths[0], out.Width, out.Height)
-		}
-		copy(out.Labels[z*len(m.Labels):], m.Labels)
-	}
-	return out, nil
-}
-
 // CheckSameSize returns an error naming both files when the image and the
 // mask differ in width, height or depth.
 func CheckSameSize(imagePath string, img *Volume, maskPath string, mask *LabelMap) error {

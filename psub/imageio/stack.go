@@ -2,7 +2,6 @@ package imageio
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/probably-submodular/crf/internal/membudget"
 )
@@ -10,7 +9,7 @@ import (
 // ReadStack reads 2-D slices, in the order given, into one volume: file i
 // becomes z = i. Every slice must be a single page with the same width,
 // height and channel count as the first; the error names the offending file
-// and what differs. Use ReadStackGlob to read files in name order.
+// and what differs.
 func ReadStack(paths []string) (*Volume, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("stack: no files")
@@ -37,26 +36,4 @@ func ReadStack(paths []string) (*Volume, error) {
 		copy(out.Pix[z*len(v.Pix):], v.Pix)
 	}
 	return out, nil
-}
-
-// ReadStackGlob reads the files matching pattern (filepath.Glob syntax), in
-// lexical order of their names, with ReadStack. Name order is slice order, so
-// numbers in names need zero padding (train_001.png, ...).
-func ReadStackGlob(pattern string) (*Volume, error) {
-	paths, err := globSorted(pattern)
-	if err != nil {
-		return nil, err
-	}
-	return ReadStack(paths)
-}
-
-func globSorted(pattern string) ([]string, error) {
-	paths, err := filepath.Glob(pattern) // sorted by filepath.Glob
-	if err != nil {
-		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
-	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("pattern %q matches no file", pattern)
-	}
-	return paths, nil
 }
