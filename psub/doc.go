@@ -53,7 +53,8 @@
 // (StopNoViolation), or at MaxIter (StopMaxIter), and returns the iterate of
 // the best upper bound. By default inference runs between the QP's w and
 // that best iterate (Tuning.Stabilize, in-out stabilisation): any labelling
-// gives a valid plane and any exactly evaluated w an upper bound, so the
+// gives a valid plane, and any w evaluated exactly, or with the inference
+// method's lower bound on the energy (QPBO, TRW-S), an upper bound, so the
 // bounds and the rule stay the same, in fewer iterations. Trace.Converged is a certificate of that model, not
 // the end of a loop: its gap lies within [−1e-9, Tol] allowing for the QP's
 // rounding, no QP solve of the last stage missed its tolerance, and no hard

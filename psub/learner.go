@@ -188,14 +188,20 @@ type Tuning struct {
 	// labelling does) and, when inference there is exact (every labelling
 	// certified: a graph cut with no truncated edge, or Result.Exact), w_q's
 	// primal is an upper bound, so the stopping rule and its certificate
-	// are unchanged. A plane that does not cut off the QP's solution by at
-	// least Tol·primal/C (a mis-price) or an inexact round is followed by
-	// inference at w, as without stabilisation, and only inference at w
-	// may stop for want of a violated labelling; a stage whose in-out
-	// rounds come back inexact twice (TRW-S, swap moves) goes on without.
+	// are unchanged. When it is not (QPBO leaving nodes unlabelled, TRW-S),
+	// the method's lower bound on the energy (Result.LowerBound: the roof
+	// dual, TRW-S's dual) bounds how much more violated the most violated
+	// labellings can be, and w_q's primal plus C times that excess is the
+	// upper bound. A plane that does not cut off the QP's solution by at
+	// least Tol·primal/C (a mis-price) or a round without a bound is
+	// followed by inference at w, as without stabilisation, and only
+	// inference at w may stop for want of a violated labelling; a stage
+	// whose in-out rounds come back without a bound twice (swap moves, a
+	// truncated graph cut) goes on without.
 	// The cutting-plane method then zigzags less: on notebook 03's horses
 	// C4 final (C = 10, gap 1e-4) 0.9 takes 1 476 iterations instead of
-	// 3 155, on a cows C4 chain 503 instead of 1 994 (psub/BENCHMARKS.md).
+	// 3 155, on a cows C4 chain 503 instead of 1 994, on the QPBO final of
+	// fold 8 1 833 instead of 4 296 (psub/BENCHMARKS.md).
 	// 0 means DefaultStabilize; a negative value disables it. Below 1.
 	Stabilize float64
 }
@@ -508,6 +514,11 @@ type trainer struct {
 	// the in-out point off for the rest of the stage after such a round.
 	inexact      int
 	inexactInOut int // this stage's in-out rounds that came back inexact
+	// excess is Σ_i E_i(ȳ_i) − LowerBound_i of the last loss-augmented
+	// inference: how far its labellings may be from most violated, in
+	// slack units (the energy is −(score + Δ)); +Inf when some method
+	// gave no bound (swap moves, a truncated graph cut in normal form).
+	excess float64
 	// quiet: the last generation before inference added no row. Only
 	// then does the next one read margins off the cut: a round that adds
 	// rows moves w, and its fill is wasted, while a pass is cheaper than a
@@ -552,7 +563,8 @@ type worker struct {
 	rounds    int
 	b         float64
 	trunc     int
-	inexact   int // instances whose inference did not certify its labelling
+	inexact   int     // instances whose inference did not certify its labelling
+	excess    float64 // Σ E(ȳ) − LowerBound over them (trainer.excess)
 	err       error
 }
 
@@ -882,8 +894,15 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 		if !rec.CacheHit && !inOut {
 			t.maxA2 = math.Max(t.maxA2, dot(a, a))
 			// Only real inference gives the most violated labelling, hence
-			// an upper bound: the primal of this w.
-			if p := 0.5*dot(t.w, t.w) + t.s.C*xiNew; p < best || t.bestW == nil {
+			// an upper bound: the primal of this w. Inexact inference gives
+			// what it found, which the QP's planes (labellings too) may
+			// exceed: the slack is at least theirs, t.sol.Xi at this w, and
+			// the primal then at least the QP's, never below its dual.
+			xi := xiNew
+			if t.inexact > 0 {
+				xi = math.Max(xi, t.sol.Xi)
+			}
+			if p := 0.5*dot(t.w, t.w) + t.s.C*xi; p < best || t.bestW == nil {
 				best = p
 				t.bestW = append(t.bestW[:0], t.w...)
 			}
@@ -937,14 +956,18 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 }
 
 // stabilized runs loss-augmented inference at the in-out point between
-// t.w and t.bestW (Tuning.Stabilize). When that inference is exact (every
-// labelling certified most violated), it lowers *best by that point's
-// primal and returns the plane if it cuts off the QP's solution by at least
-// Tol·primal/C. Otherwise, or when stabilisation is off, it returns a nil
-// plane: run inference at t.w, whose primal the stopping rule then reads as
-// without stabilisation. After inexactInOut inexact rounds the stage stops
-// trying (TRW-S, swap moves, QPBO with unlabelled nodes: their primal at
-// w_q would be no bound).
+// t.w and t.bestW (Tuning.Stabilize). When that inference gives a certified
+// upper bound on the point's primal, it lowers *best by it and returns the
+// plane if it cuts off the QP's solution by at least Tol·primal/C. The
+// bound is the labellings' primal when inference is exact (every labelling
+// certified most violated) and otherwise that primal plus C times the mean
+// excess E(ȳ_i) − LowerBound_i of the labellings over the method's lower
+// bound on the energy (QPBO's roof dual, TRW-S's dual), which bounds how
+// much more violated the most violated labellings can be. Otherwise, or
+// when stabilisation is off, it returns a nil plane: run inference at t.w,
+// whose primal the stopping rule then reads as without stabilisation.
+// After maxInexactInOut rounds without a bound (swap moves, a truncated
+// graph cut) the stage stops trying.
 func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
 	al := t.s.Tuning.Stabilize
 	if al <= 0 || t.bestW == nil || t.inexactInOut >= maxInexactInOut {
@@ -956,10 +979,14 @@ func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
 	}
 	t.preOK = false // the fill was at the QP's w
 	a, b, trunc, err := t.lossAugmented()
-	exact := err == nil && t.inexact == 0
-	if exact {
+	bounded := err == nil && (t.inexact == 0 || !math.IsInf(t.excess, 1))
+	if bounded {
 		t.maxA2 = math.Max(t.maxA2, dot(a, a))
-		if p := 0.5*dot(t.w, t.w) + t.s.C*math.Max(0, b-dot(a, t.w)); p < *best {
+		excess := 0.0
+		if t.inexact > 0 {
+			excess = t.excess / float64(len(t.train))
+		}
+		if p := 0.5*dot(t.w, t.w) + t.s.C*math.Max(0, b-dot(a, t.w)+excess); p < *best {
 			*best = p
 			t.bestW = append(t.bestW[:0], t.w...)
 		}
@@ -969,7 +996,7 @@ func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
 		return nil, 0, 0, err
 	}
 	t.trace.StabilizedRounds++
-	if !exact {
+	if !bounded {
 		t.inexactInOut++
 		t.trace.Misprices++
 		return nil, 0, 0, nil
@@ -984,7 +1011,7 @@ func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
 }
 
 // maxInexactInOut is how many in-out rounds of a stage may come back
-// inexact before the stage runs inference at the QP's w only.
+// without a bound before the stage runs inference at the QP's w only.
 const maxInexactInOut = 2
 
 func (t *trainer) marginsSoFar() int64 {
@@ -1321,7 +1348,7 @@ func (t *trainer) lossAugmented() ([]float64, float64, int, error) {
 	}
 	a := make([]float64, t.layout.Dim())
 	b, trunc := 0.0, 0
-	t.inexact = 0
+	t.inexact, t.excess = 0, 0
 	var errs []error
 	for _, wk := range t.works {
 		if wk.err != nil {
@@ -1331,6 +1358,7 @@ func (t *trainer) lossAugmented() ([]float64, float64, int, error) {
 		b += wk.b
 		trunc += wk.trunc
 		t.inexact += wk.inexact
+		t.excess += wk.excess
 	}
 	if len(errs) > 0 {
 		return nil, 0, 0, errors.Join(errs...)
@@ -1363,7 +1391,7 @@ func (t *trainer) runWorker(wk *worker) {
 		wk.prev = make(map[int][]int)
 	}
 	wk.rounds++
-	wk.b, wk.trunc, wk.inexact, wk.err = 0, 0, 0, nil
+	wk.b, wk.trunc, wk.inexact, wk.excess, wk.err = 0, 0, 0, 0, nil
 	normal, truncate, dynamic := t.cutMethod(wk.method)
 	if normal && wk.cutFor != wk.method {
 		wk.cuts, wk.cutFor = map[int]*cut.Solver{}, wk.method
@@ -1408,6 +1436,8 @@ func (t *trainer) runWorker(wk *worker) {
 			labels, truncated = res.Labels, res.Truncated
 			if !res.Exact {
 				wk.inexact++
+				// −Inf bound: +Inf excess.
+				wk.excess += math.Max(0, res.Energy-res.LowerBound)
 			}
 		}
 		if err != nil {
@@ -1435,6 +1465,7 @@ func (t *trainer) runWorker(wk *worker) {
 		wk.trunc += truncated
 		if normal && truncated > 0 {
 			wk.inexact++ // a graph cut is exact on the untruncated energy
+			wk.excess = math.Inf(1)
 		}
 	}
 }

@@ -299,9 +299,13 @@ func TestTrainErrors(t *testing.T) {
 }
 
 // Unconstrained baselines run with any inference and report truncations.
-// Their inference is inexact, so the reported primal is what it found: never
-// above the primal of the returned weights recomputed by enumeration
-// (refPrimal), which the QP's dual bound never exceeds. TGC's truncation
+// Their inference is inexact, so the primal inference at the QP's w reports
+// is what it found: never above the primal of the returned weights
+// recomputed by enumeration (refPrimal), which the QP's dual bound never
+// exceeds. (An in-out round of Tuning.Stabilize reports a certified bound
+// instead, TestStabilizeInexactBound; here the best comes from inference
+// at w.) Nor is it below the QP's own primal, which the QP's planes give
+// at that w: QPBO's stop here fails with a negative gap otherwise. TGC's truncation
 // count at the iteration that produced the returned weights is the number
 // of non-submodular training edges under them, counted here from w.
 func TestUnconstrainedBaselines(t *testing.T) {
@@ -314,7 +318,7 @@ func TestUnconstrainedBaselines(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !tr.Converged || len(m.W) != m.Dim() {
-				t.Fatalf("stopped by %v after %d iterations, %d weights", tr.Stop, tr.Iters, len(m.W))
+				t.Fatalf("stopped by %v after %d iterations, %d weights: %v", tr.Stop, tr.Iters, len(m.W), tr.Problems)
 			}
 			fin := tr.Final()
 			p := refPrimal(m.W, c, 2, train, false)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/probably-submodular/crf/psub/inference"
 )
 
 // TestStabilizeCertified trains with inference at the in-out point
@@ -104,5 +106,72 @@ func TestStabilizeRange(t *testing.T) {
 		if _, _, err := Train(train, 2, Settings{Tuning: Tuning{Stabilize: al}}); err == nil {
 			t.Errorf("Stabilize %v: no error", al)
 		}
+	}
+}
+
+// TestStabilizeInexactBound runs an in-out round with QPBO and TRW-S on
+// frustrated grids, where they leave labellings uncertified, and checks
+// that the bound the round takes (the labellings' primal plus C times
+// their mean excess over the method's lower bound on the energy) is never
+// below the in-out point's true primal, by enumeration; without the excess
+// it is, in rounds whose labellings are not most violated. Swap moves,
+// which give no bound, take none.
+func TestStabilizeInexactBound(t *testing.T) {
+	const draws, c, al = 40, 10.0, 0.5
+	bounded, below := 0, 0
+	for _, m := range []inference.Method{inference.QPBO{}, inference.TRWS{MaxIter: 3}, inference.AlphaBetaSwap{}} {
+		for d := 0; d < draws; d++ {
+			rng := rand.New(rand.NewPCG(uint64(d), 43))
+			train := gridSet(rng, 3, 4, 4, 3)
+			tr, err := newTrainer(train, 2, Settings{Set: Unconstrained{}, C: c, Workers: 2, Loss: Hamming{},
+				Tuning: Tuning{UnconstrainedInference: m, Stabilize: al}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, wk := range tr.works {
+				wk.method = m
+			}
+			// Strong pairwise weights of both signs: frustrated cycles.
+			tr.w, tr.bestW = make([]float64, tr.layout.Dim()), make([]float64, tr.layout.Dim())
+			for i := range tr.w {
+				sd := 1.0
+				if i >= tr.layout.PairwiseOffset() {
+					sd = 8
+				}
+				tr.w[i], tr.bestW[i] = sd*rng.NormFloat64(), sd*rng.NormFloat64()
+			}
+			wq := make([]float64, len(tr.w))
+			for i := range wq {
+				wq[i] = (1-al)*tr.w[i] + al*tr.bestW[i]
+			}
+			best := math.Inf(1)
+			if _, _, _, err := tr.stabilized(&best); err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("%s draw %d", m.Name(), d)
+			if _, swap := m.(inference.AlphaBetaSwap); swap {
+				if tr.inexact > 0 && !math.IsInf(best, 1) {
+					t.Errorf("%s: a bound %.9g from labellings swap moves did not certify", name, best)
+				}
+				continue
+			}
+			if math.IsInf(best, 1) {
+				t.Errorf("%s: no bound (%d inexact instances, excess %v)", name, tr.inexact, tr.excess)
+				continue
+			}
+			ref := refPrimal(wq, c, 2, train, false)
+			if best < ref*(1-1e-9) {
+				t.Errorf("%s: bound %.9g below the in-out point's primal %.9g (%d inexact instances, excess %.3g)", name, best, ref, tr.inexact, tr.excess)
+			}
+			if tr.inexact > 0 {
+				bounded++
+				if tr.excess > 1e-9 {
+					below++
+				}
+			}
+		}
+	}
+	if bounded == 0 || below == 0 {
+		t.Errorf("%d bounded inexact rounds, %d of them with an excess: the test needs both", bounded, below)
 	}
 }
