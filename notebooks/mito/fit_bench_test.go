@@ -19,7 +19,8 @@ import (
 // (psub.Tuning.MarginPass). It reports the CPU seconds of the fit, its
 // iterations, hard constraints introduced, the margins of the passes and
 // those read off the cut, and fails when the two primals differ by more
-// than the tolerance. Skipped without the EPFL volumes and with -short.
+// than the tolerance; sub-benchmark QPBO runs the same fit in the QPBO
+// column. Skipped without the EPFL volumes and with -short.
 // Run it as
 //
 //	go test -run XXX -bench SelectionFit -benchtime 1x ./notebooks/mito/
@@ -69,4 +70,27 @@ func BenchmarkSelectionFit(b *testing.B) {
 	if p, q := primal[false], primal[true]; p != 0 && q != 0 && math.Abs(p-q) > s.Tol*math.Max(p, q) {
 		b.Fatalf("primal %v with margins off the cut, %v with passes: beyond the tolerance %g", p, q, s.Tol)
 	}
+	// The same fit in the QPBO column (no hard constraints; inference whose
+	// in-out rounds are bounded by the roof dual, psub.Tuning.Stabilize).
+	b.Run("QPBO", func(b *testing.B) {
+		var res map[string]float64
+		cpu := 0.0
+		for b.Loop() {
+			sel, _, err := s.Experiments(set, folds, opt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sel.Warm, sel.Checkpoints = nil, ""
+			c0 := cputime.Seconds()
+			res, err = sel.Run(context.Background(), grid.Job{Dataset: m.Name(), Set: "QPBO", Loss: "avg", C: 1, Tag: "select"})
+			cpu += cputime.Seconds() - c0
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(cpu/float64(b.N), "cpu-s")
+		for _, k := range []string{"iterations", "primal", "gap", "converged"} {
+			b.ReportMetric(res[k], k)
+		}
+	})
 }
