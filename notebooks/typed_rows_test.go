@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/samplecomplexity"
 	"github.com/probably-submodular/crf/notebooks/tradeoff"
 )
 
@@ -24,7 +25,7 @@ var typedFiles = map[string]func([]grid.Result) ([]grid.Result, error){
 	"multilabel-full.jsonl":        viaTypes[grid.Job, grid.Metrics],
 	"retina-differences.jsonl":     viaTypes[grid.Job, grid.Metrics],
 	"retina-full.jsonl":            viaTypes[grid.Job, grid.Metrics],
-	"sample-complexity-full.jsonl": viaTypes[grid.Job, grid.Metrics],
+	"sample-complexity-full.jsonl": viaTypes[samplecomplexity.Job, samplecomplexity.Metrics],
 	"tradeoff-full.jsonl":          viaTypes[tradeoff.Job, tradeoff.Row],
 }
 

@@ -43,7 +43,7 @@ func Summarize(rs []Result, metric string) []Summary {
 	out := make([]Summary, len(order))
 	for i, k := range order {
 		x := vals[k]
-		mean, se := meanSE(x)
+		mean, se := MeanSE(x)
 		out[i] = Summary{Dataset: k.d, Set: k.s, Loss: k.l, Tag: k.t, C: k.c, Metric: metric, Mean: mean, StdErr: se, N: len(x)}
 	}
 	return out
@@ -62,12 +62,12 @@ func Aggregate(rs []Result, set, loss, metric string) (mean, se float64, n int) 
 	if len(x) == 0 {
 		return math.NaN(), math.NaN(), 0
 	}
-	mean, se = meanSE(x)
+	mean, se = MeanSE(x)
 	return mean, se, len(x)
 }
 
-// meanSE is the mean of x and its standard error sd/√n (0 for one value).
-func meanSE(x []float64) (mean, se float64) {
+// MeanSE is the mean of x and its standard error sd/√n (0 for one value).
+func MeanSE(x []float64) (mean, se float64) {
 	for _, v := range x {
 		mean += v
 	}

@@ -111,23 +111,27 @@ func Func[J, M any](fn func(context.Context, J) (M, error)) JobFunc {
 // Metrics are the numbers of an untyped row (Result.Metrics).
 type Metrics = map[string]float64
 
-// Rows reads results as rows of jobs J and metrics M. It fails naming the
-// first row that does not read as those types.
+// Rows reads results as rows of jobs J and metrics M. A row that does not
+// read as those types is kept as a failed row (its Error says why) and the
+// first such error is returned, so that a caller that skips failed rows
+// may go on.
 func Rows[J, M any](rs []Result) ([]Row[J, M], error) {
 	out := make([]Row[J, M], len(rs))
+	var first error
 	for i, r := range rs {
-		j, err := recode[J](r.Job)
-		if err != nil {
-			return nil, fmt.Errorf("grid: row %s: %w", r.Key(), err)
+		out[i] = Row[J, M]{Detail: r.Detail, Seconds: r.Seconds, Error: r.Error, Code: r.Code}
+		var err error
+		if out[i].Job, err = recode[J](r.Job); err == nil && r.Metrics != nil {
+			out[i].Metrics, err = recode[M](r.Metrics)
 		}
-		out[i] = Row[J, M]{Job: j, Detail: r.Detail, Seconds: r.Seconds, Error: r.Error, Code: r.Code}
-		if r.Metrics != nil {
-			if out[i].Metrics, err = recode[M](r.Metrics); err != nil {
-				return nil, fmt.Errorf("grid: row %s: %w", r.Key(), err)
+		if err != nil {
+			out[i].Error = fmt.Sprintf("row %s does not read as %T, %T: %v", r.Key(), out[i].Job, out[i].Metrics, err)
+			if first == nil {
+				first = fmt.Errorf("grid: %s", out[i].Error)
 			}
 		}
 	}
-	return out, nil
+	return out, first
 }
 
 // Run runs typed jobs as Run does (jobs J, fn's metrics M) and returns

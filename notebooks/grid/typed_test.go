@@ -65,9 +65,9 @@ func TestRunTyped(t *testing.T) {
 	}
 	// A row that does not read as the types is refused, naming it.
 	rs[0].Metrics["done"] = 1
-	if _, err := grid.Rows[seedJob, struct {
+	if back2, err := grid.Rows[seedJob, struct {
 		Done string `json:"done"`
-	}](rs); err == nil || !strings.Contains(err.Error(), "toy|||0|1|") {
+	}](rs); err == nil || !strings.Contains(err.Error(), "toy|||0|1|") || back2[0].Error == "" || back2[2].Error != "no" {
 		t.Errorf("bad metrics: %v", err)
 	}
 }
