@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/probably-submodular/crf/notebooks/efficiency"
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/samplecomplexity"
 	"github.com/probably-submodular/crf/notebooks/tradeoff"
@@ -18,7 +19,7 @@ import (
 var typedFiles = map[string]func([]grid.Result) ([]grid.Result, error){
 	"cows-counts.jsonl":            viaTypes[grid.Job, grid.Metrics],
 	"cows-full.jsonl":              viaTypes[grid.Job, grid.Metrics],
-	"efficiency-full.jsonl":        viaTypes[grid.Job, grid.Metrics],
+	"efficiency-full.jsonl":        viaTypes[efficiency.Job, efficiency.Result],
 	"mito-differences.jsonl":       viaTypes[grid.Job, grid.Metrics],
 	"mito-full.jsonl":              viaTypes[grid.Job, grid.Metrics],
 	"multilabel-baselines.jsonl":   viaTypes[grid.Job, grid.Metrics],
