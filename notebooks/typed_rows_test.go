@@ -8,6 +8,9 @@ import (
 
 	"github.com/probably-submodular/crf/notebooks/efficiency"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/multilabel"
+	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/notebooks/retina"
 	"github.com/probably-submodular/crf/notebooks/samplecomplexity"
 	"github.com/probably-submodular/crf/notebooks/tradeoff"
 )
@@ -18,14 +21,14 @@ import (
 // typed yet).
 var typedFiles = map[string]func([]grid.Result) ([]grid.Result, error){
 	"cows-counts.jsonl":            viaTypes[grid.Job, grid.Metrics],
-	"cows-full.jsonl":              viaTypes[grid.Job, grid.Metrics],
+	"cows-full.jsonl":              viaTypes[grid.Job, protocol.Metrics],
 	"efficiency-full.jsonl":        viaTypes[efficiency.Job, efficiency.Result],
 	"mito-differences.jsonl":       viaTypes[grid.Job, grid.Metrics],
-	"mito-full.jsonl":              viaTypes[grid.Job, grid.Metrics],
+	"mito-full.jsonl":              viaTypes[grid.Job, protocol.Metrics],
 	"multilabel-baselines.jsonl":   viaTypes[grid.Job, grid.Metrics],
-	"multilabel-full.jsonl":        viaTypes[grid.Job, grid.Metrics],
-	"retina-differences.jsonl":     viaTypes[grid.Job, grid.Metrics],
-	"retina-full.jsonl":            viaTypes[grid.Job, grid.Metrics],
+	"multilabel-full.jsonl":        viaTypes[grid.Job, multilabel.Metrics],
+	"retina-differences.jsonl":     viaTypes[grid.Job, retina.DiffMetrics],
+	"retina-full.jsonl":            viaTypes[grid.Job, protocol.Metrics],
 	"sample-complexity-full.jsonl": viaTypes[samplecomplexity.Job, samplecomplexity.Metrics],
 	"tradeoff-full.jsonl":          viaTypes[tradeoff.Job, tradeoff.Row],
 }

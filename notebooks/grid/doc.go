@@ -56,8 +56,8 @@
 // LogSpace gives the paper's grids of C (package data splits examples into
 // folds). BestByC chooses C on the rows' held-out scores; Summarize and
 // Aggregate give the mean ± standard error across folds, PairedAcrossFolds the paired t-test (psub/feature's
-// PairedTTest). StopOf and StopLabel read how a fit stopped from its
-// metrics; Convergence, ConvergenceTable and TotalSeconds summarise how the
+// PairedTTest). StopOf reads how a fit stopped from its metrics, StopLabel
+// says it in words; Convergence, ConvergenceTable and TotalSeconds summarise how the
 // fits of a results file ended and what they cost.
 //
 // The paper's experiments, which are grids of this kind, are beside their

