@@ -27,9 +27,9 @@ type Row[J, M any] struct {
 
 // Result is the row as a results file holds it (Params left empty).
 func (r Row[J, M]) Result() (Result, error) {
-	c, err := Cell(r.Job)
+	c, err := recode[Job](r.Job)
 	if err != nil {
-		return Result{}, err
+		return Result{}, fmt.Errorf("grid: job %+v: %w", r.Job, err)
 	}
 	m, err := recode[Metrics](r.Metrics)
 	if err != nil {
@@ -81,15 +81,6 @@ func Cells[J any](jobs []J) ([]Job, error) {
 		out[i] = c
 	}
 	return out, nil
-}
-
-// Cell is the job as its results file names it (Cells of one job).
-func Cell[J any](j J) (Job, error) {
-	c, err := Cells([]J{j})
-	if err != nil {
-		return Job{}, err
-	}
-	return c[0], nil
 }
 
 // Func is fn as a JobFunc: it reads each Job as a J and returns the

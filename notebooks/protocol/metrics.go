@@ -95,14 +95,3 @@ var (
 	HardActive     = func(m Metrics) float64 { return float64(m.HardActive) }
 	HardIntroduced = func(m Metrics) float64 { return float64(m.HardIntroduced) }
 )
-
-// Final keeps the successful rows of final fits.
-func Final(rows []Row) []Row {
-	var out []Row
-	for _, r := range rows {
-		if r.Job.Tag == "final" && r.Error == "" {
-			out = append(out, r)
-		}
-	}
-	return out
-}

@@ -84,11 +84,11 @@ func TestJobCells(t *testing.T) {
 		{Job{Stage: StageC4, N: 4, C: 1}, "cows|k=4|hamming|1|0|c4"},
 		{Job{Stage: StageControl, N: 16, Dim: 3}, "uniform-3d|n=16||0|0|control"},
 	} {
-		cell, err := grid.Cell(c.j)
-		if err != nil || cell.Key() != c.want {
-			t.Errorf("%+v: %s, %v; want %s", c.j, cell.Key(), err, c.want)
+		cells, err := grid.Cells([]Job{c.j})
+		if err != nil || cells[0].Key() != c.want {
+			t.Fatalf("%+v: %v, %v; want %s", c.j, cells, err, c.want)
 		}
-		back, err := grid.Rows[Job, Metrics]([]grid.Result{{Job: cell}})
+		back, err := grid.Rows[Job, Metrics]([]grid.Result{{Job: cells[0]}})
 		if err != nil || back[0].Job != c.j {
 			t.Errorf("%s read back as %+v, %v", c.want, back[0].Job, err)
 		}
