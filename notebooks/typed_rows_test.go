@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/probably-submodular/crf/notebooks/cows"
 	"github.com/probably-submodular/crf/notebooks/efficiency"
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/multilabel"
@@ -20,7 +21,7 @@ import (
 // (grid.Job and grid.Metrics: the untyped columns, for experiments not
 // typed yet).
 var typedFiles = map[string]func([]grid.Result) ([]grid.Result, error){
-	"cows-counts.jsonl":            viaTypes[grid.Job, grid.Metrics],
+	"cows-counts.jsonl":            viaTypes[grid.Job, cows.CountsMetrics],
 	"cows-full.jsonl":              viaTypes[grid.Job, protocol.Metrics],
 	"efficiency-full.jsonl":        viaTypes[efficiency.Job, efficiency.Result],
 	"mito-differences.jsonl":       viaTypes[grid.Job, grid.Metrics],
