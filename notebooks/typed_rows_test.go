@@ -9,6 +9,7 @@ import (
 	"github.com/probably-submodular/crf/notebooks/cows"
 	"github.com/probably-submodular/crf/notebooks/efficiency"
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/mito"
 	"github.com/probably-submodular/crf/notebooks/multilabel"
 	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/notebooks/retina"
@@ -24,7 +25,7 @@ var typedFiles = map[string]func([]grid.Result) ([]grid.Result, error){
 	"cows-counts.jsonl":            viaTypes[grid.Job, cows.CountsMetrics],
 	"cows-full.jsonl":              viaTypes[grid.Job, protocol.Metrics],
 	"efficiency-full.jsonl":        viaTypes[efficiency.Job, efficiency.Result],
-	"mito-differences.jsonl":       viaTypes[grid.Job, grid.Metrics],
+	"mito-differences.jsonl":       viaTypes[grid.Job, mito.DiffMetrics],
 	"mito-full.jsonl":              viaTypes[grid.Job, protocol.Metrics],
 	"multilabel-baselines.jsonl":   viaTypes[grid.Job, grid.Metrics],
 	"multilabel-full.jsonl":        viaTypes[grid.Job, multilabel.Metrics],
