@@ -95,7 +95,11 @@ func Func[J, M any](fn func(context.Context, J) (M, error)) JobFunc {
 		if err != nil {
 			return nil, err
 		}
-		return recode[Metrics](m)
+		out, err := recode[Metrics](m)
+		if err != nil { // a NaN, say: a bug of the fit, not data
+			return nil, fmt.Errorf("metrics of job %s: %w", c.Key(), err)
+		}
+		return out, nil
 	}
 }
 
@@ -125,7 +129,7 @@ func Rows[J, M any](rs []Result) ([]Row[J, M], error) {
 	return out, first
 }
 
-// Run runs typed jobs as Run does (jobs J, fn's metrics M) and returns
+// RunTyped runs typed jobs as Run does (jobs J, fn's metrics M) and returns
 // their rows.
 func RunTyped[J, M any](ctx context.Context, jobs []J, fn func(context.Context, J) (M, error), opt Options) ([]Row[J, M], error) {
 	cells, err := Cells(jobs)

@@ -3,6 +3,7 @@ package grid_test
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,5 +70,13 @@ func TestRunTyped(t *testing.T) {
 		Done string `json:"done"`
 	}](rs); err == nil || !strings.Contains(err.Error(), "toy|||0|1|") || back2[0].Error == "" || back2[2].Error != "no" {
 		t.Errorf("bad metrics: %v", err)
+	}
+}
+
+// A fit whose metrics JSON cannot hold (NaN) fails its row, naming the job.
+func TestFuncNaN(t *testing.T) {
+	fn := grid.Func(func(context.Context, seedJob) (seedMetrics, error) { return seedMetrics{Acc: math.NaN()}, nil })
+	if _, err := fn(context.Background(), grid.Job{Dataset: "toy", Fold: 3}); err == nil || !strings.Contains(err.Error(), "toy|||0|3|") {
+		t.Errorf("NaN metric: %v", err)
 	}
 }
