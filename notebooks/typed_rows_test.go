@@ -19,8 +19,8 @@ import (
 
 // typedFiles reads each committed results file through its experiment's
 // job and metrics types.
-// (grid.Job and grid.Metrics: the untyped columns, for experiments not
-// typed yet).
+// (grid.Metrics for the multi-label baselines, whose metrics are families
+// named by the test rule: train_<rule>, test_<rule>_se, ...).
 var typedFiles = map[string]func([]grid.Result) ([]grid.Result, error){
 	"cows-counts.jsonl":            viaTypes[grid.Job, cows.CountsMetrics],
 	"cows-full.jsonl":              viaTypes[grid.Job, protocol.Metrics],
