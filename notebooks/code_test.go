@@ -152,8 +152,8 @@ func TestCodeFollowsTheFit(t *testing.T) {
 		os.WriteFile(filepath.Join(root, "psub", "moved.go"), []byte("package psub\n\n// Moved here by a test.\n"+fn), 0o644)
 	})
 	step("a table function of the cows", none, func() {
-		edit(t, root, "notebooks/cows/cows_tables.go", "func (Experiment) AccuracyBars(final []grid.Result, s protocol.SegmentationSettings, loss string) protocol.Bars {",
-			"func (Experiment) AccuracyBars(final []grid.Result, s protocol.SegmentationSettings, loss string) protocol.Bars {\n\tloss = loss + \"\"")
+		edit(t, root, "notebooks/cows/cows_tables.go", "func (Experiment) AccuracyBars(final []protocol.Row, s protocol.SegmentationSettings, loss string) protocol.Bars {",
+			"func (Experiment) AccuracyBars(final []protocol.Row, s protocol.SegmentationSettings, loss string) protocol.Bars {\n\tloss = loss + \"\"")
 	})
 	step("viz", none, func() {
 		b, err := os.ReadFile(filepath.Join(root, "viz", "chart", "chart.go"))

@@ -27,9 +27,13 @@ const (
 )
 
 // claimMetrics pairs each loss with the metric it trains for.
-var claimMetrics = []struct{ loss, metric, name string }{
-	{"hamming", "test_acc", "Hamming loss, global accuracy"},
-	{"avg", "test_cavg", "Δ_avg loss, class-averaged accuracy"},
+var claimMetrics = []struct {
+	loss   string
+	metric func(protocol.Metrics) float64
+	name   string
+}{
+	{"hamming", protocol.TestAcc, "Hamming loss, global accuracy"},
+	{"avg", protocol.TestCavg, "Δ_avg loss, class-averaged accuracy"},
 }
 
 // Claims is the claim table of the paper's §7.1 (notebooks/TARGETS.md §1
@@ -71,12 +75,12 @@ func Claims(rows []grid.Result) []protocol.Claim {
 		v, rule := protocol.Tied(c4, c4bar, p, alpha, tiedPoints)
 		add("C4 ≈ C̄4 ("+m.name+")", "no difference", pct(c4, c4bar, p), v, rule)
 	}
-	mean := func(set, metric string) float64 {
+	mean := func(set string, metric func(protocol.Metrics) float64) float64 {
 		v, _, _ := grid.Aggregate(final, set, "hamming", metric)
 		return v
 	}
 	for _, set := range []string{"C3", "C4", "C4bar"} {
-		for i, metric := range []string{"hard_active", "hard_introduced"} {
+		for i, metric := range []func(protocol.Metrics) float64{protocol.HardActive, protocol.HardIntroduced} {
 			ours := mean(set, metric)
 			v, rule := protocol.WithinFactor(ours, cowsHard[set][i], countFactor)
 			add(fmt.Sprintf("hard constraints %s, %s (Hamming loss, mean over folds)", []string{"active", "introduced"}[i], protocol.SetName(set)),
@@ -84,17 +88,17 @@ func Claims(rows []grid.Result) []protocol.Claim {
 		}
 	}
 	add("hard constraints of C0, C1, C2", "326–415", "none: sign and zero constraints are bounds of our QP, not rows", protocol.Untested, "not comparable")
-	c3a, c4a := mean("C3", "hard_active"), mean("C4", "hard_active")
+	c3a, c4a := mean("C3", protocol.HardActive), mean("C4", protocol.HardActive)
 	v, rule := protocol.Ordered(c3a, c4a, math.NaN(), alpha)
 	add("C3 keeps more hard constraints active than C4", fmt.Sprintf("%.0f > %.0f", cowsHard["C3"][0], cowsHard["C4"][0]),
 		fmt.Sprintf("%s > %s", protocol.Fmt("%.0f", c3a), protocol.Fmt("%.0f", c4a)), v, rule)
-	c4i, c4bari := mean("C4", "hard_introduced"), mean("C4bar", "hard_introduced")
+	c4i, c4bari := mean("C4", protocol.HardIntroduced), mean("C4bar", protocol.HardIntroduced)
 	v, rule = protocol.Ordered(c4bari, c4i, math.NaN(), alpha)
 	add("C̄4 introduces more hard constraints than C4", fmt.Sprintf("%.0f > %.0f", cowsHard["C4bar"][1], cowsHard["C4"][1]),
 		fmt.Sprintf("%s vs %s", protocol.Fmt("%.0f", c4bari), protocol.Fmt("%.0f", c4i)), v, rule)
 	for _, set := range []string{"C3", "C4"} {
 		for _, m := range claimMetrics {
-			ours, _, _ := grid.Aggregate(final, set, m.loss, "nonsub_test")
+			ours, _, _ := grid.Aggregate(final, set, m.loss, protocol.NonSubTest)
 			v, rule := protocol.Within(100*ours, cowsNonSub[set], nonSubPoints)
 			paper := "0"
 			if cowsNonSub[set] > 0 {
@@ -106,7 +110,7 @@ func Claims(rows []grid.Result) []protocol.Claim {
 	var its []float64
 	for _, r := range final {
 		if r.Error == "" {
-			its = append(its, r.Metrics["iterations"])
+			its = append(its, float64(r.Metrics.Iterations))
 		}
 	}
 	it := math.NaN()

@@ -34,7 +34,7 @@ func TestClaimsFollowTheValues(t *testing.T) {
 	base := map[string]float64{"C0": 0.80, "C1": 0.85, "C2": 0.88, "C3": 0.88, "C4": 0.92, "C4bar": 0.92}
 	other := map[string]map[string]float64{
 		"C3":    {"hard_active": 999, "hard_introduced": 1609, "nonsub_test": 0.05},
-		"C4":    {"hard_active": 116, "hard_introduced": 699, "nonsub_test": 0},
+		"C4":    {"hard_active": 120, "hard_introduced": 700, "nonsub_test": 0},
 		"C4bar": {"hard_active": 126, "hard_introduced": 814},
 	}
 	cs := Claims(claimRows(base, other))

@@ -19,14 +19,20 @@ var (
 	// cowsPairs are the paired comparisons of the t-test table, the
 	// paper's claim (C4 > C1) first.
 	cowsPairs = [][2]string{{"C4", "C1"}, {"C4", "C2"}, {"C2", "C1"}, {"C1", "C0"}, {"C4bar", "C4"}}
+	// testMetrics are the two accuracies of the figure and the t-tests.
+	// (name in the figure, in the t-test table as the results file has it).
+	testMetrics = []struct {
+		name, column string
+		metric       func(protocol.Metrics) float64
+	}{{"global accuracy", "test_acc", protocol.TestAcc}, {"class-averaged accuracy", "test_cavg", protocol.TestCavg}}
 )
 
 // AccuracyBars are the §1 accuracy figure's data for one loss: global and
 // class-averaged test accuracy (%) of every set, mean and standard error
 // over the folds.
-func (Experiment) AccuracyBars(final []grid.Result, s protocol.SegmentationSettings, loss string) protocol.Bars {
+func (Experiment) AccuracyBars(final []protocol.Row, s protocol.SegmentationSettings, loss string) protocol.Bars {
 	b := protocol.Bars{Title: fmt.Sprintf("cows, test superpixel accuracy, trained with the %s loss", loss), Unit: "%", Categories: s.Sets}
-	for _, m := range []struct{ name, metric string }{{"global accuracy", "test_acc"}, {"class-averaged accuracy", "test_cavg"}} {
+	for _, m := range testMetrics {
 		bs := protocol.BarSeries{Name: m.name}
 		for _, set := range s.Sets {
 			v, se, _ := grid.Aggregate(final, set, loss, m.metric)
@@ -40,20 +46,20 @@ func (Experiment) AccuracyBars(final []grid.Result, s protocol.SegmentationSetti
 // PairedTests is the table of paired t-tests across folds (both metrics,
 // every loss) and the headline line: the paper's claim C4 > C1 on the
 // first loss.
-func (Experiment) PairedTests(final []grid.Result, s protocol.SegmentationSettings) (protocol.Table, string) {
+func (Experiment) PairedTests(final []protocol.Row, s protocol.SegmentationSettings) (protocol.Table, string) {
 	t := protocol.Table{Title: "paired t-tests across folds", Header: []string{"loss", "metric", "pair", "mean %", "folds", "paired t-test"}}
 	for _, loss := range s.Losses {
-		for _, metric := range []string{"test_acc", "test_cavg"} {
+		for _, m := range testMetrics {
 			for _, pair := range cowsPairs {
-				mean, test := protocol.PairedTest(final, loss, metric, pair[0], pair[1])
-				t.Rows = append(t.Rows, []string{loss, metric, pair[0] + " vs " + pair[1], mean, test.N, test.Text})
+				mean, test := protocol.PairedTest(final, loss, m.metric, pair[0], pair[1])
+				t.Rows = append(t.Rows, []string{loss, m.column, pair[0] + " vs " + pair[1], mean, test.N, test.Text})
 			}
 		}
 	}
 	loss := s.Losses[0]
-	_, test := protocol.PairedTest(final, loss, "test_acc", "C4", "C1")
-	m4, _, _ := grid.Aggregate(final, "C4", loss, "test_acc")
-	m1, _, _ := grid.Aggregate(final, "C1", loss, "test_acc")
+	_, test := protocol.PairedTest(final, loss, protocol.TestAcc, "C4", "C1")
+	m4, _, _ := grid.Aggregate(final, "C4", loss, protocol.TestAcc)
+	m1, _, _ := grid.Aggregate(final, "C1", loss, protocol.TestAcc)
 	headline := fmt.Sprintf("test accuracy (%s loss), C4 vs C1: ours %.1f vs %.1f %%, %s; paper: C4 > C1 with p < 10⁻⁵ over 10 folds", loss, 100*m4, 100*m1, test.Short)
 	return t, headline
 }
@@ -61,11 +67,11 @@ func (Experiment) PairedTests(final []grid.Result, s protocol.SegmentationSettin
 // HardConstraints is the "constraints" table beside the paper's: hard
 // constraints active at convergence and introduced, Hamming loss, compared
 // by ratio.
-func (Experiment) HardConstraints(final []grid.Result, s protocol.SegmentationSettings) protocol.Comparison {
+func (Experiment) HardConstraints(final []protocol.Row, s protocol.SegmentationSettings) protocol.Comparison {
 	c := protocol.Comparison{Title: "hard constraints, cows, Hamming loss", Corner: "set", Cols: []string{"active at convergence", "all introduced"}, Format: "%.0f", Factor: 2}
 	for _, set := range s.Sets {
-		a, _, _ := grid.Aggregate(final, set, "hamming", "hard_active")
-		i, _, _ := grid.Aggregate(final, set, "hamming", "hard_introduced")
+		a, _, _ := grid.Aggregate(final, set, "hamming", protocol.HardActive)
+		i, _, _ := grid.Aggregate(final, set, "hamming", protocol.HardIntroduced)
 		pv, ok := cowsHard[set]
 		if !ok {
 			pv = [2]float64{math.NaN(), math.NaN()}
@@ -78,11 +84,11 @@ func (Experiment) HardConstraints(final []grid.Result, s protocol.SegmentationSe
 
 // NonSubmodular is §3's cows column beside ours: the percentage of test
 // edges whose learned potentials are not submodular, both losses.
-func (Experiment) NonSubmodular(final []grid.Result, s protocol.SegmentationSettings) protocol.Comparison {
+func (Experiment) NonSubmodular(final []protocol.Row, s protocol.SegmentationSettings) protocol.Comparison {
 	c := protocol.Comparison{Title: "non-submodular test edges (%), cows", Corner: "set", Cols: []string{"Hamming loss", "class-averaged loss"}, Format: "%.3f", Factor: 2}
 	for _, set := range s.Sets {
-		h, _, _ := grid.Aggregate(final, set, "hamming", "nonsub_test")
-		a, _, _ := grid.Aggregate(final, set, "avg", "nonsub_test")
+		h, _, _ := grid.Aggregate(final, set, "hamming", protocol.NonSubTest)
+		a, _, _ := grid.Aggregate(final, set, "avg", protocol.NonSubTest)
 		pv, ok := cowsNonSub[set]
 		if !ok {
 			pv = math.NaN()
@@ -96,20 +102,20 @@ func (Experiment) NonSubmodular(final []grid.Result, s protocol.SegmentationSett
 // NonSubmodularEdges writes the non-submodular fractions of C3 and C4
 // (Hamming loss) as edge counts over the folds' test images, and how the
 // paper's figure compares read as a fraction and as a percentage.
-func (Experiment) NonSubmodularEdges(final []grid.Result, set *data.SegmentedSet, folds []data.Fold) []string {
+func (Experiment) NonSubmodularEdges(final []protocol.Row, set *data.SegmentedSet, folds []data.Fold) []string {
 	var lines []string
 	for _, m := range []string{"C3", "C4"} {
 		var edges, bad float64
 		n := 0
 		for _, r := range final {
-			if r.Set != m || r.Loss != "hamming" || r.Error != "" {
+			if r.Job.Set != m || r.Job.Loss != "hamming" || r.Error != "" {
 				continue
 			}
 			k := 0
-			for _, i := range folds[r.Fold].Test {
+			for _, i := range folds[r.Job.Fold].Test {
 				k += len(set.Items[i].Instance.Edges)
 			}
-			edges, bad, n = edges+float64(k), bad+r.Metrics["nonsub_test"]*float64(k), n+1
+			edges, bad, n = edges+float64(k), bad+r.Metrics.NonSubTest*float64(k), n+1
 		}
 		if n == 0 {
 			continue

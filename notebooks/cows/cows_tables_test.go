@@ -17,7 +17,7 @@ func fakeFinal(acc map[string][]float64) []grid.Result {
 	for set, v := range acc {
 		for f, a := range v {
 			rs = append(rs, grid.Result{Job: grid.Job{Dataset: "cows", Set: set, Loss: "hamming", C: 1, Fold: f, Tag: "final"},
-				Metrics: map[string]float64{"test_acc": a, "test_cavg": a / 2, "hard_active": 10 * a, "hard_introduced": 20 * a, "nonsub_test": a / 100}})
+				Metrics: map[string]float64{"test_acc": a, "test_cavg": a / 2, "hard_active": math.Round(100 * a), "hard_introduced": math.Round(200 * a), "nonsub_test": a / 100}})
 		}
 	}
 	return rs
@@ -25,7 +25,7 @@ func fakeFinal(acc map[string][]float64) []grid.Result {
 
 func TestCowsTables(t *testing.T) {
 	acc := map[string][]float64{"C1": {0.80, 0.82, 0.84}, "C4": {0.90, 0.93, 0.93}}
-	final := fakeFinal(acc)
+	final := protocol.Rows(fakeFinal(acc))
 	s := protocol.SegmentationSettings{Sets: []string{"C1", "C4"}, Losses: []string{"hamming"}}
 	b := Experiment{}.AccuracyBars(final, s, "hamming")
 	if len(b.Series) != 2 || math.Abs(b.Series[0].Values[1]-92) > 1e-9 || math.Abs(b.Series[1].Values[0]-41) > 1e-9 {
@@ -47,7 +47,7 @@ func TestCowsTables(t *testing.T) {
 		t.Errorf("a pair without rows: %q, want n/a", tab.Rows[2][5])
 	}
 	h := Experiment{}.HardConstraints(final, s)
-	if h.Paper[1][0] != 116 || math.Abs(h.Ours[1][0]-9.2) > 1e-9 || math.Abs(h.Ours[0][1]-16.4) > 1e-9 {
+	if h.Paper[1][0] != 116 || math.Abs(h.Ours[1][0]-92) > 1e-9 || math.Abs(h.Ours[0][1]-164) > 1e-9 {
 		t.Errorf("hard constraints: paper %v ours %v", h.Paper, h.Ours)
 	}
 	n := Experiment{}.NonSubmodular(final, s)

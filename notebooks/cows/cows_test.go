@@ -53,11 +53,11 @@ func TestCowsTinyShardsMergeToWholeRun(t *testing.T) {
 		t.Fatalf("whole run: %d rows, want 8 selection and 4 final fits", len(whole))
 	}
 	for _, r := range protocol.Tagged(whole, "final") {
-		if r.Metrics["converged"] != 1 {
-			t.Errorf("final fit %s did not converge: %v", r.Key(), r.Metrics)
+		if !r.Metrics.Converged || r.Error != "" {
+			t.Errorf("final fit %s did not converge: %+v, %s", r.Job.Key(), r.Metrics.Fit, r.Error)
 		}
-		if _, err := protocol.FinalModel(c, protocol.Options{Profile: protocol.Tiny, Models: filepath.Join(dir, "models-whole")}, r.Set, r.Loss, r.Fold); err != nil {
-			t.Errorf("final model of %s: %v", r.Key(), err)
+		if _, err := protocol.FinalModel(c, protocol.Options{Profile: protocol.Tiny, Models: filepath.Join(dir, "models-whole")}, r.Job.Set, r.Job.Loss, r.Job.Fold); err != nil {
+			t.Errorf("final model of %s: %v", r.Job.Key(), err)
 		}
 	}
 	protocoltest.ShardsMergeToWhole(t, c, protocol.Tiny, dir, func(name string, s protocol.Shard) protocol.Options {

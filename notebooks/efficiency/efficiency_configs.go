@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/probably-submodular/crf/internal/cputime"
+	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/psub"
 )
 
@@ -83,17 +84,20 @@ func TunedConfigs(c float64, maxIter int) []Config {
 // paper's table plus the process CPU time, which is the comparable number
 // on a shared machine (wall seconds include waiting for other processes).
 type Result struct {
-	Name              string
-	Margins           int64   // hard-constraint margins computed (the paper's "# margins computed")
-	Iterations        int     // cutting-plane (SSVM) iterations, all stages
-	ConstraintSeconds float64 // wall time in margin computation and constraint selection
-	Seconds           float64 // wall time of Train
-	CPUSeconds        float64 // process CPU time during Train (all threads; NaN where unavailable)
-	Converged         bool
-	HardIntroduced    int
-	ActiveHard        int
-	Primal            float64 // final primal objective (rows reach the same optimum)
-	Trace             *psub.Trace
+	Name              string  `json:"-"`
+	Margins           int64   `json:"margins"`            // hard-constraint margins computed (the paper's "# margins computed")
+	Iterations        int     `json:"iterations"`         // cutting-plane (SSVM) iterations, all stages
+	ConstraintSeconds float64 `json:"constraint_seconds"` // wall time in margin computation and constraint selection
+	Seconds           float64 `json:"train_seconds"`      // wall time of Train
+	// CPUSeconds is the process CPU time during Train (all threads; NaN
+	// where unavailable).
+	CPUSeconds     float64     `json:"cpu_seconds"`
+	Converged      grid.Flag   `json:"converged"`
+	HardIntroduced int         `json:"hard_introduced"`
+	ActiveHard     int         `json:"hard_active"`
+	Primal         float64     `json:"primal"` // final primal objective (rows reach the same optimum)
+	C              float64     `json:"psub_c"` // psub's C (in a protocol's row)
+	Trace          *psub.Trace `json:"-"`
 }
 
 // RunConfigs trains every configuration on the same training set, one
@@ -116,7 +120,7 @@ func RunConfigs(train []psub.Instance, labels int, configs []Config, progress fu
 		out = append(out, Result{
 			Name: cfg.Name, Margins: tr.Margins, Iterations: tr.Iters,
 			ConstraintSeconds: tr.ConstraintSeconds, Seconds: wall, CPUSeconds: processCPU() - cpu0,
-			Converged: tr.Converged, HardIntroduced: tr.HardIntroduced, ActiveHard: tr.ActiveHard,
+			Converged: grid.Flag(tr.Converged), HardIntroduced: tr.HardIntroduced, ActiveHard: tr.ActiveHard,
 			Primal: tr.Final().Primal, Trace: tr,
 		})
 	}

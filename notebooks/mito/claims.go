@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/protocol"
 )
 
@@ -13,14 +12,14 @@ import (
 // verdicts computed from the final rows of the protocol (one row per
 // column, tag "final"): the orderings of its text and the table's numbers
 // its text relies on. A column without a row leaves its claims untested.
-func Claims(final []grid.Result) []protocol.Claim {
+func Claims(final []protocol.Row) []protocol.Claim {
 	s := Settings{SegmentationSettings: protocol.SegmentationSettings{Sets: []string{"C0", "C1", "C2", "C3", "C4", "C4bar", "TGC", "QPBO"}}}
 	ours := mitoOurs(final, s, nil)
 	nan := math.NaN()
 	have := map[string]bool{}
 	for _, r := range final {
-		if r.Tag == "final" && r.Loss == "avg" && r.Error == "" {
-			have[r.Set] = true
+		if r.Job.Tag == "final" && r.Job.Loss == "avg" && r.Error == "" {
+			have[r.Job.Set] = true
 		}
 	}
 	val := func(col string, i int) float64 {
@@ -135,12 +134,10 @@ func Claims(final []grid.Result) []protocol.Claim {
 
 // nonsub is the non-submodular fraction of the test edges of col's final
 // row (NaN without one).
-func nonsub(final []grid.Result, col string) float64 {
+func nonsub(final []protocol.Row, col string) float64 {
 	for _, r := range final {
-		if r.Tag == "final" && r.Loss == "avg" && r.Set == col && r.Error == "" {
-			if x, ok := r.Metrics["nonsub_test"]; ok {
-				return x
-			}
+		if r.Job.Tag == "final" && r.Job.Loss == "avg" && r.Job.Set == col && r.Error == "" {
+			return r.Metrics.NonSubTest
 		}
 	}
 	return math.NaN()
@@ -185,15 +182,15 @@ func Chain(cols []string, f func(string) float64) (protocol.Verdict, string) {
 // iteration cap: Reproduced when col's final row stopped at cap and no
 // other column's did, Partly when col and others did, NotReproduced when
 // col did not.
-func OnlyCapped(final []grid.Result, col string, cap int) (protocol.Verdict, string) {
+func OnlyCapped(final []protocol.Row, col string, cap int) (protocol.Verdict, string) {
 	rule := fmt.Sprintf("%s alone at %d iterations", col, cap)
 	capped, others, seen := false, 0, false
 	for _, r := range final {
-		if r.Tag != "final" || r.Error != "" {
+		if r.Job.Tag != "final" || r.Error != "" {
 			continue
 		}
-		at := r.Metrics["iterations"] >= float64(cap)
-		if r.Set == col {
+		at := r.Metrics.Iterations >= cap
+		if r.Job.Set == col {
 			seen, capped = true, at
 		} else if at {
 			others++

@@ -36,7 +36,7 @@ func verdicts(claims []protocol.Claim) map[string]protocol.Verdict {
 // committed rows' departures (C3's IoU 8 points low, TGC 16 points high,
 // QPBO converging) turn exactly those claims.
 func TestClaimsPaper(t *testing.T) {
-	claims := Claims(paperRows())
+	claims := Claims(protocol.Rows(paperRows()))
 	if len(claims) != 18 {
 		t.Errorf("%d claims, want 18", len(claims))
 	}
@@ -58,7 +58,7 @@ func TestClaimsPaper(t *testing.T) {
 			rows[i].Metrics["train_cavg"] = 0.99 // above C3 and C4: one step falls
 		}
 	}
-	got := verdicts(Claims(rows))
+	got := verdicts(Claims(protocol.Rows(rows)))
 	want := map[string]protocol.Verdict{
 		"C3 has the best IoU": protocol.NotReproduced,
 		"truncated graph cuts (TGC) fall far behind: test 78.8 %":                protocol.NotReproduced,
@@ -79,7 +79,7 @@ func TestClaimsPaper(t *testing.T) {
 			noC3 = append(noC3, r)
 		}
 	}
-	vs := verdicts(Claims(noC3))
+	vs := verdicts(Claims(protocol.Rows(noC3)))
 	if v := vs["C3 has the best IoU"]; v != protocol.Untested {
 		t.Errorf("no C3 row: %v, want untested", v)
 	}
@@ -90,7 +90,7 @@ func TestClaimsPaper(t *testing.T) {
 			t.Errorf("no C3 row: %q %v, want reproduced on the other columns", claim, vs[claim])
 		}
 	}
-	if title := protocol.ClaimTable("§7.3", Claims(noC3)).Title; !strings.Contains(title, "not tested") {
+	if title := protocol.ClaimTable("§7.3", Claims(protocol.Rows(noC3))).Title; !strings.Contains(title, "not tested") {
 		t.Errorf("title %q does not count the untested claims", title)
 	}
 }
@@ -108,14 +108,14 @@ func TestClaimRules(t *testing.T) {
 		}
 	}
 	row := func(set string, it float64) grid.Result {
-		return grid.Result{Job: grid.Job{Set: set, Tag: "final"}, Metrics: map[string]float64{"iterations": it}}
+		return grid.Result{Job: grid.Job{Set: set, Tag: "final"}, Metrics: map[string]float64{"iterations": it, "test_cavg": 0.9}}
 	}
 	for _, tc := range []struct {
 		rows []grid.Result
 		want protocol.Verdict
 	}{{[]grid.Result{row("QPBO", 5000), row("C4", 3981)}, protocol.Reproduced}, {[]grid.Result{row("QPBO", 5000), row("C4", 5000)}, protocol.Partly},
 		{[]grid.Result{row("QPBO", 529), row("C4", 100)}, protocol.NotReproduced}, {[]grid.Result{row("C4", 100)}, protocol.Untested}} {
-		if v, _ := OnlyCapped(tc.rows, "QPBO", 5000); v != tc.want {
+		if v, _ := OnlyCapped(protocol.Rows(tc.rows), "QPBO", 5000); v != tc.want {
 			t.Errorf("OnlyCapped: %v, want %v", v, tc.want)
 		}
 	}

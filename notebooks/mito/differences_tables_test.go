@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/notebooks/grid"
+	"github.com/probably-submodular/crf/notebooks/protocol"
 )
 
 func diffRow(ds, set string, c float64, tag string, m map[string]float64) grid.Result {
@@ -40,7 +41,7 @@ func diffFixture() (rows, full []grid.Result) {
 
 func TestFindings(t *testing.T) {
 	rows, full := diffFixture()
-	text := strings.Join(Findings(rows, full), "\n")
+	text := strings.Join(Findings(rows, protocol.Rows(full)), "\n")
 	for _, want := range []string{
 		"C4 97.2 % at our selected C = 0.316, 100.4 % at C = 1000 (+3.2; the whole volume's gap to the paper -2.8)",
 		"reproduced for C4 under the reading that the paper selected a larger C than ours",
@@ -78,7 +79,7 @@ func TestFindings(t *testing.T) {
 
 func TestDifferencesTables(t *testing.T) {
 	rows, full := diffFixture()
-	ft := ForcedCTable(rows, full, "mito-eighth")
+	ft := ForcedCTable(rows, protocol.Rows(full), "mito-eighth")
 	if len(ft.Rows) != 5 {
 		t.Fatalf("forced-C table: %d lines, want 5 (the protocol's rows)", len(ft.Rows))
 	}

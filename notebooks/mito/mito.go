@@ -156,12 +156,15 @@ var (
 
 // mitoMetrics are the metrics of the mitochondria table, in the order of
 // mitoPaperScores; all but iterations are shown in percent.
-var mitoMetrics = []string{"train_cavg", "test_cavg", "test_iou", "test_voc", "iterations"}
+var mitoMetrics = []func(protocol.Metrics) float64{
+	func(m protocol.Metrics) float64 { return m.TrainCavg }, protocol.TestCavg,
+	func(m protocol.Metrics) float64 { return m.TestIoU }, func(m protocol.Metrics) float64 { return m.TestVOC },
+	func(m protocol.Metrics) float64 { return float64(m.Iterations) }}
 
 // mitoOurs is the table's values per column: the final fit's metrics (one
 // fold), percent but for iterations, and the Oracle column from the test
 // volume's oracle confusion (nil: NaN).
-func mitoOurs(final []grid.Result, s Settings, oracle *feature.Confusion) map[string][5]float64 {
+func mitoOurs(final []protocol.Row, s Settings, oracle *feature.Confusion) map[string][5]float64 {
 	nan := math.NaN()
 	ours := map[string][5]float64{"Oracle": {nan, 100, nan, nan, nan}}
 	if oracle != nil {
@@ -171,7 +174,7 @@ func mitoOurs(final []grid.Result, s Settings, oracle *feature.Confusion) map[st
 		var v [5]float64
 		for i, metric := range mitoMetrics {
 			v[i], _, _ = grid.Aggregate(final, col, "avg", metric)
-			if metric != "iterations" {
+			if i < 4 { // all but iterations
 				v[i] *= 100
 			}
 		}
@@ -184,7 +187,7 @@ func mitoOurs(final []grid.Result, s Settings, oracle *feature.Confusion) map[st
 // IoU, VOC in percent) per column and for the Oracle (the majority labelling
 // of the test supervoxels, from the test volume's oracle confusion), and its
 // SSVM iterations, beside the paper's.
-func (Experiment) Scores(final []grid.Result, s Settings, oracle *feature.Confusion) (scores, iterations protocol.Comparison) {
+func (Experiment) Scores(final []protocol.Row, s Settings, oracle *feature.Confusion) (scores, iterations protocol.Comparison) {
 	cols := append(append([]string{}, s.Sets...), "Oracle")
 	ours := mitoOurs(final, s, oracle)
 	scores = protocol.Comparison{Title: "mitochondria, scores (%)", Cols: cols, Rows: []string{"1−Δ_avg train", "1−Δ_avg test", "IoU", "VOC"}}
@@ -208,7 +211,7 @@ func (Experiment) Scores(final []grid.Result, s Settings, oracle *feature.Confus
 // AgainstPaper sums up the constrained columns C1–C̄4 of the settings
 // against the paper: the range of their training 1−Δ_avg differences and
 // of their SSVM iterations beside the paper's.
-func (Experiment) AgainstPaper(final []grid.Result, s Settings) string {
+func (Experiment) AgainstPaper(final []protocol.Row, s Settings) string {
 	ours := mitoOurs(final, s, nil)
 	dLo, dHi, iLo, iHi, pLo, pHi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, col := range []string{"C1", "C2", "C3", "C4", "C4bar"} {
@@ -226,7 +229,7 @@ func (Experiment) AgainstPaper(final []grid.Result, s Settings) string {
 }
 
 // Headline is test 1−Δ_avg of C4 and C0, ours and the paper's.
-func (Experiment) Headline(final []grid.Result, s Settings) string {
+func (Experiment) Headline(final []protocol.Row, s Settings) string {
 	ours := mitoOurs(final, s, nil)
 	testOf := func(col string) string {
 		if o, ok := ours[col]; ok {
@@ -238,7 +241,7 @@ func (Experiment) Headline(final []grid.Result, s Settings) string {
 }
 
 // ScoreBars are our scores (%) per column (one fold: no error bars).
-func (Experiment) ScoreBars(final []grid.Result, s Settings) protocol.Bars {
+func (Experiment) ScoreBars(final []protocol.Row, s Settings) protocol.Bars {
 	cols := s.Sets
 	ours := mitoOurs(final, s, nil)
 	b := protocol.Bars{Title: "mitochondria: scores per column (ours)", Unit: "%", Categories: cols}
@@ -255,10 +258,10 @@ func (Experiment) ScoreBars(final []grid.Result, s Settings) protocol.Bars {
 // NonSubmodular is the percentage of non-submodular test edges per column
 // beside the paper's (C4: 3.5·10⁻⁵ of the edges; 0 by construction for
 // C0–C2 and C̄4).
-func (Experiment) NonSubmodular(final []grid.Result, s Settings) protocol.Comparison {
+func (Experiment) NonSubmodular(final []protocol.Row, s Settings) protocol.Comparison {
 	c := protocol.Comparison{Title: "non-submodular test edges (%), mitochondria", Corner: "column", Cols: []string{"Δ_avg loss"}, Format: "%.4f", Factor: 2}
 	for _, col := range s.Sets {
-		v, _, _ := grid.Aggregate(final, col, "avg", "nonsub_test")
+		v, _, _ := grid.Aggregate(final, col, "avg", protocol.NonSubTest)
 		pv, ok := mitoPaperNonsub[col]
 		if !ok {
 			pv = math.NaN()

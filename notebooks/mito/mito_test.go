@@ -72,11 +72,11 @@ func mitoRow(set string, trainCavg, testCavg, iou, voc, iters, nonsub float64) g
 // hand.
 func TestMitoTables(t *testing.T) {
 	m, s := Experiment{}, Experiment{}.Settings(protocol.Tiny) // columns C0, C4, TGC
-	final := []grid.Result{
+	final := protocol.Rows([]grid.Result{
 		mitoRow("C0", 0.85, 0.8, 0.4, 0.7, 30, 0),
 		mitoRow("C4", 0.99, 0.97, 0.7, 0.85, 140, 0.002),
 		mitoRow("TGC", 0.9, 0.9, 0.6, 0.8, 25, 0.3),
-	}
+	})
 	// Truth 0 0 1 1 predicted 0 1 1 1: foreground IoU 2/3, background 1/2,
 	// VOC their mean 7/12.
 	oracle := feature.NewConfusion(2)
@@ -142,16 +142,17 @@ func TestMitoTiny(t *testing.T) {
 	}
 	half := []psub.Instance{set.Items[0].Instance}
 	for _, row := range protocol.Tagged(whole, "select") {
-		want, err := psub.PyStructCFor(row.C, half, 2, psub.ClassAveraged{})
+		want, err := psub.PyStructCFor(row.Job.C, half, 2, psub.ClassAveraged{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := row.Metrics["c_psub"]; math.Abs(got-want) > 1e-12*want {
-			t.Errorf("selection fit %s trained at psub's C = %g, want %g (the first half's)", row.Key(), got, want)
+		if got := row.Metrics.CPsub; math.Abs(got-want) > 1e-12*want {
+			t.Errorf("selection fit %s trained at psub's C = %g, want %g (the first half's)", row.Job.Key(), got, want)
 		}
 	}
 	test := set.Items[folds[0].Test[0]]
-	for _, row := range protocol.Tagged(whole, "final") {
+	for _, tr := range protocol.Tagged(whole, "final") {
+		row := tr.Job
 		model, err := protocol.FinalModel(m, opts("whole", protocol.Shard{}), row.Set, row.Loss, row.Fold)
 		if err != nil {
 			t.Fatalf("final model of %s: %v", row.Key(), err)

@@ -33,7 +33,7 @@ func Claims(rows []grid.Result) []protocol.Claim {
 	}
 	test := func(ds, col string) float64 {
 		if r, ok := mlRow(rows, ds, col, CReadingPyStruct); ok {
-			return 100 * r.Metrics["test_acc"]
+			return 100 * r.Metrics.TestAcc
 		}
 		return math.NaN()
 	}
@@ -86,16 +86,17 @@ func Claims(rows []grid.Result) []protocol.Claim {
 			fmt.Sprintf("best %s %s vs C4 %s %%", bestCol, protocol.Fmt("%.1f", best), protocol.Fmt("%.1f", c4)), v, fmt.Sprintf("C4 − %g points > the best", flagPoints))
 	}
 	conv, n, trwsYeast, trwsConverged := 0, 0, math.NaN(), false
-	for _, r := range rows {
-		if r.Tag != CReadingPyStruct || (r.Dataset != "yeast" && r.Dataset != "scene") || r.Error != "" {
+	typed, _ := grid.Rows[grid.Job, Metrics](rows) // a row that does not read is failed
+	for _, r := range typed {
+		if j := r.Job; j.Tag != CReadingPyStruct || (j.Dataset != "yeast" && j.Dataset != "scene") || r.Error != "" {
 			continue
 		}
-		if r.Dataset == "yeast" && r.Set == "TRWS" {
-			trwsYeast, trwsConverged = r.Metrics["iterations"], r.Metrics["converged"] == 1
+		if r.Job.Dataset == "yeast" && r.Job.Set == "TRWS" {
+			trwsYeast, trwsConverged = float64(r.Metrics.Iterations), bool(r.Metrics.Converged)
 			continue
 		}
 		n++
-		if r.Metrics["converged"] == 1 {
+		if r.Metrics.Converged {
 			conv++
 		}
 	}

@@ -201,6 +201,6 @@ func TestMultiLabelRecordsStop(t *testing.T) {
 			t.Errorf("MaxIter %d: stop %v (recorded %v), converged %v, after %v iterations; want capped %v",
 				tc.maxIter, stop, ok, m["converged"], m["iterations"], tc.capped)
 		}
-		t.Logf("MaxIter %d: %v iterations, %s", tc.maxIter, m["iterations"], grid.StopLabel(m))
+		t.Logf("MaxIter %d: %v iterations, %s", tc.maxIter, m["iterations"], grid.StopLabel(stop, m["gap"]))
 	}
 }

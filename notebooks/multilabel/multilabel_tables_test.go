@@ -8,6 +8,7 @@ import (
 
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/protocol"
+	"github.com/probably-submodular/crf/psub"
 )
 
 // mlFake is a row of a multi-label job with made-up metrics.
@@ -38,7 +39,7 @@ func TestMultiLabelTables(t *testing.T) {
 	if len(tab.Rows) != 12 || !strings.Contains(tab.Title, "1(k) ⊗ x") {
 		t.Fatalf("results table: %d rows, title %q", len(tab.Rows), tab.Title)
 	}
-	want := []string{"scene", "C0", "80.0 ± 0.4", "75.0 ± 0.5", "42", grid.StopLabel(rows[0].Metrics), "7", "25.00", "1.2"}
+	want := []string{"scene", "C0", "80.0 ± 0.4", "75.0 ± 0.5", "42", grid.StopLabel(psub.StopReason(rows[0].Metrics["stop"]), rows[0].Metrics["gap"]), "7", "25.00", "1.2"}
 	if !reflect.DeepEqual(tab.Rows[0], want) {
 		t.Errorf("scene C0 row %q, want %q", tab.Rows[0], want)
 	}

@@ -159,7 +159,7 @@ func TestMultiLabelTiny(t *testing.T) {
 	}
 	lit, _ := mlRow(rows, "scene", "C0", CReadingPyStruct)
 	bias, _ := mlRow(rows, "scene+bias", "C0", CReadingPyStruct)
-	if lit.Metrics["train_acc"] == bias.Metrics["train_acc"] && lit.Metrics["primal"] == bias.Metrics["primal"] {
+	if lit.Metrics.TrainAcc == bias.Metrics.TrainAcc && lit.Metrics.Primal == bias.Metrics.Primal {
 		t.Errorf("scene C0 fits the same with and without the bias: the maps were not told apart")
 	}
 	ran := 0

@@ -13,22 +13,20 @@ const CapMark = "†"
 
 // MarkCapped marks, in c, every name whose fits (those of rows for which
 // belongs reports that name) include any that stopped at the iteration cap
-// (grid.StopOf, never the iteration count), and adds one note per marked
+// (Fit.Stop, never the iteration count), and adds one note per marked
 // name: how many of its fits were capped and the largest relative gap they
 // left. Names without fits or without capped fits are left alone.
-func MarkCapped(c *Comparison, rows []grid.Result, names []string, belongs func(name string, r grid.Result) bool) {
+func MarkCapped[M Fitted](c *Comparison, rows []grid.Row[grid.Job, M], names []string, belongs func(name string, j grid.Job) bool) {
 	for _, name := range names {
 		fits, capped, gap := 0, 0, -1.0
 		for _, r := range rows {
-			if r.Error != "" || !belongs(name, r) {
+			if r.Error != "" || !belongs(name, r.Job) {
 				continue
 			}
 			fits++
-			if stop, _, ok := grid.StopOf(r.Metrics); ok && stop == psub.StopMaxIter {
+			if f := r.Metrics.Fitted(); f.Stop == psub.StopMaxIter {
 				capped++
-				if g, ok := r.Metrics["gap"]; ok && g > gap {
-					gap = g
-				}
+				gap = max(gap, f.Gap)
 			}
 		}
 		if capped == 0 {
@@ -47,7 +45,13 @@ func MarkCapped(c *Comparison, rows []grid.Result, names []string, belongs func(
 }
 
 // SetIs is MarkCapped's belongs for tables whose names are constraint sets
-// (grid.Result.Set) of one loss ("" for any).
-func SetIs(loss string) func(string, grid.Result) bool {
-	return func(name string, r grid.Result) bool { return r.Set == name && (loss == "" || r.Loss == loss) }
+// (grid.Job.Set) of one loss ("" for any).
+func SetIs(loss string) func(string, grid.Job) bool {
+	return func(name string, j grid.Job) bool { return j.Set == name && (loss == "" || j.Loss == loss) }
 }
+
+// Fitted are metrics with a fit's training metrics (those that embed Fit).
+type Fitted interface{ Fitted() Fit }
+
+// Fitted is f itself: any metrics struct that embeds Fit is Fitted.
+func (f Fit) Fitted() Fit { return f }

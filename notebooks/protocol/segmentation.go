@@ -72,16 +72,16 @@ func SegmentationJobs(dataset string, s SegmentationSettings, rows []grid.Result
 		listed[j.Key()] = true
 	}
 	ok := map[string]int{}
-	var done []grid.Result
-	for _, r := range rows {
-		if r.Tag == "select" && r.Error == "" && listed[r.Key()] {
+	var done []Row
+	for _, r := range Rows(rows) {
+		if r.Job.Tag == "select" && r.Error == "" && listed[r.Job.Key()] {
 			ok[SegmentationGroup(r.Job)]++
 			done = append(done, r)
 		}
 	}
-	done = slices.DeleteFunc(done, func(r grid.Result) bool { return ok[SegmentationGroup(r.Job)] < len(s.Cs) })
+	done = slices.DeleteFunc(done, func(r Row) bool { return ok[SegmentationGroup(r.Job)] < len(s.Cs) })
 	best := map[string]grid.Job{}
-	for _, r := range grid.BestByC(done, MetricSelect) {
+	for _, r := range grid.BestByC(done, func(m Metrics) float64 { return m.Select }) {
 		best[SegmentationGroup(r.Job)] = r.Job
 	}
 	jobs := sel

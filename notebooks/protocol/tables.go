@@ -37,10 +37,10 @@ type PairedOutcome struct{ Text, N, Short string }
 
 // PairedTest is the paired t-test across folds of metric between sets a
 // and b (loss), and their means in %.
-func PairedTest(final []grid.Result, loss, metric, a, b string) (mean string, out PairedOutcome) {
+func PairedTest(final []Row, loss string, metric func(Metrics) float64, a, b string) (mean string, out PairedOutcome) {
 	t, p, n, err := grid.PairedAcrossFolds(final, metric,
-		func(r grid.Result) bool { return r.Set == a && r.Loss == loss },
-		func(r grid.Result) bool { return r.Set == b && r.Loss == loss })
+		func(j grid.Job) bool { return j.Set == a && j.Loss == loss },
+		func(j grid.Job) bool { return j.Set == b && j.Loss == loss })
 	ma, _, _ := grid.Aggregate(final, a, loss, metric)
 	mb, _, _ := grid.Aggregate(final, b, loss, metric)
 	out = PairedOutcome{Text: fmt.Sprintf("t = %.2f, p = %.2g", t, p), N: fmt.Sprint(n), Short: fmt.Sprintf("p = %.2g over %d folds", p, n)}

@@ -28,7 +28,7 @@ func capRows() []grid.Result {
 
 func TestScoresMarkCappedColumns(t *testing.T) {
 	s := protocol.SegmentationSettings{Sets: []string{"C2", "C4"}}
-	c := Experiment{}.Scores(capRows(), s)
+	c := Experiment{}.Scores(protocol.Rows(capRows()), s)
 	if c.Marks["C4"] != protocol.CapMark || c.Marks["C2"] != "" {
 		t.Fatalf("marks %v, want only C4 marked", c.Marks)
 	}
@@ -45,7 +45,7 @@ func TestScoresMarkCappedColumns(t *testing.T) {
 		t.Fatalf("note missing from HTML: %s", html)
 	}
 	// The non-submodular table has the sets as rows: marked the same way.
-	n := Experiment{}.NonSubmodular(capRows(), s)
+	n := Experiment{}.NonSubmodular(protocol.Rows(capRows()), s)
 	if _, rows := viz.Comparison(n).Cells(); rows[1][0] != "C4 "+protocol.CapMark || rows[0][0] != "C2" {
 		t.Fatalf("rows %q", rows)
 	}
@@ -58,7 +58,7 @@ func TestScoresUnmarkedWhenAllConverged(t *testing.T) {
 			rows = append(rows, r)
 		}
 	}
-	c := Experiment{}.Scores(rows, protocol.SegmentationSettings{Sets: []string{"C2", "C4"}})
+	c := Experiment{}.Scores(protocol.Rows(rows), protocol.SegmentationSettings{Sets: []string{"C2", "C4"}})
 	if len(c.Marks) != 0 || len(c.Notes) != 0 {
 		t.Fatalf("marks %v notes %q on converged fits", c.Marks, c.Notes)
 	}

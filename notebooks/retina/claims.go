@@ -17,23 +17,23 @@ const Alpha = 0.05
 
 // side is one side of a paired comparison: the rows it selects and the
 // metric read from them.
-type side struct {
-	sel    func(grid.Result) bool
-	metric string
+type side[M any] struct {
+	sel    func(grid.Job) bool
+	metric func(M) float64
 }
 
 // on reads metric from the rows sel selects.
-func on(sel func(grid.Result) bool, metric string) side { return side{sel, metric} }
+func on[M any](sel func(grid.Job) bool, metric func(M) float64) side[M] { return side[M]{sel, metric} }
 
 // paired compares two sides over the folds both have: their means over
 // those folds in percent and the two-sided p of the paired t-test (NaN
 // with fewer than two folds).
-func paired(rows []grid.Result, a, b side) (ma, mb, p float64, n int) {
-	byFold := func(s side) map[int]float64 {
+func paired[M any](rows []grid.Row[grid.Job, M], a, b side[M]) (ma, mb, p float64, n int) {
+	byFold := func(s side[M]) map[int]float64 {
 		m := map[int]float64{}
 		for _, r := range rows {
-			if v, ok := r.Metrics[s.metric]; ok && r.Error == "" && s.sel(r) {
-				m[r.Fold] = v
+			if r.Error == "" && s.sel(r.Job) {
+				m[r.Job.Fold] = s.metric(r.Metrics)
 			}
 		}
 		return m
@@ -62,8 +62,8 @@ func paired(rows []grid.Result, a, b side) (ma, mb, p float64, n int) {
 }
 
 // setIs selects the rows of one column.
-func setIs(set string) func(grid.Result) bool {
-	return func(r grid.Result) bool { return r.Set == set }
+func setIs(set string) func(grid.Job) bool {
+	return func(j grid.Job) bool { return j.Set == set }
 }
 
 // pairText is "a vs b (p = …, n folds)".
@@ -83,10 +83,10 @@ func pairText(ma, mb, p float64, n int) string {
 // QPBO baseline below C2 and C4, and the non-submodular test edges of C3
 // and C4 (§3). Orderings are tested by the paired t-test across folds on
 // test 1−Δ_avg.
-func Claims(final []grid.Result) []protocol.Claim {
+func Claims(final []protocol.Row) []protocol.Claim {
 	var out []protocol.Claim
 	for _, col := range []string{"C0", "C1", "C2", "C3", "C4", "C4bar", "QPBO"} {
-		mean, _, _ := grid.Aggregate(final, col, "avg", "test_cavg") // NaN without rows
+		mean, _, _ := grid.Aggregate(final, col, "avg", protocol.TestCavg) // NaN without rows
 		ours := 100 * mean
 		p := retinaPaperScores[col][0]
 		v, rule := protocol.Within(ours, p, 1)
@@ -94,12 +94,12 @@ func Claims(final []grid.Result) []protocol.Claim {
 			Ours: fmt.Sprintf("%.1f", ours), Verdict: v, Rule: rule + " point (horses for the retina)"})
 	}
 	order := func(claim, a, b, paper string) {
-		ma, mb, p, n := paired(final, on(setIs(a), "test_cavg"), on(setIs(b), "test_cavg"))
+		ma, mb, p, n := paired(final, on(setIs(a), protocol.TestCavg), on(setIs(b), protocol.TestCavg))
 		v, rule := protocol.Ordered(ma, mb, p, Alpha)
 		out = append(out, protocol.Claim{Claim: claim, Paper: paper, Ours: pairText(ma, mb, p, n), Verdict: v, Rule: rule})
 	}
 	tie := func(claim, a, b, paper string) {
-		ma, mb, p, n := paired(final, on(setIs(a), "test_cavg"), on(setIs(b), "test_cavg"))
+		ma, mb, p, n := paired(final, on(setIs(a), protocol.TestCavg), on(setIs(b), protocol.TestCavg))
 		v, rule := protocol.Tied(ma, mb, p, Alpha, 0)
 		out = append(out, protocol.Claim{Claim: claim, Paper: paper, Ours: pairText(ma, mb, p, n), Verdict: v, Rule: rule})
 	}
@@ -111,7 +111,7 @@ func Claims(final []grid.Result) []protocol.Claim {
 	order("QPBO-trained SSVM below C2", "C2", "QPBO", "95.7 vs 92.4")
 	order("QPBO-trained SSVM below C4", "C4", "QPBO", "96.6 vs 92.4")
 	for _, col := range []string{"C3", "C4"} {
-		mean, _, _ := grid.Aggregate(final, col, "avg", "nonsub_test")
+		mean, _, _ := grid.Aggregate(final, col, "avg", protocol.NonSubTest)
 		ours := 100 * mean
 		pv := retinaPaperNonsub[col]
 		v, rule := protocol.Within(ours, pv, pv)
@@ -122,6 +122,6 @@ func Claims(final []grid.Result) []protocol.Claim {
 }
 
 // ClaimTable is Claims as the notebook's opening table.
-func ClaimTable(final []grid.Result) protocol.Table {
+func ClaimTable(final []protocol.Row) protocol.Table {
 	return protocol.ClaimTable("§7.2 feline retina, on Weizmann horses (substitute)", Claims(final))
 }

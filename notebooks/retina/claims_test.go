@@ -29,7 +29,7 @@ func TestClaims(t *testing.T) {
 			rows = append(rows, r)
 		}
 	}
-	claims := Claims(rows)
+	claims := Claims(protocol.Rows(rows))
 	if len(claims) != 16 {
 		t.Fatalf("%d claims, want 16", len(claims))
 	}
@@ -60,7 +60,7 @@ func TestClaims(t *testing.T) {
 	if seen != len(want) {
 		t.Errorf("%d of %d claims found by name", seen, len(want))
 	}
-	if title := ClaimTable(rows).Title; !strings.Contains(title, "16 claims") {
+	if title := ClaimTable(protocol.Rows(rows)).Title; !strings.Contains(title, "16 claims") {
 		t.Errorf("title %q", title)
 	}
 	// Without rows every claim is untested, none is decided.

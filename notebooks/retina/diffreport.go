@@ -20,16 +20,72 @@ import (
 const WellAboveChance = 10
 
 // tagSet selects the rows of one descriptor and column.
-func tagSet(tag, set string) func(grid.Result) bool {
-	return func(r grid.Result) bool { return r.Tag == tag && r.Set == set }
+func tagSet(tag, set string) func(grid.Job) bool {
+	return func(j grid.Job) bool { return j.Tag == tag && j.Set == set }
 }
+
+// DiffMetrics are what a fit of the differences measured: its training
+// metrics, the C psub trained at and its scores, and for the QPBO columns
+// the scores under each completion rule.
+type DiffMetrics struct {
+	protocol.Fit
+	CPsub      float64 `json:"c_psub"`
+	TestAcc    float64 `json:"test_acc"`
+	TestCavg   float64 `json:"test_cavg"`
+	TestIoU    float64 `json:"test_iou"`
+	TestVOC    float64 `json:"test_voc"`
+	TrainCavg  float64 `json:"train_cavg"`
+	NonSubTest float64 `json:"nonsub_test"`
+	*Completions
+}
+
+// Completions are a QPBO column's test scores under each completion rule
+// (CompletionRules), and the fraction of test nodes QPBO left unlabelled.
+type Completions struct {
+	CavgICM      float64 `json:"test_cavg_icm"`
+	CavgZero     float64 `json:"test_cavg_zero"`
+	CavgPyStruct float64 `json:"test_cavg_pystruct"`
+	IoUICM       float64 `json:"test_iou_icm"`
+	IoUZero      float64 `json:"test_iou_zero"`
+	IoUPyStruct  float64 `json:"test_iou_pystruct"`
+	VOCICM       float64 `json:"test_voc_icm"`
+	VOCZero      float64 `json:"test_voc_zero"`
+	VOCPyStruct  float64 `json:"test_voc_pystruct"`
+	Unlabelled   float64 `json:"test_unlabelled"`
+}
+
+// Cavg is the test 1−Δ_avg under a completion rule.
+func (c Completions) Cavg(rule string) float64 {
+	return map[string]float64{CompleteICM: c.CavgICM, CompleteZero: c.CavgZero, CompletePyStruct: c.CavgPyStruct}[rule]
+}
+
+// DiffRow is a row of the differences.
+type DiffRow = grid.Row[grid.Job, DiffMetrics]
+
+// diffRows reads rows of the differences. A row that does not read, or a
+// QPBO column's without its Completions, is failed.
+func diffRows(rows []grid.Result) []DiffRow {
+	typed, _ := grid.Rows[grid.Job, DiffMetrics](rows)
+	for i, r := range typed {
+		if _, qpbo := qpboColumns[r.Job.Set]; qpbo && r.Error == "" && r.Metrics.Completions == nil {
+			typed[i].Error = "no completions"
+		}
+	}
+	return typed
+}
+
+// cavg, unlabelled are metrics of DiffMetrics.
+var (
+	cavg       = func(m DiffMetrics) float64 { return m.TestCavg }
+	unlabelled = func(m DiffMetrics) float64 { return m.Unlabelled }
+)
 
 // descriptorNames are the descriptors with rows, in DefaultDifferences'
 // order.
-func descriptorNames(rows []grid.Result) []string {
+func descriptorNames(rows []DiffRow) []string {
 	var out []string
 	for _, r := range DefaultDifferences().Runs {
-		if !slices.Contains(out, r.Descriptor) && slices.ContainsFunc(rows, func(x grid.Result) bool { return x.Tag == r.Descriptor }) {
+		if !slices.Contains(out, r.Descriptor) && slices.ContainsFunc(rows, func(x DiffRow) bool { return x.Job.Tag == r.Descriptor }) {
 			out = append(out, r.Descriptor)
 		}
 	}
@@ -47,7 +103,8 @@ func diffText(ma, mb, p float64, n int) string {
 // DescriptorTable is experiment (a): per descriptor, the mean test
 // 1−Δ_avg of each column over its folds, and the two orderings the audit
 // found off the paper's: C4 − QPBO and C3 − C2 (paired over folds).
-func DescriptorTable(rows []grid.Result) protocol.Table {
+func DescriptorTable(results []grid.Result) protocol.Table {
+	rows := diffRows(results)
 	s := DefaultDifferences()
 	cols := []string{"C0", "C2", "C3", "C4", "QPBO"}
 	t := protocol.Table{Title: fmt.Sprintf("(a) richer unaries: test 1−Δ_avg (%%), 50 horses, first folds of the 40, PyStruct's C = %g, tol %g", s.C, s.Tol),
@@ -71,7 +128,8 @@ func DescriptorTable(rows []grid.Result) protocol.Table {
 // rules agree, the fraction of test nodes roof duality leaves
 // unlabelled, and how many fits psub certified (approximate inference can
 // end a fit uncertified: no violated labelling found, gap above Tol).
-func CompletionTable(rows []grid.Result) protocol.Table {
+func CompletionTable(results []grid.Result) protocol.Table {
+	rows := diffRows(results)
 	t := protocol.Table{Title: "(b) QPBO completion of unlabelled nodes: test 1−Δ_avg (%), paper's descriptor; rows: rule in training, columns: rule at test",
 		Header: []string{"trained with"}}
 	for _, r := range CompletionRules {
@@ -83,11 +141,12 @@ func CompletionTable(rows []grid.Result) protocol.Table {
 		sel := tagSet(PaperDescriptor, set)
 		row := []string{rule}
 		for _, test := range CompletionRules {
-			m, _, _, n := paired(rows, on(sel, "test_cavg_"+test), on(sel, "test_cavg_"+test))
+			rule := on(sel, func(m DiffMetrics) float64 { return m.Cavg(test) })
+			m, _, _, n := paired(rows, rule, rule)
 			row = append(row, fmt.Sprintf("%.2f (%d)", m, n))
 		}
 		c4, q, p, n := cavgPair(rows, PaperDescriptor, "C4", set)
-		u, _, _, _ := paired(rows, on(sel, "test_unlabelled"), on(sel, "test_unlabelled"))
+		u, _, _, _ := paired(rows, on(sel, unlabelled), on(sel, unlabelled))
 		cert, fits := certified(rows, sel)
 		row = append(row, fmt.Sprintf("%.2f", c4), diffText(c4, q, p, n), fmt.Sprintf("%.2f", u), fmt.Sprintf("%d of %d", cert, fits))
 		t.Rows = append(t.Rows, row)
@@ -97,17 +156,17 @@ func CompletionTable(rows []grid.Result) protocol.Table {
 
 // cavgPair is paired of the test 1−Δ_avg of columns a and b with
 // descriptor d.
-func cavgPair(rows []grid.Result, d, a, b string) (ma, mb, p float64, n int) {
-	return paired(rows, on(tagSet(d, a), "test_cavg"), on(tagSet(d, b), "test_cavg"))
+func cavgPair(rows []DiffRow, d, a, b string) (ma, mb, p float64, n int) {
+	return paired(rows, on(tagSet(d, a), cavg), on(tagSet(d, b), cavg))
 }
 
 // certified counts the fits sel selects that psub certified, and all of
 // them.
-func certified(rows []grid.Result, sel func(grid.Result) bool) (cert, fits int) {
+func certified(rows []DiffRow, sel func(grid.Job) bool) (cert, fits int) {
 	for _, r := range rows {
-		if r.Error == "" && sel(r) {
+		if r.Error == "" && sel(r.Job) {
 			fits++
-			if r.Metrics["converged"] == 1 {
+			if r.Metrics.Converged {
 				cert++
 			}
 		}
@@ -129,46 +188,55 @@ type pairReading struct {
 // (40 folds, same hold-out), and the fixed-C fits of (a).
 func c3c2Readings(full, diff []grid.Result) []pairReading {
 	var out []pairReading
-	add := func(name string, rows []grid.Result, a, b side) {
-		r := pairReading{Name: name}
-		r.A, r.B, r.P, r.Folds = paired(rows, a, b)
-		for _, f := range foldsOf(rows, a.sel) {
-			va, okA := metricAt(rows, a, f)
-			vb, okB := metricAt(rows, b, f)
-			if okA && okB && va > vb {
-				r.Wins++
-			}
-		}
-		if r.Folds > 0 {
+	add := func(r pairReading, ok bool) {
+		if ok {
 			out = append(out, r)
 		}
 	}
 	final := protocol.Tagged(full, "final")
-	add("full profile, C selected per fold, test", final, on(setIs("C3"), "test_cavg"), on(setIs("C2"), "test_cavg"))
-	half := func(lo, hi int, set string) func(grid.Result) bool {
-		return func(r grid.Result) bool { return r.Set == set && r.Fold >= lo && r.Fold < hi }
+	test := protocol.TestCavg
+	add(reading("full profile, C selected per fold, test", final, on(setIs("C3"), test), on(setIs("C2"), test)))
+	half := func(lo, hi int, set string) func(grid.Job) bool {
+		return func(j grid.Job) bool { return j.Set == set && j.Fold >= lo && j.Fold < hi }
 	}
-	add("full profile, folds 0–19", final, on(half(0, 20, "C3"), "test_cavg"), on(half(0, 20, "C2"), "test_cavg"))
-	add("full profile, folds 20–39", final, on(half(20, 40, "C3"), "test_cavg"), on(half(20, 40, "C2"), "test_cavg"))
+	add(reading("full profile, folds 0–19", final, on(half(0, 20, "C3"), test), on(half(0, 20, "C2"), test)))
+	add(reading("full profile, folds 20–39", final, on(half(20, 40, "C3"), test), on(half(20, 40, "C2"), test)))
 	sel := protocol.Tagged(full, "select")
 	var cs []float64
 	for _, r := range sel {
-		if !slices.Contains(cs, r.C) {
-			cs = append(cs, r.C)
+		if !slices.Contains(cs, r.Job.C) {
+			cs = append(cs, r.Job.C)
 		}
 	}
 	slices.Sort(cs)
+	val := func(m protocol.Metrics) float64 { return m.ValCavg }
 	for _, c := range cs {
-		at := func(set string) func(grid.Result) bool {
-			return func(r grid.Result) bool { return r.Set == set && r.C == c }
+		at := func(set string) func(grid.Job) bool {
+			return func(j grid.Job) bool { return j.Set == set && j.C == c }
 		}
-		add(fmt.Sprintf("selection fits at C = %.3g, held-out fifth", c), sel, on(at("C3"), "val_cavg"), on(at("C2"), "val_cavg"))
+		add(reading(fmt.Sprintf("selection fits at C = %.3g, held-out fifth", c), sel, on(at("C3"), val), on(at("C2"), val)))
 	}
 	s := DefaultDifferences()
-	for _, d := range descriptorNames(diff) {
-		add(fmt.Sprintf("%s, C = %g, tol %g, test", d, s.C, s.Tol), diff, on(tagSet(d, "C3"), "test_cavg"), on(tagSet(d, "C2"), "test_cavg"))
+	rows := diffRows(diff)
+	for _, d := range descriptorNames(rows) {
+		add(reading(fmt.Sprintf("%s, C = %g, tol %g, test", d, s.C, s.Tol), rows, on(tagSet(d, "C3"), cavg), on(tagSet(d, "C2"), cavg)))
 	}
 	return out
+}
+
+// reading is the pairReading of sides a and b of rows; ok is false
+// without a fold.
+func reading[M any](name string, rows []grid.Row[grid.Job, M], a, b side[M]) (r pairReading, ok bool) {
+	r = pairReading{Name: name}
+	r.A, r.B, r.P, r.Folds = paired(rows, a, b)
+	for _, f := range foldsOf(rows, a.sel) {
+		va, okA := metricAt(rows, a, f)
+		vb, okB := metricAt(rows, b, f)
+		if okA && okB && va > vb {
+			r.Wins++
+		}
+	}
+	return r, r.Folds > 0
 }
 
 // C3C2Table is experiment (c): c3c2Readings as a table.
@@ -181,11 +249,11 @@ func C3C2Table(full, diff []grid.Result) protocol.Table {
 }
 
 // foldsOf are the folds of the rows sel selects, sorted.
-func foldsOf(rows []grid.Result, sel func(grid.Result) bool) []int {
+func foldsOf[M any](rows []grid.Row[grid.Job, M], sel func(grid.Job) bool) []int {
 	var out []int
 	for _, r := range rows {
-		if r.Error == "" && sel(r) && !slices.Contains(out, r.Fold) {
-			out = append(out, r.Fold)
+		if r.Error == "" && sel(r.Job) && !slices.Contains(out, r.Job.Fold) {
+			out = append(out, r.Job.Fold)
 		}
 	}
 	slices.Sort(out)
@@ -193,10 +261,10 @@ func foldsOf(rows []grid.Result, sel func(grid.Result) bool) []int {
 }
 
 // metricAt is the side's metric in fold f.
-func metricAt(rows []grid.Result, s side, f int) (float64, bool) {
+func metricAt[M any](rows []grid.Row[grid.Job, M], s side[M], f int) (float64, bool) {
 	for _, r := range rows {
-		if v, ok := r.Metrics[s.metric]; ok && r.Error == "" && r.Fold == f && s.sel(r) {
-			return v, true
+		if r.Error == "" && r.Job.Fold == f && s.sel(r.Job) {
+			return s.metric(r.Metrics), true
 		}
 	}
 	return 0, false
@@ -249,7 +317,8 @@ func ColourHorses(dir string) (string, error) {
 // DifferenceSentences are the section's conclusions, one per audit
 // finding, generated from the final rows of the full profile and the rows
 // of RunDifferences.
-func DifferenceSentences(full, diff []grid.Result) []string {
+func DifferenceSentences(full, results []grid.Result) []string {
+	diff := diffRows(results)
 	var out []string
 	s := DefaultDifferences()
 	setting := fmt.Sprintf("(first folds of the 40, C = %g, tol %g)", s.C, s.Tol)
@@ -299,7 +368,7 @@ func DifferenceSentences(full, diff []grid.Result) []string {
 			continue
 		}
 		sel := tagSet(PaperDescriptor, set)
-		u, _, _, _ := paired(diff, on(sel, "test_unlabelled"), on(sel, "test_unlabelled"))
+		u, _, _, _ := paired(diff, on(sel, unlabelled), on(sel, unlabelled))
 		cert, _ := certified(diff, sel)
 		rule := qpboColumns[set]
 		readings = append(readings, fmt.Sprintf("%s %s, its models leaving %.1f %% of the test nodes unlabelled, %d of its fits certified",
@@ -325,7 +394,7 @@ func DifferenceSentences(full, diff []grid.Result) []string {
 		out = append(out, fmt.Sprintf("(b) QPBO completion %s, C4 − QPBO with the rule used in training and at test: %s. %s.", setting, strings.Join(readings, "; "), verdict))
 	}
 	// (c) C3 vs C2.
-	rs := c3c2Readings(full, diff)
+	rs := c3c2Readings(full, results)
 	pos, sig := 0, 0
 	var tied []string
 	for _, r := range rs {

@@ -17,13 +17,13 @@ import (
 // metrics, QPBO against C4, the range of IoU and VOC, and how often the
 // largest C of the grid was chosen. Columns the settings do not run are
 // left out.
-func Findings(final []grid.Result, s protocol.SegmentationSettings) []string {
+func Findings(final []protocol.Row, s protocol.SegmentationSettings) []string {
 	var out []string
 	has := func(col string) bool {
-		_, _, n := grid.Aggregate(final, col, "avg", "test_cavg")
+		_, _, n := grid.Aggregate(final, col, "avg", protocol.TestCavg)
 		return slices.Contains(s.Sets, col) && n > 0
 	}
-	test := func(col string) side { return on(setIs(col), "test_cavg") }
+	test := func(col string) side[protocol.Metrics] { return on(setIs(col), protocol.TestCavg) }
 	// The ordering, the paper's columns from C0 to C̄4: "<" where the next
 	// column is significantly higher, "≈" where the paired test finds no
 	// difference at Alpha.
@@ -33,7 +33,7 @@ func Findings(final []grid.Result, s protocol.SegmentationSettings) []string {
 		if !has(col) {
 			continue
 		}
-		mean, _, n := grid.Aggregate(final, col, "avg", "test_cavg")
+		mean, _, n := grid.Aggregate(final, col, "avg", protocol.TestCavg)
 		folds = max(folds, n)
 		if prev != "" {
 			ma, mb, p, _ := paired(final, test(col), test(prev))
@@ -55,8 +55,8 @@ func Findings(final []grid.Result, s protocol.SegmentationSettings) []string {
 	out = append(out, fmt.Sprintf("Test 1−Δ_avg (%%, mean over %d folds): %s; \"<\" marks a significant step (paired t-test at %g %%), \"≈\" none.",
 		folds, order.String(), 100*Alpha))
 	if has("C0") {
-		te, _, _ := grid.Aggregate(final, "C0", "avg", "test_cavg")
-		tr, _, n := grid.Aggregate(final, "C0", "avg", "train_cavg")
+		te, _, _ := grid.Aggregate(final, "C0", "avg", protocol.TestCavg)
+		tr, _, n := grid.Aggregate(final, "C0", "avg", func(m protocol.Metrics) float64 { return m.TrainCavg })
 		s := fmt.Sprintf("The unaries alone (C0) score %.1f %% on the test images", 100*te)
 		if n > 0 {
 			s += fmt.Sprintf(" and %.1f %% on their own training images", 100*tr)
@@ -92,23 +92,22 @@ func Findings(final []grid.Result, s protocol.SegmentationSettings) []string {
 		if v != protocol.Reproduced {
 			verdict = "the paper's QPBO deficit is not reproduced"
 		}
-		ns, _, _ := grid.Aggregate(final, "QPBO", "avg", "nonsub_test")
+		ns, _, _ := grid.Aggregate(final, "QPBO", "avg", protocol.NonSubTest)
 		out = append(out, fmt.Sprintf("QPBO against C4: %.2f vs %.2f %% (p = %.2g, %d folds): %s; QPBO's unconstrained potentials leave %.1f %% of the test edges non-submodular.",
 			q, c4, p, n, verdict, 100*ns))
 	}
-	lo := map[string]float64{}
-	hi := map[string]float64{}
-	for _, m := range []string{"test_iou", "test_voc"} {
-		lo[m], hi[m] = math.Inf(1), math.Inf(-1)
+	var lo, hi [2]float64 // IoU, VOC
+	for i, m := range retinaMetrics[1:] {
+		lo[i], hi[i] = math.Inf(1), math.Inf(-1)
 		for _, col := range s.Sets {
 			if mean, _, n := grid.Aggregate(final, col, "avg", m); n > 0 {
-				lo[m], hi[m] = math.Min(lo[m], 100*mean), math.Max(hi[m], 100*mean)
+				lo[i], hi[i] = math.Min(lo[i], 100*mean), math.Max(hi[i], 100*mean)
 			}
 		}
 	}
-	if !math.IsInf(lo["test_iou"], 0) {
+	if !math.IsInf(lo[0], 0) {
 		out = append(out, fmt.Sprintf("Across the columns the foreground IoU ranges over %.0f–%.0f %% and VOC over %.0f–%.0f %%.",
-			lo["test_iou"], hi["test_iou"], lo["test_voc"], hi["test_voc"]))
+			lo[0], hi[0], lo[1], hi[1]))
 	}
 	// Selection: how often the largest C of the grid was chosen.
 	if len(s.Cs) > 1 {
@@ -117,7 +116,7 @@ func Findings(final []grid.Result, s protocol.SegmentationSettings) []string {
 		for _, col := range s.Sets {
 			k := 0
 			for _, r := range final {
-				if r.Set == col && r.Error == "" && r.C == top {
+				if r.Job.Set == col && r.Error == "" && r.Job.C == top {
 					k++
 				}
 			}

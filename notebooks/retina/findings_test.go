@@ -25,7 +25,7 @@ func TestFindingsQuoteTheRows(t *testing.T) {
 			rows = append(rows, r)
 		}
 	}
-	got := strings.Join(Findings(rows, s), "\n")
+	got := strings.Join(Findings(protocol.Rows(rows), s), "\n")
 	for _, want := range []string{
 		"mean over 6 folds): C0 52.2 ≈ C1 52.2 < C2 62.2 ≈ C3 62.2 < C4 66.2 ≈ C̄4 66.2;",
 		"C0) score 52.2 % on the test images and 55.0 % on their own training images: less than 10 points above chance",
@@ -46,7 +46,7 @@ func TestFindingsQuoteTheRows(t *testing.T) {
 			rows[i].Metrics["test_cavg"] = 0.66 + 0.002*float64(r.Fold%3) + 0.001*float64(1-2*(r.Fold%2))
 		}
 	}
-	if got := strings.Join(Findings(rows, s), "\n"); !strings.Contains(got, "the paper's QPBO deficit is not reproduced") {
+	if got := strings.Join(Findings(protocol.Rows(rows), s), "\n"); !strings.Contains(got, "the paper's QPBO deficit is not reproduced") {
 		t.Errorf("QPBO tied with C4, findings say:\n%s", got)
 	}
 	if Findings(nil, s) != nil {

@@ -118,14 +118,16 @@ var (
 
 // retinaMetrics are the test metrics of the feline table, with their names.
 var (
-	retinaMetrics     = []string{"test_cavg", "test_iou", "test_voc"}
+	retinaMetrics = []func(protocol.Metrics) float64{protocol.TestCavg,
+		func(m protocol.Metrics) float64 { return m.TestIoU }, func(m protocol.Metrics) float64 { return m.TestVOC }}
 	retinaMetricNames = []string{"1−Δ_avg", "IoU", "VOC"}
+	retinaMetricKeys  = []string{"test_cavg", "test_iou", "test_voc"} // as the results file names them
 )
 
 // Scores is the feline table on horses: per column of the profile, the
 // mean over folds of the final fits' test 1−Δ_avg, IoU and VOC (%) beside
 // the paper's retina values.
-func (Experiment) Scores(final []grid.Result, s protocol.SegmentationSettings) protocol.Comparison {
+func (Experiment) Scores(final []protocol.Row, s protocol.SegmentationSettings) protocol.Comparison {
 	cols := s.Sets
 	c := protocol.Comparison{Title: "test scores (%), horses (ours) vs feline retina (paper, reference only)", Corner: "metric",
 		Rows: retinaMetricNames, Cols: cols}
@@ -147,7 +149,7 @@ func (Experiment) Scores(final []grid.Result, s protocol.SegmentationSettings) p
 
 // Headline compares C4 with C2 on test 1−Δ_avg, ours on horses and the
 // paper's on the retina.
-func (r Experiment) Headline(final []grid.Result, s protocol.SegmentationSettings) string {
+func (r Experiment) Headline(final []protocol.Row, s protocol.SegmentationSettings) string {
 	c := r.Scores(final, s)
 	at := func(m string) (ours, paper float64) {
 		if i := slices.Index(c.Cols, m); i >= 0 {
@@ -162,7 +164,7 @@ func (r Experiment) Headline(final []grid.Result, s protocol.SegmentationSetting
 
 // ScoreBars are the test scores (%) per column, mean ± standard error over
 // folds.
-func (Experiment) ScoreBars(final []grid.Result, s protocol.SegmentationSettings) protocol.Bars {
+func (Experiment) ScoreBars(final []protocol.Row, s protocol.SegmentationSettings) protocol.Bars {
 	cols := s.Sets
 	b := protocol.Bars{Title: "horses (retina protocol), test scores, mean ± s.e. over folds", Unit: "%", Categories: cols}
 	for i, metric := range retinaMetrics {
@@ -182,15 +184,15 @@ var retinaPairs = [][2]string{{"C4", "C2"}, {"C3", "C2"}, {"C4bar", "C4"}, {"C4"
 
 // PairedTests are two-sided paired t-tests across folds of the final fits,
 // per test metric, for the pairs of columns the settings run.
-func (Experiment) PairedTests(final []grid.Result, s protocol.SegmentationSettings) protocol.Table {
+func (Experiment) PairedTests(final []protocol.Row, s protocol.SegmentationSettings) protocol.Table {
 	t := protocol.Table{Title: "paired t-tests across folds", Header: []string{"metric", "pair", "mean %", "folds", "paired t-test (two-sided)"}}
-	for _, metric := range retinaMetrics {
+	for i, metric := range retinaMetrics {
 		for _, pair := range retinaPairs {
 			if !slices.Contains(s.Sets, pair[0]) || !slices.Contains(s.Sets, pair[1]) {
 				continue
 			}
 			mean, test := protocol.PairedTest(final, "avg", metric, pair[0], pair[1])
-			t.Rows = append(t.Rows, []string{metric, pair[0] + " vs " + pair[1], mean, test.N, test.Text})
+			t.Rows = append(t.Rows, []string{retinaMetricKeys[i], pair[0] + " vs " + pair[1], mean, test.N, test.Text})
 		}
 	}
 	return t
@@ -198,11 +200,11 @@ func (Experiment) PairedTests(final []grid.Result, s protocol.SegmentationSettin
 
 // NonSubmodular is the percentage of non-submodular test edges per column
 // (mean over folds) beside the paper's retina values (§3's feline column).
-func (Experiment) NonSubmodular(final []grid.Result, s protocol.SegmentationSettings) protocol.Comparison {
+func (Experiment) NonSubmodular(final []protocol.Row, s protocol.SegmentationSettings) protocol.Comparison {
 	c := protocol.Comparison{Title: "non-submodular test edges (%), horses (ours) vs feline retina (paper)", Corner: "set",
 		Cols: []string{"Δ_avg loss"}, Format: "%.3f", Factor: 2}
 	for _, col := range s.Sets {
-		v, _, _ := grid.Aggregate(final, col, "avg", "nonsub_test")
+		v, _, _ := grid.Aggregate(final, col, "avg", protocol.NonSubTest)
 		pv, ok := retinaPaperNonsub[col]
 		if !ok {
 			pv = math.NaN()

@@ -57,7 +57,7 @@ func TestRetinaTables(t *testing.T) {
 		retinaRow("C4", 0, 0.8, 0.3, 0.5, 0.01), retinaRow("C4", 1, 0.9, 0.5, 0.7, 0.03),
 		retinaRow("QPBO", 0, 0.7, 0.3, 0.5, 0.2), retinaRow("QPBO", 1, 0.6, 0.5, 0.5, 0.1),
 	}
-	c := r.Scores(rows, s)
+	c := r.Scores(protocol.Rows(rows), s)
 	if !reflect.DeepEqual(c.Cols, []string{"C0", "C4", "QPBO"}) || len(c.Ours) != 3 {
 		t.Fatalf("scores: columns %v, %d rows", c.Cols, len(c.Ours))
 	}
@@ -72,10 +72,10 @@ func TestRetinaTables(t *testing.T) {
 	if c.Paper[0][1] != 96.6 || c.Paper[2][2] != 81.7 {
 		t.Errorf("paper values C4 1−Δ_avg %g, QPBO VOC %g; want 96.6, 81.7", c.Paper[0][1], c.Paper[2][2])
 	}
-	if h := r.Headline(rows, s); !strings.Contains(h, "ours 85.0 vs NaN") || !strings.Contains(h, "paper 96.6 vs NaN") {
+	if h := r.Headline(protocol.Rows(rows), s); !strings.Contains(h, "ours 85.0 vs NaN") || !strings.Contains(h, "paper 96.6 vs NaN") {
 		t.Errorf("headline without C2 = %q", h)
 	}
-	b := r.ScoreBars(rows, s)
+	b := r.ScoreBars(protocol.Rows(rows), s)
 	// C4's test 1−Δ_avg: mean 85, standard error sd/√2 = 0.0707/√2 = 5 points.
 	if math.Abs(b.Series[0].Values[1]-85) > 1e-9 || math.Abs(b.Series[0].Errors[1]-5) > 1e-9 {
 		t.Errorf("bars C4: %g ± %g, want 85 ± 5", b.Series[0].Values[1], b.Series[0].Errors[1])
@@ -83,7 +83,7 @@ func TestRetinaTables(t *testing.T) {
 	// Only the pair C4–QPBO runs in the tiny profile. Its test 1−Δ_avg
 	// differences are 0.1 and 0.3: t = 0.2 / (0.1414/√2) = 2 with one degree
 	// of freedom, where Student's t is Cauchy: p = 1 − (2/π)·atan(2).
-	tt := r.PairedTests(rows, s)
+	tt := r.PairedTests(protocol.Rows(rows), s)
 	if len(tt.Rows) != 3 {
 		t.Fatalf("paired tests: %v, want C4 vs QPBO on 3 metrics", tt.Rows)
 	}
@@ -92,7 +92,7 @@ func TestRetinaTables(t *testing.T) {
 	if got := tt.Rows[0]; got[0] != "test_cavg" || got[1] != "C4 vs QPBO" || got[2] != "85.0 vs 65.0" || got[3] != "2" || got[4] != wantT {
 		t.Errorf("paired test row %v, want test_cavg, C4 vs QPBO, 85.0 vs 65.0, 2 folds, %s", got, wantT)
 	}
-	ns := r.NonSubmodular(rows, s)
+	ns := r.NonSubmodular(protocol.Rows(rows), s)
 	if math.Abs(ns.Ours[1][0]-2) > 1e-9 || math.Abs(ns.Ours[2][0]-15) > 1e-9 || ns.Paper[1][0] != 1 || !math.IsNaN(ns.Paper[2][0]) {
 		t.Errorf("non-submodular: ours %v, paper %v; want C4 2 %% (paper 1), QPBO 15 %% (no paper value)", ns.Ours, ns.Paper)
 	}
@@ -133,9 +133,10 @@ func TestRetinaTiny(t *testing.T) {
 			t.Errorf("fold %d: %d train / %d test, want 4/2", f, len(fold.Train), len(fold.Test))
 		}
 	}
-	for _, row := range protocol.Tagged(whole, "final") {
-		if row.Metrics["converged"] != 1 {
-			t.Errorf("final fit %s did not converge: %v", row.Key(), row.Metrics)
+	for _, tr := range protocol.Tagged(whole, "final") {
+		row := tr.Job
+		if !tr.Metrics.Converged || tr.Error != "" {
+			t.Errorf("final fit %s did not converge: %+v, %s", row.Key(), tr.Metrics.Fit, tr.Error)
 		}
 		model, err := protocol.FinalModel(r, opts("whole", protocol.Shard{}), row.Set, row.Loss, row.Fold)
 		if err != nil {

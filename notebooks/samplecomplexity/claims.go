@@ -29,7 +29,7 @@ func (sc Experiment) Claims(p protocol.Profile, rows []grid.Result) []protocol.C
 	add := func(claim, paper, ours string, v protocol.Verdict, rule string) {
 		cs = append(cs, protocol.Claim{Claim: claim, Paper: paper, Ours: ours, Verdict: v, Rule: rule})
 	}
-	cov := sc.Coverage(rows, "cows")
+	cov := sc.Coverage(rows, 0)
 	first, last := math.NaN(), math.NaN()
 	ours := "—"
 	if len(cov) > 0 {

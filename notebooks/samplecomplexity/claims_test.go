@@ -1,7 +1,6 @@
 package samplecomplexity
 
 import (
-	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
@@ -16,19 +15,16 @@ func claimRows(k func(n float64) float64, nonSub float64) []grid.Result {
 	var rs []grid.Result
 	for _, n := range []int{8, 64, 512, 4096} {
 		h := 1 / math.Sqrt(float64(n))
-		rs = append(rs, grid.Result{Job: grid.Job{Dataset: "cows", Set: sizeLabel("n", n), Tag: StageCoverage},
-			Metrics: map[string]float64{"outside_hull": h, "outside_cone": h / 2}})
+		rs = append(rs, row(Job{Stage: StageCoverage, N: n}, Metrics{CoverageRow: &CoverageRow{OutsideHull: h, OutsideCone: h / 2}}))
 	}
 	for _, d := range []int{2, 3} {
 		for _, n := range []int{8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192} {
 			x := float64(n)
-			rs = append(rs, grid.Result{Job: grid.Job{Dataset: controlDataset(d), Set: sizeLabel("n", n), Tag: StageControl},
-				Metrics: map[string]float64{"outside_hull": k(x) * math.Pow(math.Log(x), float64(d-1)) / x}})
+			rs = append(rs, row(Job{Stage: StageControl, N: n, Dim: d}, Metrics{CoverageRow: &CoverageRow{OutsideHull: k(x) * math.Pow(math.Log(x), float64(d-1)) / x}}))
 		}
 	}
 	for _, k := range []int{1, 100} {
-		rs = append(rs, grid.Result{Job: grid.Job{Dataset: "cows", Set: fmt.Sprintf("k=%d", k), Tag: StageC4},
-			Metrics: map[string]float64{"images": float64(k), "nonsubmodular_test": nonSub}})
+		rs = append(rs, row(Job{Stage: StageC4, N: k}, Metrics{C4Point: &C4Point{Images: k, NonSubmodular: nonSub}}))
 	}
 	return rs
 }

@@ -2,6 +2,7 @@ package samplecomplexity
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -45,7 +46,7 @@ func (Experiment) Title() string {
 	return "§6 (paper §4) cows: held-out pairwise features outside the hull and cone of n training features; C4's non-submodular test fraction; a uniform-polytope control"
 }
 
-// The stages of the sample-complexity protocol (grid.Job.Tag).
+// The stages of the sample-complexity protocol (Job.Stage).
 const (
 	StageCoverage = "coverage"
 	StageC4       = "c4"
@@ -138,41 +139,105 @@ func (s Settings) params() any {
 	}{s, pool}
 }
 
+// Job is one job of a stage: Coverage of N features of the cows pool in
+// repeat Rep, the C4 model on the first N training images at psub's C, or
+// the Control of N uniform points in Dim dimensions.
+type Job struct {
+	Stage string
+	N     int
+	Rep   int     // coverage
+	C     float64 // c4
+	Dim   int     // control
+}
+
+// cell is the job as its results file names it: data set "cows" (the
+// control's "uniform-<Dim>d"), set "n=<N>" (the C4 model's "k=<N>"),
+// fold the repeat, tag the stage.
+func (j Job) cell() grid.Job {
+	c := grid.Job{Dataset: "cows", Set: "n=" + strconv.Itoa(j.N), C: j.C, Fold: j.Rep, Tag: j.Stage}
+	switch j.Stage {
+	case StageC4:
+		c.Set, c.Loss = "k="+strconv.Itoa(j.N), psub.Hamming{}.Name()
+	case StageControl:
+		c.Dataset = fmt.Sprintf("uniform-%dd", j.Dim)
+	}
+	return c
+}
+
+// MarshalJSON writes the job's cell.
+func (j Job) MarshalJSON() ([]byte, error) { return json.Marshal(j.cell()) }
+
+// UnmarshalJSON reads a cell written by MarshalJSON, and no other.
+func (j *Job) UnmarshalJSON(b []byte) error {
+	var c grid.Job
+	if err := json.Unmarshal(b, &c); err != nil {
+		return err
+	}
+	*j = Job{Stage: c.Tag, Rep: c.Fold, C: c.C}
+	_, n, _ := strings.Cut(c.Set, "=")
+	j.N, _ = strconv.Atoi(n)
+	fmt.Sscanf(c.Dataset, "uniform-%dd", &j.Dim)
+	if j.cell() != c || j.N < 1 || !slices.Contains([]string{StageCoverage, StageC4, StageControl}, j.Stage) {
+		return fmt.Errorf("sample complexity: job %s is none of the protocol's (want cows|n=N|||rep|coverage, cows|k=N|hamming|C|0|c4, uniform-Dd|n=N|||0|control)", c.Key())
+	}
+	return nil
+}
+
+// Metrics are a row's measurements: those of Coverage for the coverage
+// and control stages, of C4Point for the C4 models.
+type Metrics struct {
+	*CoverageRow
+	*C4Point
+}
+
+// CoverageRow is what a coverage or control job measures: the fractions of
+// held-out points outside the hull and the cone of N training points of
+// dimension Dim (and, for cows, the numbers of pool and test edges).
+type CoverageRow struct {
+	N           int     `json:"n"`
+	Dim         int     `json:"dim"`
+	OutsideHull float64 `json:"outside_hull"`
+	OutsideCone float64 `json:"outside_cone"`
+	*Edges
+}
+
+// Edges are the cows' numbers of pool and test edges.
+type Edges struct {
+	Pool int `json:"pool_edges"`
+	Test int `json:"test_edges"`
+}
+
 // Jobs implements Protocol: every job is known from the settings.
 func (sc Experiment) Jobs(p protocol.Profile, _ []grid.Result) ([]grid.Job, error) {
+	return grid.Cells(sc.jobs(p))
+}
+
+func (sc Experiment) jobs(p protocol.Profile) []Job {
 	s := sc.Settings(p)
-	var jobs []grid.Job
+	var jobs []Job
 	for _, n := range s.Sizes {
 		for rep := range max(s.Repeats, 1) {
-			jobs = append(jobs, grid.Job{Dataset: "cows", Set: sizeLabel("n", n), Fold: rep, Tag: StageCoverage})
+			jobs = append(jobs, Job{Stage: StageCoverage, N: n, Rep: rep})
 		}
 	}
 	for _, k := range s.TrainImages {
-		jobs = append(jobs, grid.Job{Dataset: "cows", Set: sizeLabel("k", k), Loss: psub.Hamming{}.Name(), C: s.C, Tag: StageC4})
+		jobs = append(jobs, Job{Stage: StageC4, N: k, C: s.C})
 	}
 	for _, d := range s.ControlDims {
 		for _, n := range s.ControlSizes {
-			jobs = append(jobs, grid.Job{Dataset: controlDataset(d), Set: sizeLabel("n", n), Tag: StageControl})
+			jobs = append(jobs, Job{Stage: StageControl, N: n, Dim: d})
 		}
 	}
-	return jobs, nil
+	return jobs
 }
 
 // Group implements Protocol: the jobs do not depend on each other.
 func (Experiment) Group(j grid.Job) string { return j.Key() }
 
-func sizeLabel(name string, n int) string { return name + "=" + strconv.Itoa(n) }
-
-func controlDataset(d int) string { return fmt.Sprintf("uniform-%dd", d) }
-
-// jobSize reads the size of a job's Set ("n=1024" → 1024).
-func jobSize(j grid.Job) (int, error) {
-	_, v, ok := strings.Cut(j.Set, "=")
-	n, err := strconv.Atoi(v)
-	if !ok || err != nil || n < 1 {
-		return 0, fmt.Errorf("job %s: set %q is not a size (want n=N or k=K)", j.Key(), j.Set)
-	}
-	return n, nil
+// rowsOf reads rows as the protocol's (a row that does not read is failed).
+func rowsOf(rows []grid.Result) []grid.Row[Job, Metrics] {
+	typed, _ := grid.Rows[Job, Metrics](rows)
+	return typed
 }
 
 // Build builds the profile's cow images (superpixel graphs, cached on disk
@@ -215,7 +280,7 @@ func (sc Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Resu
 		w.pool, w.held = PairwiseRows(w.train), PairwiseRows(w.test)
 		return nil
 	})
-	return protocol.RunStaged(ctx, sc, opt, w.run, w.s.params(), nil)
+	return protocol.RunStaged(ctx, sc, opt, grid.Func(w.run), w.s.params(), nil)
 }
 
 // sampleWork runs the protocol's jobs on the lazily built cows.
@@ -226,38 +291,33 @@ type sampleWork struct {
 	pool, held  [][]float64 // pairwise features of train and test
 }
 
-func (w *sampleWork) run(_ context.Context, j grid.Job) (map[string]float64, error) {
-	n, err := jobSize(j)
-	if err != nil {
-		return nil, err
-	}
-	if j.Tag == StageControl {
-		return w.control(j, n)
+func (w *sampleWork) run(_ context.Context, j Job) (Metrics, error) {
+	if j.Stage == StageControl {
+		c, err := w.control(j.Dim, j.N)
+		return Metrics{CoverageRow: c}, err
 	}
 	if err := w.load(); err != nil {
-		return nil, err
+		return Metrics{}, err
 	}
-	switch j.Tag {
+	switch j.Stage {
 	case StageCoverage:
-		if n > len(w.pool) {
-			return nil, fmt.Errorf("coverage: n = %d exceeds the pool's %d training edges", n, len(w.pool))
+		if j.N > len(w.pool) {
+			return Metrics{}, fmt.Errorf("coverage: n = %d exceeds the pool's %d training edges", j.N, len(w.pool))
 		}
-		hull, cone, err := coverageAt(w.pool, w.held, n, j.Fold, w.s.Queries, coverageSeed)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]float64{"n": float64(n), "outside_hull": hull, "outside_cone": cone,
-			"dim": float64(len(w.pool[0])), "pool_edges": float64(len(w.pool)), "test_edges": float64(len(w.held))}, nil
+		hull, cone, err := coverageAt(w.pool, w.held, j.N, j.Rep, w.s.Queries, coverageSeed)
+		return Metrics{CoverageRow: &CoverageRow{N: j.N, OutsideHull: hull, OutsideCone: cone,
+			Dim: len(w.pool[0]), Edges: &Edges{Pool: len(w.pool), Test: len(w.held)}}}, err
 	case StageC4:
-		return w.c4(n)
+		c, err := w.c4(j.N)
+		return Metrics{C4Point: c}, err
 	}
-	return nil, fmt.Errorf("job %s: unknown stage %q", j.Key(), j.Tag)
+	return Metrics{}, fmt.Errorf("job %s: unknown stage %q", j.cell().Key(), j.Stage)
 }
 
 // c4 trains C4 on the first k training images and measures its
 // non-submodular test fraction and the coverage of the test edges by the
 // hull and cone of its own training edges.
-func (w *sampleWork) c4(k int) (map[string]float64, error) {
+func (w *sampleWork) c4(k int) (*C4Point, error) {
 	if k > len(w.train) {
 		return nil, fmt.Errorf("c4: %d training images asked, the pool has %d", k, len(w.train))
 	}
@@ -273,24 +333,22 @@ func (w *sampleWork) c4(k int) (map[string]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]float64{"images": float64(k), "edges": float64(pt.Edges), "nonsubmodular_test": pt.Fraction,
-		"own_outside_hull": hull, "own_outside_cone": cone,
-		"iterations": float64(pt.Iters), "converged": protocol.BoolMetric(pt.Converged), "train_seconds": pt.Seconds}, nil
+	return &C4Point{Images: k, Edges: pt.Edges, NonSubmodular: pt.Fraction, OwnOutsideHull: hull, OwnOutsideCone: cone,
+		Iterations: pt.Iters, Converged: grid.Flag(pt.Converged), Seconds: pt.Seconds}, nil
 }
 
 // control measures the hull and cone coverage of n uniform points on
 // [0,1]^d.
-func (w *sampleWork) control(j grid.Job, n int) (map[string]float64, error) {
-	var d int
-	if _, err := fmt.Sscanf(j.Dataset, "uniform-%dd", &d); err != nil || d < 1 {
-		return nil, fmt.Errorf("job %s: data set %q is not uniform-Dd", j.Key(), j.Dataset)
+func (w *sampleWork) control(d, n int) (*CoverageRow, error) {
+	if d < 1 {
+		return nil, fmt.Errorf("control: dimension %d", d)
 	}
 	train, held := controlPoints(d, slices.Max(w.s.ControlSizes), w.s.ControlQueries)
 	hull, cone, err := coverageAt(train, held, n, 0, 0, controlSeed)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]float64{"n": float64(n), "dim": float64(d), "outside_hull": hull, "outside_cone": cone}, nil
+	return &CoverageRow{N: n, Dim: d, OutsideHull: hull, OutsideCone: cone}, nil
 }
 
 // controlPoints draws the control's training points, then its held-out
@@ -363,27 +421,28 @@ func coverageAt(train, held [][]float64, n, rep, queries int, seed uint64) (outH
 	return float64(oh) / float64(nq), float64(oc) / float64(nq), nil
 }
 
-// Coverage aggregates the coverage rows of one data set ("cows", or a
-// control's "uniform-2d") into feature.CoveragePoints: per n, the mean over
-// repeats and its standard error (0 for one repeat), in the order of the
-// rows. Failed rows are left out.
-func (Experiment) Coverage(rows []grid.Result, dataset string) []feature.CoveragePoint {
-	var mine []grid.Result
-	for _, r := range rows {
-		if r.Dataset == dataset && (r.Tag == StageCoverage || r.Tag == StageControl) {
-			mine = append(mine, r)
+// Coverage aggregates the coverage rows of the cows (dim 0) or of the
+// control in dim dimensions into feature.CoveragePoints: per n, the mean
+// over repeats and its standard error (0 for one repeat), in the order of
+// the rows. Failed rows are left out.
+func (Experiment) Coverage(rows []grid.Result, dim int) []feature.CoveragePoint {
+	var ns []int
+	hull, cone := map[int][]float64{}, map[int][]float64{}
+	for _, r := range rowsOf(rows) {
+		if r.Error != "" || r.Job.Dim != dim || r.Metrics.CoverageRow == nil {
+			continue
 		}
+		n := r.Job.N
+		if hull[n] == nil {
+			ns = append(ns, n)
+		}
+		hull[n], cone[n] = append(hull[n], r.Metrics.OutsideHull), append(cone[n], r.Metrics.OutsideCone)
 	}
-	cone := map[string]grid.Summary{}
-	for _, c := range grid.Summarize(mine, "outside_cone") {
-		cone[c.Set] = c
-	}
-	var out []feature.CoveragePoint
-	for _, h := range grid.Summarize(mine, "outside_hull") {
-		n, _ := jobSize(grid.Job{Set: h.Set})
-		c := cone[h.Set]
-		out = append(out, feature.CoveragePoint{N: n, OutsideHull: h.Mean, HullStdErr: h.StdErr,
-			OutsideCone: c.Mean, ConeStdErr: c.StdErr})
+	out := make([]feature.CoveragePoint, len(ns))
+	for i, n := range ns {
+		out[i].N = n
+		out[i].OutsideHull, out[i].HullStdErr = grid.MeanSE(hull[n])
+		out[i].OutsideCone, out[i].ConeStdErr = grid.MeanSE(cone[n])
 	}
 	return out
 }
@@ -393,7 +452,7 @@ func (Experiment) Coverage(rows []grid.Result, dataset string) []feature.Coverag
 func (sc Experiment) CoverageTable(rows []grid.Result) protocol.Table {
 	t := protocol.Table{Title: "held-out cow pairwise features outside the hull and cone of n training features",
 		Header: []string{"n training features", "outside hull", "outside cone"}}
-	for _, c := range sc.Coverage(rows, "cows") {
+	for _, c := range sc.Coverage(rows, 0) {
 		t.Rows = append(t.Rows, []string{strconv.Itoa(c.N), fmt.Sprintf("%.3f ± %.3f", c.OutsideHull, c.HullStdErr),
 			fmt.Sprintf("%.3f ± %.3f", c.OutsideCone, c.ConeStdErr)})
 	}
@@ -402,27 +461,24 @@ func (sc Experiment) CoverageTable(rows []grid.Result) protocol.Table {
 
 // C4Point is one C4 model of the protocol.
 type C4Point struct {
-	Images, Edges  int     // training images and their edges
-	NonSubmodular  float64 // fraction of the test edges
-	OwnOutsideCone float64 // fraction of the sampled test edges outside the cone of its training edges
-	OwnOutsideHull float64
-	Iterations     int
-	Converged      bool
-	Seconds        float64
+	Images         int       `json:"images"`             // training images
+	Edges          int       `json:"edges"`              // their edges
+	NonSubmodular  float64   `json:"nonsubmodular_test"` // fraction of the test edges
+	OwnOutsideCone float64   `json:"own_outside_cone"`   // fraction of the sampled test edges outside the cone of its training edges
+	OwnOutsideHull float64   `json:"own_outside_hull"`
+	Iterations     int       `json:"iterations"`
+	Converged      grid.Flag `json:"converged"`
+	Seconds        float64   `json:"train_seconds"`
 }
 
 // C4 lists the C4 models' rows in order of their training images. Failed
 // rows are left out.
 func (Experiment) C4(rows []grid.Result) []C4Point {
 	var out []C4Point
-	for _, r := range rows {
-		if r.Tag != StageC4 || r.Error != "" {
-			continue
+	for _, r := range rowsOf(rows) {
+		if r.Error == "" && r.Metrics.C4Point != nil {
+			out = append(out, *r.Metrics.C4Point)
 		}
-		m := r.Metrics
-		out = append(out, C4Point{Images: int(m["images"]), Edges: int(m["edges"]), NonSubmodular: m["nonsubmodular_test"],
-			OwnOutsideCone: m["own_outside_cone"], OwnOutsideHull: m["own_outside_hull"],
-			Iterations: int(m["iterations"]), Converged: m["converged"] == 1, Seconds: m["train_seconds"]})
 	}
 	slices.SortFunc(out, func(a, b C4Point) int { return a.Images - b.Images })
 	return out
@@ -436,7 +492,7 @@ func (sc Experiment) C4Table(rows []grid.Result) protocol.Table {
 	for _, p := range sc.C4(rows) {
 		t.Rows = append(t.Rows, []string{strconv.Itoa(p.Images), strconv.Itoa(p.Edges), fmt.Sprintf("%.4f", p.NonSubmodular),
 			fmt.Sprintf("%.3f", p.OwnOutsideCone), fmt.Sprintf("%.3f", p.OwnOutsideHull),
-			strconv.Itoa(p.Iterations), strconv.FormatBool(p.Converged), fmt.Sprintf("%.1f", p.Seconds)})
+			strconv.Itoa(p.Iterations), strconv.FormatBool(bool(p.Converged)), fmt.Sprintf("%.1f", p.Seconds)})
 	}
 	return t
 }
@@ -444,9 +500,9 @@ func (sc Experiment) C4Table(rows []grid.Result) protocol.Table {
 // Dim is the dimension of the cow pairwise features (0 without a coverage
 // row).
 func (Experiment) Dim(rows []grid.Result) int {
-	for _, r := range rows {
-		if r.Tag == StageCoverage && r.Error == "" {
-			return int(r.Metrics["dim"])
+	for _, r := range rowsOf(rows) {
+		if r.Job.Stage == StageCoverage && r.Error == "" && r.Metrics.CoverageRow != nil {
+			return r.Metrics.Dim
 		}
 	}
 	return 0
@@ -471,7 +527,7 @@ func (sc Experiment) Control(p protocol.Profile, rows []grid.Result) []ControlCu
 	for _, d := range sc.Settings(p).ControlDims {
 		c := ControlCurve{Dim: d}
 		var rate []float64
-		for _, pt := range sc.Coverage(rows, controlDataset(d)) {
+		for _, pt := range sc.Coverage(rows, d) {
 			n := float64(pt.N)
 			c.N, c.OutsideHull = append(c.N, n), append(c.OutsideHull, pt.OutsideHull)
 			rate = append(rate, math.Pow(math.Log(n), float64(d-1))/n)

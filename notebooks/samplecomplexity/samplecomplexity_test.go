@@ -43,11 +43,10 @@ func TestCoverageAtMatchesFeatureCoverage(t *testing.T) {
 			if c > h {
 				t.Errorf("n=%d repeat %d: %.3f outside the cone but only %.3f outside the hull", n, rep, c, h)
 			}
-			rows = append(rows, grid.Result{Job: grid.Job{Dataset: "pts", Set: sizeLabel("n", n), Fold: rep, Tag: StageCoverage},
-				Metrics: map[string]float64{"outside_hull": h, "outside_cone": c}})
+			rows = append(rows, row(Job{Stage: StageControl, N: n, Rep: rep, Dim: 3}, Metrics{CoverageRow: &CoverageRow{OutsideHull: h, OutsideCone: c}}))
 		}
 	}
-	got := Experiment{}.Coverage(rows, "pts")
+	got := Experiment{}.Coverage(rows, 3)
 	if len(got) != len(want) {
 		t.Fatalf("%d points, want %d", len(got), len(want))
 	}
@@ -63,6 +62,42 @@ func TestCoverageAtMatchesFeatureCoverage(t *testing.T) {
 	}
 	if _, _, err := coverageAt(train, held, 301, 0, 0, 1); err == nil {
 		t.Error("n beyond the training points: no error")
+	}
+}
+
+// row is the results row of a job and its metrics.
+func row(j Job, m Metrics) grid.Result {
+	r, err := grid.Row[Job, Metrics]{Job: j, Metrics: m}.Result()
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// TestJobCells checks the cells of the jobs as the results files name them.
+func TestJobCells(t *testing.T) {
+	for _, c := range []struct {
+		j    Job
+		want string
+	}{
+		{Job{Stage: StageCoverage, N: 8, Rep: 1}, "cows|n=8||0|1|coverage"},
+		{Job{Stage: StageC4, N: 4, C: 1}, "cows|k=4|hamming|1|0|c4"},
+		{Job{Stage: StageControl, N: 16, Dim: 3}, "uniform-3d|n=16||0|0|control"},
+	} {
+		cells, err := grid.Cells([]Job{c.j})
+		if err != nil || cells[0].Key() != c.want {
+			t.Fatalf("%+v: %v, %v; want %s", c.j, cells, err, c.want)
+		}
+		back, err := grid.Rows[Job, Metrics]([]grid.Result{{Job: cells[0]}})
+		if err != nil || back[0].Job != c.j {
+			t.Errorf("%s read back as %+v, %v", c.want, back[0].Job, err)
+		}
+	}
+	for _, bad := range []grid.Job{{Dataset: "cows", Set: "n=x", Tag: StageCoverage}, {Dataset: "cows", Set: "k=4", Tag: StageC4},
+		{Dataset: "uniform-d", Set: "n=4", Tag: StageControl}, {Dataset: "cows", Set: "n=4", Tag: "other"}} {
+		if _, err := grid.Rows[Job, Metrics]([]grid.Result{{Job: bad}}); err == nil {
+			t.Errorf("%s: read as a job", bad.Key())
+		}
 	}
 }
 
@@ -84,8 +119,8 @@ func TestSampleComplexityJobs(t *testing.T) {
 				t.Errorf("%s: job %s twice", p, j.Key())
 			}
 			seen[j.Key()] = true
-			if n, err := jobSize(j); err != nil || n < 1 {
-				t.Errorf("%s: job %s: size %d, %v", p, j.Key(), n, err)
+			if back, err := grid.Rows[Job, Metrics]([]grid.Result{{Job: j}}); err != nil || back[0].Job.N < 1 {
+				t.Errorf("%s: job %s: read back as %+v, %v", p, j.Key(), back, err)
 			}
 		}
 	}
@@ -99,18 +134,17 @@ func TestSampleComplexityJobs(t *testing.T) {
 
 func TestSampleComplexityTables(t *testing.T) {
 	sc := Experiment{}
-	row := func(j grid.Job, m map[string]float64) grid.Result { return grid.Result{Job: j, Metrics: m} }
 	rows := []grid.Result{
-		row(grid.Job{Dataset: "cows", Set: "n=10", Fold: 0, Tag: StageCoverage}, map[string]float64{"outside_hull": 1, "outside_cone": 0.5, "dim": 125}),
-		row(grid.Job{Dataset: "cows", Set: "n=10", Fold: 1, Tag: StageCoverage}, map[string]float64{"outside_hull": 0.5, "outside_cone": 0.5, "dim": 125}),
+		row(Job{Stage: StageCoverage, N: 10}, Metrics{CoverageRow: &CoverageRow{OutsideHull: 1, OutsideCone: 0.5, Dim: 125}}),
+		row(Job{Stage: StageCoverage, N: 10, Rep: 1}, Metrics{CoverageRow: &CoverageRow{OutsideHull: 0.5, OutsideCone: 0.5, Dim: 125}}),
 		{Job: grid.Job{Dataset: "cows", Set: "n=20", Fold: 0, Tag: StageCoverage}, Error: "boom"},
-		row(grid.Job{Dataset: "cows", Set: "k=4", Tag: StageC4}, map[string]float64{"images": 4, "edges": 40, "nonsubmodular_test": 0.25, "converged": 1, "iterations": 7}),
-		row(grid.Job{Dataset: "cows", Set: "k=1", Tag: StageC4}, map[string]float64{"images": 1, "edges": 10, "nonsubmodular_test": 0.5}),
+		row(Job{Stage: StageC4, N: 4}, Metrics{C4Point: &C4Point{Images: 4, Edges: 40, NonSubmodular: 0.25, Converged: true, Iterations: 7}}),
+		row(Job{Stage: StageC4, N: 1}, Metrics{C4Point: &C4Point{Images: 1, Edges: 10, NonSubmodular: 0.5}}),
 	}
 	// Control rows in 2 dimensions lying on 3 · log(n)/n: the fitted scale is 3.
 	for _, n := range []int{10, 100, 1000, 10000} {
 		y := 3 * math.Log(float64(n)) / float64(n)
-		rows = append(rows, row(grid.Job{Dataset: "uniform-2d", Set: sizeLabel("n", n), Tag: StageControl}, map[string]float64{"outside_hull": y}))
+		rows = append(rows, row(Job{Stage: StageControl, N: n, Dim: 2}, Metrics{CoverageRow: &CoverageRow{OutsideHull: y}}))
 	}
 	tab := sc.CoverageTable(rows)
 	// n = 10: hull mean 0.75, sd 0.354, standard error 0.25; cone 0.5 ± 0.
@@ -157,17 +191,16 @@ func TestSampleComplexityTiny(t *testing.T) {
 	if len(rows) != len(jobs) {
 		t.Fatalf("%d rows for %d jobs", len(rows), len(jobs))
 	}
-	for _, r := range rows {
-		m := r.Metrics
-		if r.Tag != StageC4 && !(0 <= m["outside_cone"] && m["outside_cone"] <= m["outside_hull"] && m["outside_hull"] <= 1) {
-			t.Errorf("%s: outside cone %g, hull %g; want 0 ≤ cone ≤ hull ≤ 1", r.Key(), m["outside_cone"], m["outside_hull"])
+	for _, r := range rowsOf(rows) {
+		if m := r.Metrics.CoverageRow; r.Job.Stage != StageC4 && !(0 <= m.OutsideCone && m.OutsideCone <= m.OutsideHull && m.OutsideHull <= 1) {
+			t.Errorf("%+v: outside cone %g, hull %g; want 0 ≤ cone ≤ hull ≤ 1", r.Job, m.OutsideCone, m.OutsideHull)
 		}
 	}
 	pts := sc.C4(rows)
 	if len(pts) != 2 || pts[0].Edges >= pts[1].Edges || pts[1].OwnOutsideCone > pts[1].OwnOutsideHull {
 		t.Errorf("C4 points %+v", pts)
 	}
-	if cov := sc.Coverage(rows, "cows"); len(cov) != 3 || cov[0].OutsideHull < cov[2].OutsideHull {
+	if cov := sc.Coverage(rows, 0); len(cov) != 3 || cov[0].OutsideHull < cov[2].OutsideHull {
 		t.Errorf("coverage %+v: want 3 sizes, the hull's fraction not growing with n (nested samples)", cov)
 	}
 	again, err := sc.Run(context.Background(), protocol.Options{Profile: protocol.Tiny, Results: whole})

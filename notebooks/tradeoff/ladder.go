@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/psub"
 	"github.com/probably-submodular/crf/psub/inference"
 )
@@ -51,32 +52,43 @@ type LadderOptions struct {
 	Progress func(done int, entry string)
 }
 
-// Row is what RunLadder measures for one entry.
+// Row is what RunLadder measures for one entry; its numbers are the
+// metrics of a row of the protocol's results file (the JSON names).
 type Row struct {
-	Name      string
-	Set       string // constraint set name
-	Inference string // training-time inference ("graphcut" for the sets)
+	Name      string `json:"-"`
+	Set       string `json:"-"` // constraint set name
+	Inference string `json:"-"` // training-time inference ("graphcut" for the sets)
 
 	// Capacity. Primal is the learner's final objective (certified only for
 	// the constraint sets); [PrimalLo, PrimalHi] brackets the true objective
 	// of the final w (see the file comment). Norm2 is ½‖w‖².
-	Primal, PrimalLo, PrimalHi, Norm2 float64
-	Iters                             int
-	Converged                         bool
-	Stop                              psub.StopReason // why training stopped (Trace.Stop)
-	Seconds                           float64         // training wall time
+	Primal    float64         `json:"primal"`
+	PrimalLo  float64         `json:"primal_lo"`
+	PrimalHi  float64         `json:"primal_hi"`
+	Norm2     float64         `json:"norm2"`
+	Iters     int             `json:"iterations"`
+	Converged grid.Flag       `json:"converged"`
+	Stop      psub.StopReason `json:"stop"`          // why training stopped (Trace.Stop)
+	Seconds   float64         `json:"train_seconds"` // training wall time
 
 	// Accuracy: fraction of correctly labelled nodes (1 − Hamming over all
 	// nodes of the set) with the entry's prediction (TGC for the sets, the
 	// training inference otherwise).
-	TrainAcc, TestAcc float64
+	TrainAcc float64 `json:"train_acc"`
+	TestAcc  float64 `json:"test_acc"`
 
-	// Inference exactness on the test graphs.
-	NonSubmodularTrain, NonSubmodularTest float64 // fractions of edges
-	TGCTruncated, TestEdges               int     // edges truncated by TGC, of all test edges
-	QPBOUnlabelled, TestNodes             int     // nodes QPBO left unlabelled, of all test nodes
-	TRWSGap                               float64 // Σ(E − LB)/Σ|E| of TRW-S over the test graphs
-	TRWSExact                             int     // test graphs where TRW-S certified optimality
+	// Inference exactness on the test graphs: fractions of non-submodular
+	// edges, edges truncated by TGC of all test edges, nodes QPBO left
+	// unlabelled of all test nodes, Σ(E − LB)/Σ|E| of TRW-S over the test
+	// graphs and the test graphs where TRW-S certified optimality.
+	NonSubmodularTrain float64 `json:"nonsubmodular_train"`
+	NonSubmodularTest  float64 `json:"nonsubmodular_test"`
+	TGCTruncated       int     `json:"tgc_truncated"`
+	TestEdges          int     `json:"test_edges"`
+	QPBOUnlabelled     int     `json:"qpbo_unlabelled"`
+	TestNodes          int     `json:"test_nodes"`
+	TRWSGap            float64 `json:"trws_gap"`
+	TRWSExact          int     `json:"trws_exact"`
 }
 
 // RunLadder trains every entry on train and measures it on train and test
@@ -122,7 +134,7 @@ func RunLadder(train, test []psub.Instance, opt LadderOptions) ([]Row, error) {
 		}
 		row := Row{
 			Name: en.Name, Set: en.Set.Name(), Inference: "graphcut",
-			Primal: tr.Final().Primal, Iters: tr.Iters, Converged: tr.Converged, Stop: tr.Stop,
+			Primal: tr.Final().Primal, Iters: tr.Iters, Converged: grid.Flag(tr.Converged), Stop: tr.Stop,
 			Seconds: time.Since(start).Seconds(),
 		}
 		if en.Inference != nil {

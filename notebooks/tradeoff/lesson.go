@@ -165,9 +165,13 @@ func (t Experiment) RunDetails(p protocol.Profile, rows []grid.Result, log strin
 	s := t.Settings(p)
 	var job, train float64
 	commits := map[string]int{}
-	for _, r := range rows {
+	typed, err := grid.Rows[Job, Row](rows)
+	if err != nil {
+		return err.Error()
+	}
+	for _, r := range typed {
 		job += r.Seconds
-		train += r.Metrics["train_seconds"]
+		train += r.Metrics.Seconds
 		c := r.Code.Commit
 		if c == "" {
 			c = "unrecorded"

@@ -21,10 +21,19 @@ import (
 // the certified objective of the final w, accuracy, and how exact inference
 // is on the test images.
 //
-// Its jobs are independent fits (each its own group), one per seed and
-// entry of the ladder: Dataset "synthetic", Set the entry's name
-// (Ladder), Loss "hamming", C psub's C, Fold the seed.
+// Its jobs (Job) are independent fits, each its own group, one per seed
+// and entry of the ladder; their metrics are the entry's Row.
 type Experiment struct{}
+
+// Job is one fit: an entry of the ladder (Ladder) with psub's C on the
+// problem of a seed. Its row names the entry "set" and the seed "fold".
+type Job struct {
+	Dataset string  `json:"dataset"` // "synthetic"
+	Entry   string  `json:"set"`
+	Loss    string  `json:"loss"` // "hamming"
+	C       float64 `json:"c"`
+	Seed    int     `json:"fold"`
+}
 
 func init() { protocol.Register(Experiment{}) }
 
@@ -77,14 +86,18 @@ func (s Settings) params() any {
 
 // Jobs implements Protocol: seed after seed, the ladder in order.
 func (t Experiment) Jobs(p protocol.Profile, _ []grid.Result) ([]grid.Job, error) {
+	return grid.Cells(t.jobs(p))
+}
+
+func (t Experiment) jobs(p protocol.Profile) []Job {
 	s := t.Settings(p)
-	var jobs []grid.Job
+	var jobs []Job
 	for _, seed := range s.Seeds {
 		for _, e := range s.Entries {
-			jobs = append(jobs, grid.Job{Dataset: "synthetic", Set: e, Loss: psub.Hamming{}.Name(), C: s.C, Fold: int(seed)})
+			jobs = append(jobs, Job{Dataset: "synthetic", Entry: e, Loss: psub.Hamming{}.Name(), C: s.C, Seed: int(seed)})
 		}
 	}
-	return jobs, nil
+	return jobs
 }
 
 // Group implements Protocol: the fits do not depend on each other.
@@ -113,20 +126,20 @@ func (t Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Resul
 		}
 		return problems[seed]
 	}
-	fit := func(_ context.Context, j grid.Job) (map[string]float64, error) {
-		entry, err := ladderEntry(j.Set)
+	fit := func(_ context.Context, j Job) (Row, error) {
+		entry, err := ladderEntry(j.Entry)
 		if err != nil {
-			return nil, err
+			return Row{}, err
 		}
-		pr := problem(j.Fold)
+		pr := problem(j.Seed)
 		rows, err := RunLadder(pr.Train, pr.Test, LadderOptions{
 			Settings: psub.Settings{C: j.C, Tol: s.Tol, Workers: 1}, Entries: []Entry{entry}})
 		if err != nil {
-			return nil, err
+			return Row{}, err
 		}
-		return rowMetrics(rows[0]), nil
+		return rows[0], nil
 	}
-	return protocol.RunStaged(ctx, t, opt, fit, s.params(), nil)
+	return protocol.RunStaged(ctx, t, opt, grid.Func(fit), s.params(), nil)
 }
 
 func ladderEntry(name string) (Entry, error) {
@@ -140,39 +153,17 @@ func ladderEntry(name string) (Entry, error) {
 	return Entry{}, fmt.Errorf("tradeoff: no entry %q in the ladder (%v)", name, names)
 }
 
-// rowMetrics are a Row's numbers; rowOf reads them back.
-func rowMetrics(r Row) map[string]float64 {
-	return map[string]float64{
-		"primal": r.Primal, "primal_lo": r.PrimalLo, "primal_hi": r.PrimalHi, "norm2": r.Norm2,
-		"iterations": float64(r.Iters), "converged": protocol.BoolMetric(r.Converged), "stop": float64(r.Stop), "train_seconds": r.Seconds,
-		"train_acc": r.TrainAcc, "test_acc": r.TestAcc,
-		"nonsubmodular_train": r.NonSubmodularTrain, "nonsubmodular_test": r.NonSubmodularTest,
-		"tgc_truncated": float64(r.TGCTruncated), "test_edges": float64(r.TestEdges),
-		"qpbo_unlabelled": float64(r.QPBOUnlabelled), "test_nodes": float64(r.TestNodes),
-		"trws_gap": r.TRWSGap, "trws_exact": float64(r.TRWSExact),
-	}
-}
-
-// rowOf rebuilds the Row of a result; the names come from
-// the ladder.
-func rowOf(r grid.Result) (Row, error) {
-	e, err := ladderEntry(r.Set)
+// named gives a Row read from a results file the names of its entry.
+func named(r Row, entry string) (Row, error) {
+	e, err := ladderEntry(entry)
 	if err != nil {
 		return Row{}, err
 	}
-	m := r.Metrics
-	row := Row{Name: e.Name, Set: e.Set.Name(), Inference: "graphcut",
-		Primal: m["primal"], PrimalLo: m["primal_lo"], PrimalHi: m["primal_hi"], Norm2: m["norm2"],
-		Iters: int(m["iterations"]), Converged: m["converged"] == 1, Stop: psub.StopReason(m["stop"]), Seconds: m["train_seconds"],
-		TrainAcc: m["train_acc"], TestAcc: m["test_acc"],
-		NonSubmodularTrain: m["nonsubmodular_train"], NonSubmodularTest: m["nonsubmodular_test"],
-		TGCTruncated: int(m["tgc_truncated"]), TestEdges: int(m["test_edges"]),
-		QPBOUnlabelled: int(m["qpbo_unlabelled"]), TestNodes: int(m["test_nodes"]),
-		TRWSGap: m["trws_gap"], TRWSExact: int(m["trws_exact"])}
+	r.Name, r.Set, r.Inference = e.Name, e.Set.Name(), "graphcut"
 	if e.Inference != nil {
-		row.Inference = e.Inference.Name()
+		r.Inference = e.Inference.Name()
 	}
-	return row, nil
+	return r, nil
 }
 
 // Runs are the rows as ladders, one per seed whose every entry succeeded
@@ -180,21 +171,25 @@ func rowOf(r grid.Result) (Row, error) {
 // what Stat averages over.
 func (t Experiment) Runs(p protocol.Profile, rows []grid.Result) ([][]Row, error) {
 	s := t.Settings(p)
-	byKey := map[string]grid.Result{}
-	for _, r := range rows {
-		byKey[r.Key()] = r
+	typed, err := grid.Rows[Job, Row](rows)
+	if err != nil {
+		return nil, err
 	}
-	jobs, _ := t.Jobs(p, nil)
+	byJob := map[Job]grid.Row[Job, Row]{}
+	for _, r := range typed {
+		byJob[r.Job] = r
+	}
+	jobs := t.jobs(p)
 	var runs [][]Row
 	for i := range s.Seeds {
 		var ladder []Row
 		for _, j := range jobs[i*len(s.Entries) : (i+1)*len(s.Entries)] {
-			r, ok := byKey[j.Key()]
+			r, ok := byJob[j]
 			if !ok || r.Error != "" {
 				ladder = nil
 				break
 			}
-			tr, err := rowOf(r)
+			tr, err := named(r.Metrics, j.Entry)
 			if err != nil {
 				return nil, err
 			}

@@ -47,15 +47,20 @@ func TestTradeoffJobs(t *testing.T) {
 }
 
 func TestTradeoffRowRoundTrip(t *testing.T) {
-	want := Row{Name: "QPBO", Set: psub.Unconstrained{}.Name(), Inference: "qpbo",
-		Primal: 1.5, PrimalLo: 1.25, PrimalHi: 1.75, Norm2: 0.5, Iters: 17, Converged: true, Seconds: 2.5,
+	want := Row{Primal: 1.5, PrimalLo: 1.25, PrimalHi: 1.75, Norm2: 0.5, Iters: 17, Converged: true, Seconds: 2.5,
 		TrainAcc: 0.9, TestAcc: 0.8, NonSubmodularTrain: 0.01, NonSubmodularTest: 0.02,
 		TGCTruncated: 3, TestEdges: 300, QPBOUnlabelled: 4, TestNodes: 200, TRWSGap: 1e-4, TRWSExact: 2}
+	rs := tradeoffRows("QPBO", want)
+	if len(rs[0].Metrics) != 18 || rs[0].Metrics["converged"] != 1 || rs[0].Set != "QPBO" || rs[0].Fold != 1 {
+		t.Errorf("row on file: %+v", rs[0])
+	}
+	back, err := grid.Rows[Job, Row](rs)
+	if err != nil || back[0].Metrics != want || back[0].Job.Entry != "QPBO" || back[0].Job.Seed != 1 {
+		t.Errorf("round trip: %+v, %v; want %+v", back, err, want)
+	}
 	e, _ := ladderEntry("QPBO")
-	want.Inference = e.Inference.Name()
-	got, err := rowOf(grid.Result{Job: grid.Job{Set: "QPBO"}, Metrics: rowMetrics(want)})
-	if err != nil || got != want {
-		t.Errorf("round trip: %+v, %v; want %+v", got, err, want)
+	if got, err := named(want, "QPBO"); err != nil || got.Name != "QPBO" || got.Inference != e.Inference.Name() || got.Set != (psub.Unconstrained{}).Name() {
+		t.Errorf("named: %+v, %v", got, err)
 	}
 }
 
@@ -63,8 +68,11 @@ func TestTradeoffRowRoundTrip(t *testing.T) {
 func tradeoffRows(entry string, rs ...Row) []grid.Result {
 	var out []grid.Result
 	for i, r := range rs {
-		out = append(out, grid.Result{Job: grid.Job{Dataset: "synthetic", Set: entry, Loss: "hamming", C: 1, Fold: i + 1},
-			Metrics: rowMetrics(r)})
+		row, err := grid.Row[Job, Row]{Job: Job{Dataset: "synthetic", Entry: entry, Loss: "hamming", C: 1, Seed: i + 1}, Metrics: r}.Result()
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, row)
 	}
 	return out
 }
