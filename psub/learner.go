@@ -421,7 +421,7 @@ func newTrainerOf(train []Instance, labels int, prep *Prepared, settings Setting
 	if err := checkTrainBudget(layout, train, s.Workers); err != nil {
 		return nil, err
 	}
-	spec, err := buildSpec(s.Set, layout, train)
+	spec, err := buildSpecOf(s.Set, layout, train, items)
 	if err != nil {
 		return nil, err
 	}

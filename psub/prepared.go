@@ -45,6 +45,9 @@ type preparedItem struct {
 	// the digest of the node costs (InstanceDigest.Plane) continues.
 	features, labelled [32]byte
 	afterLabels        []byte
+	// norms are the factors of the instance's edges in a pool of hard
+	// constraints.
+	norms *edgeNorms
 }
 
 // Prepare checks set as ValidateSet does (instances with labels have
@@ -96,6 +99,7 @@ func newPreparedItem(in *Instance) *preparedItem {
 		feats:    instFeatures{unary: in.unaryRows().csr(), pairwise: in.pairwiseRows().csr(), adj: newEdgeAdj(in.Nodes(), in.Edges)},
 		mag:      magnitude(in),
 		maxLabel: -1,
+		norms:    newEdgeNorms(in.pairwiseRows()),
 	}
 	for _, y := range in.Labels {
 		it.maxLabel = max(it.maxLabel, y)
