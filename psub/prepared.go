@@ -17,12 +17,14 @@ import (
 // and fingerprint it at every fit, and Evaluate validate it at every
 // scoring.
 //
-// A Prepared set owns its instances: Prepare copies them (each feature
-// matrix in the smaller of its dense and sparse forms, which train and
-// predict to the same numbers bit for bit), so what the caller does to
-// its own instances afterwards changes nothing here, and nothing hands
-// the copies out for writing. It is safe for concurrent use by any number
-// of TrainPrepared and EvaluatePrepared calls.
+// A Prepared set owns its instances: Prepare copies them, each feature
+// matrix in sparse form (which trains and predicts to the same numbers
+// bit for bit as the dense form, and which the learner's layout shares:
+// a copy takes 12 bytes per non-zero feature, at most 1.5 times the dense
+// matrix), so what the caller does to its own instances afterwards
+// changes nothing here, and nothing hands the copies out for writing. It
+// is safe for concurrent use by any number of TrainPrepared and
+// EvaluatePrepared calls.
 type Prepared struct {
 	set    []Instance
 	items  []*preparedItem
@@ -69,29 +71,22 @@ func Prepare(set []Instance, labels int) (*Prepared, error) {
 	return p, nil
 }
 
-// ownedCopy is a deep copy of in, each feature matrix in its compact form.
+// ownedCopy is a deep copy of in, its feature matrices sparse.
 func ownedCopy(in *Instance) Instance {
-	c := Instance{Name: in.Name, Edges: slices.Clone(in.Edges), Labels: slices.Clone(in.Labels)}
-	c.Unary, c.UnarySparse = compactCopy(in.unaryRows())
-	c.Pairwise, c.PairwiseSparse = compactCopy(in.pairwiseRows())
-	return c
+	return Instance{Name: in.Name, Edges: slices.Clone(in.Edges), Labels: slices.Clone(in.Labels),
+		UnarySparse: sparseCopy(in.unaryRows()), PairwiseSparse: sparseCopy(in.pairwiseRows())}
 }
 
-// compactCopy copies the rows into the form Compact would choose.
-func compactCopy(f featRows) ([][]float64, *SparseRows) {
-	var s *SparseRows
+// sparseCopy copies the rows in sparse form (rows of no dimension for a
+// matrix without rows: an instance without edges).
+func sparseCopy(f featRows) *SparseRows {
 	switch {
 	case f.s != nil:
-		s = &SparseRows{Dim: f.s.Dim, Start: slices.Clone(f.s.Start), Idx: slices.Clone(f.s.Idx), Val: slices.Clone(f.s.Val)}
+		return &SparseRows{Dim: f.s.Dim, Start: slices.Clone(f.s.Start), Idx: slices.Clone(f.s.Idx), Val: slices.Clone(f.s.Val)}
 	case len(f.d) == 0:
-		return [][]float64{}, nil
-	default:
-		s = NewSparseRows(f.d, len(f.d[0]))
+		return &SparseRows{Start: []int{0}}
 	}
-	if 2*sparseBytes(s.Rows(), len(s.Val)) > denseBytes(s.Rows(), s.Dim) {
-		return s.Dense(), nil
-	}
-	return nil, s
+	return NewSparseRows(f.d, len(f.d[0]))
 }
 
 func newPreparedItem(in *Instance) *preparedItem {

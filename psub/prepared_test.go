@@ -270,7 +270,7 @@ func TestPrepareRefusesAsTrain(t *testing.T) {
 func TestPreparedOwnsItsInstances(t *testing.T) {
 	rng := rand.New(rand.NewPCG(50, 1))
 	set := smoothSet(rng, 6, 12, 5, 2)
-	zeroOut(rng, set[:3], 0.6) // some compacted sparse, some kept dense
+	zeroOut(rng, set[:3], 0.6) // some mostly zero, some dense
 	s := Settings{C: 2, Set: C4{}, Workers: 1}
 	p, err := Prepare(set, 2)
 	if err != nil {

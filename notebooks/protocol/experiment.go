@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
@@ -106,7 +107,7 @@ type SegmentationExperiment struct {
 	// before it on the grid (WarmStarts); nil trains every fit cold.
 	Warm *WarmStarts
 
-	prep preparedItems
+	prep atomic.Pointer[preparedItems] // nil until the first fit (itemsCache)
 }
 
 // preparedItems is the psub.Prepared set of an experiment's items: Run
@@ -120,9 +121,26 @@ type preparedItems struct {
 	set *psub.Prepared
 }
 
+// itemsCache is e's preparedItems, made at the first call.
+func (e *SegmentationExperiment) itemsCache() *preparedItems {
+	if c := e.prep.Load(); c != nil {
+		return c
+	}
+	e.prep.CompareAndSwap(nil, &preparedItems{})
+	return e.prep.Load()
+}
+
+// SharePrepared makes o train and score on the prepared items of e, so
+// that two experiments on the same Items (mito's selection and final
+// fits) prepare them once between them. Items that differ are each still
+// prepared as they are, at the cost of preparing again at every switch.
+func (e *SegmentationExperiment) SharePrepared(o *SegmentationExperiment) {
+	o.prep.Store(e.itemsCache())
+}
+
 // prepared returns the Prepared set of e.Items (two labels).
 func (e *SegmentationExperiment) prepared() (*psub.Prepared, error) {
-	c := &e.prep
+	c := e.itemsCache()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.set != nil && len(c.of) == len(e.Items) {

@@ -92,3 +92,34 @@ func TestRunPreparedFollowsItems(t *testing.T) {
 		}
 	}
 }
+
+// TestSharePrepared: experiments on the same items prepare them once
+// between them, and one on other items that shares the cache still trains
+// on its own items.
+func TestSharePrepared(t *testing.T) {
+	items, folds := syntheticItems(t, 3, 8, 4)
+	other, _ := syntheticItems(t, 4, 8, 4)
+	a := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1, Delayed: true}
+	b := &SegmentationExperiment{Items: items, Folds: folds, Seed: 1, Workers: 1, Delayed: true}
+	c := &SegmentationExperiment{Items: other, Folds: folds, Seed: 1, Workers: 1, Delayed: true}
+	a.SharePrepared(b)
+	a.SharePrepared(c)
+	pa, err := a.prepared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pb, err := b.prepared(); err != nil || pb != pa {
+		t.Fatalf("b prepared its own set (%v)", err)
+	}
+	job := grid.Job{Dataset: "synthetic", Set: "C4", Loss: "hamming", C: 10, Fold: 0, Tag: "final"}
+	m, err := c.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if primal, iters, acc := plainRun(t, c, job); m["primal"] != primal || m["iterations"] != iters || m["test_acc"] != acc {
+		t.Fatalf("c trained on other items than its own: primal %v, want %v", m["primal"], primal)
+	}
+	if pc, _ := c.prepared(); pc == pa {
+		t.Fatal("c's items were not prepared")
+	}
+}
