@@ -306,6 +306,12 @@ type setSpec struct {
 // buildSpec asks set for its description, checks it against the layout and
 // builds the pool. Errors name the set and the faulty entry.
 func buildSpec(set ConstraintSet, l Layout, train []Instance) (*setSpec, error) {
+	return buildSpecOf(set, l, train, nil)
+}
+
+// buildSpecOf is buildSpec; items (nil: none) are a Prepared set's, whose
+// instances train is.
+func buildSpecOf(set ConstraintSet, l Layout, train []Instance, items []*preparedItem) (*setSpec, error) {
 	name := set.Name()
 	if name == "" {
 		return nil, fmt.Errorf("constraint set of type %T has an empty name", set)
@@ -402,7 +408,13 @@ func buildSpec(set ConstraintSet, l Layout, train []Instance) (*setSpec, error) 
 	if err := checkPoolBudget(name, l, edgeRows(all), int64(len(B))); err != nil {
 		return nil, err
 	}
-	s.pool = newPool(l, B, all)
+	var norms []*edgeNorms
+	if p.Keep == nil { // the training instances' edges, all of them: as prepared
+		for _, it := range items {
+			norms = append(norms, it.norms)
+		}
+	}
+	s.pool = newPool(l, B, all, norms)
 	return s, nil
 }
 

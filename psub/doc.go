@@ -140,6 +140,12 @@
 //     instances (global and class-averaged accuracy, confusion, truncated
 //     edges); Model.NonSubmodularFraction measures the paper's test-time
 //     claim on any data set; Model.SaveFile and LoadFile keep it as JSON.
+//   - Prepare(set, labels) checks a data set once and returns a Prepared
+//     set that owns copies of its instances; TrainPrepared and
+//     Model.EvaluatePrepared train and score it, or a Subset, bit for bit as
+//     Train and EvaluateWith do, without checking, laying out and
+//     fingerprinting the instances again: what a grid of thousands of fits
+//     on the folds of one data set uses.
 //   - The Trace holds per-iteration and per-QP-call records for plots, and
 //     the totals of the paper's tables: hard constraints introduced and
 //     active, margins computed, time in inference, QP and generation.

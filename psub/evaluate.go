@@ -46,6 +46,13 @@ func (m *Model) Evaluate(instances []Instance) (Evaluation, error) {
 // EvaluateWith is Evaluate with the given inference method (nil:
 // Predict's).
 func (m *Model) EvaluateWith(instances []Instance, method inference.Method) (Evaluation, error) {
+	return m.evaluate(instances, method, nil)
+}
+
+// evaluate is EvaluateWith; fits (nil: none) tells the instances known to
+// pass check's validation (a Prepared set's), whose energy budget alone is
+// then checked.
+func (m *Model) evaluate(instances []Instance, method inference.Method, fits func(*Model, int) bool) (Evaluation, error) {
 	L := m.Labels
 	ev := Evaluation{Predictions: make([]inference.Result, len(instances)), Confusion: make([][]int64, L)}
 	for t := range ev.Confusion {
@@ -53,7 +60,11 @@ func (m *Model) EvaluateWith(instances []Instance, method inference.Method) (Eva
 	}
 	for i := range instances {
 		in := &instances[i]
-		if err := m.check(in, i); err != nil {
+		if fits != nil && fits(m, i) {
+			if err := checkEnergyBudget(m.Labels, in, i); err != nil {
+				return Evaluation{}, err
+			}
+		} else if err := m.check(in, i); err != nil {
 			return Evaluation{}, err
 		}
 		r, err := m.minimize(in, method)

@@ -68,7 +68,9 @@ const defaultAnchorSlots = 16
 // pool stores P sparsely.
 const sparseDensity = 0.25
 
-func newPool(l Layout, B []bRow, set []Instance) *pool {
+// newPool builds the pool of the edges of set; norms[i], when given (not
+// nil), are instance i's edge norms (a Prepared set's).
+func newPool(l Layout, B []bRow, set []Instance, norms []*edgeNorms) *pool {
 	rows, nnz := 0, 0
 	for i := range set {
 		rows += set[i].pairwiseRows().n()
@@ -77,16 +79,14 @@ func newPool(l Layout, B []bRow, set []Instance) *pool {
 	pn := make([]float64, 0, rows)
 	pp, pm := make([]float64, 0, rows), make([]float64, 0, rows)
 	for i := range set {
-		pr := set[i].pairwiseRows()
-		for e := 0; e < pr.n(); e++ {
-			pr.each(e, func(_ int, v float64) {
-				if v != 0 {
-					nnz++
-				}
-			})
-			a, b := signNorms(pr, e)
-			pn, pp, pm = append(pn, pr.norm(e)), append(pp, a), append(pm, b)
+		var n *edgeNorms
+		if i < len(norms) {
+			n = norms[i]
 		}
+		if n == nil {
+			n = newEdgeNorms(set[i].pairwiseRows())
+		}
+		pn, pp, pm, nnz = append(pn, n.norm...), append(pp, n.pos...), append(pm, n.neg...), nnz+n.nnz
 	}
 	// Without pairwise features (dp = 0: edges whose rows are []) every
 	// row is empty, which the sparse form holds and a dense P cannot.
@@ -118,6 +118,27 @@ func newPool(l Layout, B []bRow, set []Instance) *pool {
 		}
 	}
 	return initPool(l, B, P, rows, pn, pp, pm)
+}
+
+// edgeNorms are the pool's factors of one instance's edges: per edge ‖p‖,
+// ‖p⁺‖ and ‖p⁻‖, and the number of non-zero features.
+type edgeNorms struct {
+	norm, pos, neg []float64
+	nnz            int
+}
+
+func newEdgeNorms(pr featRows) *edgeNorms {
+	n := &edgeNorms{norm: make([]float64, pr.n()), pos: make([]float64, pr.n()), neg: make([]float64, pr.n())}
+	for e := range pr.n() {
+		pr.each(e, func(_ int, v float64) {
+			if v != 0 {
+				n.nnz++
+			}
+		})
+		n.pos[e], n.neg[e] = signNorms(pr, e)
+		n.norm[e] = pr.norm(e)
+	}
+	return n
 }
 
 // signNorms returns ‖p⁺‖ and ‖p⁻‖ for p = row e of pr.

@@ -316,8 +316,19 @@ func (s Settings) withDefaults(labels int) (Settings, error) {
 // and a set that guarantees submodularity); with inexact inference it is
 // what that inference found.
 func Train(train []Instance, labels int, settings Settings) (*Model, *Trace, error) {
+	return train1(train, labels, nil, settings)
+}
+
+// train is TrainPrepared.
+func (p *Prepared) train(settings Settings) (*Model, *Trace, error) {
+	return train1(p.set, p.labels, p, settings)
+}
+
+// train1 is Train; prep, when not nil, is the Prepared set whose
+// instances train is.
+func train1(train []Instance, labels int, prep *Prepared, settings Settings) (*Model, *Trace, error) {
 	start := time.Now()
-	t, err := newTrainer(train, labels, settings)
+	t, err := newTrainerOf(train, labels, prep, settings)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -375,6 +386,13 @@ func Train(train []Instance, labels int, settings Settings) (*Model, *Trace, err
 
 // newTrainer checks the problem and settings and sets up the QP.
 func newTrainer(train []Instance, labels int, settings Settings) (*trainer, error) {
+	return newTrainerOf(train, labels, nil, settings)
+}
+
+// newTrainerOf is newTrainer; with prep (the Prepared set whose instances
+// train is), the instances are not validated and laid out again: Prepare
+// did, with the same label count.
+func newTrainerOf(train []Instance, labels int, prep *Prepared, settings Settings) (*trainer, error) {
 	s, err := settings.withDefaults(labels)
 	if err != nil {
 		return nil, err
@@ -382,23 +400,28 @@ func newTrainer(train []Instance, labels int, settings Settings) (*trainer, erro
 	if labels < 2 {
 		return nil, fmt.Errorf("labels = %d, want at least 2", labels)
 	}
-	du, dp, err := ValidateSet(train, labels)
-	if err != nil {
-		return nil, err
+	var du, dp int
+	var items []*preparedItem
+	if prep == nil {
+		if du, dp, err = ValidateSet(train, labels); err != nil {
+			return nil, err
+		}
+	} else {
+		du, dp, items = prep.du, prep.dp, prep.items
 	}
 	for i := range train {
 		if train[i].Labels == nil {
 			return nil, fmt.Errorf("%s: training instance without labels", train[i].label(i))
 		}
 	}
-	if err := checkScale(train, s.C, "training set"); err != nil {
+	if err := checkScaleOf(train, items, s.C, "training set"); err != nil {
 		return nil, err
 	}
 	layout := Layout{Labels: labels, UnaryDim: du, PairwiseDim: dp, Tied: s.Tied}
 	if err := checkTrainBudget(layout, train, s.Workers); err != nil {
 		return nil, err
 	}
-	spec, err := buildSpec(s.Set, layout, train)
+	spec, err := buildSpecOf(s.Set, layout, train, items)
 	if err != nil {
 		return nil, err
 	}
@@ -420,7 +443,7 @@ func newTrainer(train []Instance, labels int, settings Settings) (*trainer, erro
 		return nil, err
 	}
 	t := &trainer{
-		s: s, layout: layout, train: train, costs: costs, spec: spec, qp: solver,
+		s: s, layout: layout, train: train, items: items, costs: costs, spec: spec, qp: solver,
 		w: make([]float64, layout.Dim()), trace: &Trace{},
 	}
 	if spec.pool != nil {
@@ -440,13 +463,19 @@ func newTrainer(train []Instance, labels int, settings Settings) (*trainer, erro
 // Large but finite scales train, and Trace.Problems says when they keep
 // the result from being certified.
 func checkScale(set []Instance, c float64, what string) error {
+	return checkScaleOf(set, nil, c, what)
+}
+
+// checkScaleOf is checkScale with the magnitudes of a Prepared set's
+// items (nil: computed).
+func checkScaleOf(set []Instance, items []*preparedItem, c float64, what string) error {
 	for i := range set {
 		in := &set[i]
-		s := 0.0
-		for _, rows := range []featRows{in.unaryRows(), in.pairwiseRows()} {
-			for r := 0; r < rows.n(); r++ {
-				rows.each(r, func(_ int, v float64) { s += math.Abs(v) })
-			}
+		var s float64
+		if items != nil {
+			s = items[i].mag
+		} else {
+			s = magnitude(in)
 		}
 		if math.IsInf(c*4*s*s, 0) {
 			return fmt.Errorf("%s: %s: features too large for float64 (their magnitudes sum to %.3g, and C·(2·%.3g)² overflows): divide the features by a constant s (features/s with C train the same model as the original features with C/s²) or lower C",
@@ -461,6 +490,7 @@ type trainer struct {
 	s      Settings
 	layout Layout
 	train  []Instance
+	items  []*preparedItem // what Prepare derived from train; nil after Train
 	costs  [][]float64
 	spec   *setSpec
 	qp     *qp.Solver
@@ -572,6 +602,10 @@ func (t *trainer) prepare() {
 	t.feats = make([]instFeatures, len(t.train))
 	for i := range t.train {
 		in := &t.train[i]
+		if t.items != nil {
+			t.feats[i] = t.items[i].feats // shared: read only
+			continue
+		}
 		t.feats[i] = instFeatures{unary: in.unaryRows().csr(), pairwise: in.pairwiseRows().csr(), adj: newEdgeAdj(in.Nodes(), in.Edges)}
 	}
 	t.miss = make([]int32, len(t.train)*t.layout.Labels)

@@ -169,6 +169,11 @@ func (t *trainer) computeDigests() []InstanceDigest {
 	out := make([]InstanceDigest, len(all))
 	for i := range all {
 		in := &all[i]
+		if i < len(t.items) {
+			it := t.items[i]
+			out[i] = InstanceDigest{Features: it.features, Labelled: it.labelled, Plane: it.planeDigest(t.costs[i])}
+			continue
+		}
 		h := &hasher{h: sha256.New()}
 		h.features(in)
 		copy(out[i].Features[:], h.sum())

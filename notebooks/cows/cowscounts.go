@@ -225,6 +225,10 @@ const activeDual = 1e-9
 // RunCountsOn is RunCounts on given training and test graphs.
 func RunCountsOn(ctx context.Context, s CountsSettings, train, test []psub.Instance, results string, workers int, logf func(string, ...any)) ([]grid.Result, error) {
 	variants := CountsVariants()
+	prep, err := psub.Prepare(train, 2)
+	if err != nil {
+		return nil, fmt.Errorf("cows counts: training set: %w", err)
+	}
 	fit := func(ctx context.Context, j grid.Job) (map[string]float64, error) {
 		v, ok := variants[j.Tag]
 		if !ok {
@@ -242,7 +246,7 @@ func RunCountsOn(ctx context.Context, s CountsSettings, train, test []psub.Insta
 			Tuning: psub.Tuning{AddK: v.AddK, InactiveWindow: v.InactiveWindow, Cache: v.Cache, QP: qp.Options{Tol: v.QPTol}}}
 		at := j
 		at.Tag, at.C = "", c
-		m, err := protocol.TrainJob(ctx, at, train, test, base, KeptRows, func(model *psub.Model, col protocol.Column, m map[string]float64) error {
+		m, err := protocol.TrainJob(ctx, at, prep, test, base, KeptRows, func(model *psub.Model, col protocol.Column, m map[string]float64) error {
 			ev, err := model.EvaluateWith(test, col.Test)
 			if err != nil {
 				return err

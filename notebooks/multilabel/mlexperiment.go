@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
@@ -41,6 +42,47 @@ type Trainer struct {
 	// Progress, when set, is called after every cutting-plane iteration of
 	// every job (from the job's goroutine).
 	Progress func(job grid.Job, it psub.Iteration)
+
+	// prep holds each problem's training and test graphs prepared
+	// (psub.Prepare), at its first job: the jobs of a problem train and
+	// score on them.
+	mu   sync.Mutex
+	prep map[*data.MultiLabelProblem]*preparedProblem
+}
+
+// preparedProblem is a problem's graphs prepared, and the slices they
+// were prepared from (prepared again when the problem's slices change).
+type preparedProblem struct {
+	train, test         []psub.Instance
+	prepTrain, prepTest *psub.Prepared
+}
+
+// prepared returns p's graphs prepared for two labels.
+func (e *Trainer) prepared(p *data.MultiLabelProblem) (*preparedProblem, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c := e.prep[p]; c != nil && sameSlice(c.train, p.Train) && sameSlice(c.test, p.Test) {
+		return c, nil
+	}
+	c := &preparedProblem{train: p.Train, test: p.Test}
+	var err error
+	if c.prepTrain, err = psub.Prepare(p.Train, 2); err != nil {
+		return nil, fmt.Errorf("training graphs: %w", err)
+	}
+	if len(p.Test) > 0 { // none: scored unprepared (an empty evaluation)
+		if c.prepTest, err = psub.Prepare(p.Test, 2); err != nil {
+			return nil, fmt.Errorf("test graphs: %w", err)
+		}
+	}
+	if e.prep == nil {
+		e.prep = map[*data.MultiLabelProblem]*preparedProblem{}
+	}
+	e.prep[p] = c
+	return c, nil
+}
+
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // Run trains job.Set on the training graphs of job.Dataset and scores it.
@@ -66,8 +108,12 @@ func (e *Trainer) Run(ctx context.Context, job grid.Job) (map[string]float64, er
 	if e.Progress != nil {
 		base.Progress = func(it psub.Iteration) { e.Progress(job, it) }
 	}
-	m, err := protocol.TrainJob(ctx, job, p.Train, p.Test, base, nil, func(model *psub.Model, col protocol.Column, m map[string]float64) error {
-		return scoreMultiLabel(model, col, p, m)
+	prep, err := e.prepared(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", job.Dataset, err)
+	}
+	m, err := protocol.TrainJob(ctx, job, prep.prepTrain, p.Test, base, nil, func(model *psub.Model, col protocol.Column, m map[string]float64) error {
+		return scoreMultiLabel(model, col, p, prep, m)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", job.Dataset, job.Set, err)
@@ -76,12 +122,19 @@ func (e *Trainer) Run(ctx context.Context, job grid.Job) (map[string]float64, er
 }
 
 // scoreMultiLabel records the scores of Run in m.
-func scoreMultiLabel(model *psub.Model, col protocol.Column, p *data.MultiLabelProblem, m map[string]float64) error {
+func scoreMultiLabel(model *psub.Model, col protocol.Column, p *data.MultiLabelProblem, prep *preparedProblem, m map[string]float64) error {
 	for _, part := range []struct {
 		prefix string
 		set    []psub.Instance
-	}{{"train_", p.Train}, {"test_", p.Test}} {
-		ev, err := model.EvaluateWith(part.set, col.Test)
+		prep   *psub.Prepared
+	}{{"train_", p.Train, prep.prepTrain}, {"test_", p.Test, prep.prepTest}} {
+		var ev psub.Evaluation
+		var err error
+		if part.prep != nil {
+			ev, err = model.EvaluatePrepared(part.prep, col.Test)
+		} else {
+			ev, err = model.EvaluateWith(part.set, col.Test)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", part.prefix[:len(part.prefix)-1], err)
 		}

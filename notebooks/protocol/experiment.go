@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
@@ -104,6 +106,82 @@ type SegmentationExperiment struct {
 	// Warm, when set, starts each fit from the working set of the fit
 	// before it on the grid (WarmStarts); nil trains every fit cold.
 	Warm *WarmStarts
+
+	prep atomic.Pointer[preparedItems] // nil until the first fit (itemsCache)
+}
+
+// preparedItems is the psub.Prepared set of an experiment's items: Run
+// checks and lays out every image once (psub.Prepare), at its first fit,
+// and its fits and scores take subsets of it. It is prepared again when
+// Items changes (another slice, item or instance); features written in
+// place into an instance's rows are not seen: do not.
+type preparedItems struct {
+	mu  sync.Mutex
+	of  []psub.Instance // the instances it was prepared from (shallow copies)
+	set *psub.Prepared
+}
+
+// itemsCache is e's preparedItems, made at the first call.
+func (e *SegmentationExperiment) itemsCache() *preparedItems {
+	if c := e.prep.Load(); c != nil {
+		return c
+	}
+	e.prep.CompareAndSwap(nil, &preparedItems{})
+	return e.prep.Load()
+}
+
+// SharePrepared makes o train and score on the prepared items of e, so
+// that two experiments on the same Items (mito's selection and final
+// fits) prepare them once between them. Items that differ are each still
+// prepared as they are, at the cost of preparing again at every switch.
+func (e *SegmentationExperiment) SharePrepared(o *SegmentationExperiment) {
+	o.prep.Store(e.itemsCache())
+}
+
+// prepared returns the Prepared set of e.Items (two labels).
+func (e *SegmentationExperiment) prepared() (*psub.Prepared, error) {
+	c := e.itemsCache()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.set != nil && len(c.of) == len(e.Items) {
+		same := true
+		for k, it := range e.Items {
+			same = same && sameInstance(&c.of[k], &it.Instance)
+		}
+		if same {
+			return c.set, nil
+		}
+	}
+	of := make([]psub.Instance, len(e.Items))
+	for k, it := range e.Items {
+		of[k] = it.Instance
+	}
+	set, err := psub.Prepare(of, 2)
+	if err != nil {
+		return nil, err
+	}
+	c.of, c.set = of, set
+	return set, nil
+}
+
+// sameInstance reports whether a and b hold the same slices and matrices.
+func sameInstance(a, b *psub.Instance) bool {
+	return a.Name == b.Name && sameSlice(a.Unary, b.Unary) && sameSlice(a.Pairwise, b.Pairwise) &&
+		sameSlice(a.Edges, b.Edges) && sameSlice(a.Labels, b.Labels) &&
+		a.UnarySparse == b.UnarySparse && a.PairwiseSparse == b.PairwiseSparse
+}
+
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// pickPrepared is the prepared subset of the images idx.
+func (e *SegmentationExperiment) pickPrepared(idx []int) (*psub.Prepared, error) {
+	all, err := e.prepared()
+	if err != nil {
+		return nil, err
+	}
+	return all.Subset(idx)
 }
 
 // ModelPath is where Run saves the final model of job under dir.
@@ -203,7 +281,11 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job grid.Job) (map[str
 	if err != nil {
 		return nil, err
 	}
-	return TrainJob(ctx, fit, train, test, base, keep, finish)
+	prep, err := e.pickPrepared(trainIdx)
+	if err != nil {
+		return nil, err
+	}
+	return TrainJob(ctx, fit, prep, test, base, keep, finish)
 }
 
 // warmStart sets base's warm start for job (e.Warm) and returns what
@@ -272,7 +354,11 @@ func (e *SegmentationExperiment) RescoreFinal(model *psub.Model, job grid.Job) (
 // records prefix+"acc" and prefix+"cavg" (regions) in m, and with pixels
 // prefix+"iou", prefix+"voc" and the truncated edges.
 func (e *SegmentationExperiment) score(model *psub.Model, col Column, idx []int, prefix string, pixels bool, m map[string]float64) error {
-	ev, err := model.EvaluateWith(e.pick(idx), col.Test)
+	set, err := e.pickPrepared(idx)
+	if err != nil {
+		return err
+	}
+	ev, err := model.EvaluatePrepared(set, col.Test)
 	if err != nil {
 		return err
 	}
@@ -302,9 +388,9 @@ func (e *SegmentationExperiment) score(model *psub.Model, col Column, idx []int,
 const DefaultTol = 1e-3
 
 // TrainJob trains the column job.Set with job's loss and C over the base
-// settings (test: the instances C̄4 also constrains) and returns the job's
-// metrics: the training metrics every experiment records, and what finish
-// adds.
+// settings on the prepared training set (psub.Prepare with two labels;
+// test: the instances C̄4 also constrains) and returns the job's metrics:
+// the training metrics every experiment records, and what finish adds.
 //
 // Training metrics: iterations; stop (why training stopped: the
 // psub.StopReason as a number, see StopOf) and converged (1 when the
@@ -326,7 +412,7 @@ const DefaultTol = 1e-3
 // row, which grid.Run appends only after Run returns; that last step
 // (returning the metrics and appending the row, no computation) is the one
 // a kill can still cost a converged training in.
-func TrainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, base psub.Settings,
+func TrainJob(ctx context.Context, job grid.Job, train *psub.Prepared, test []psub.Instance, base psub.Settings,
 	keep func(*psub.Trace, map[string]float64) error, finish func(*psub.Model, Column, map[string]float64) error) (map[string]float64, error) {
 	col, err := ColumnByName(job.Set, test)
 	if err != nil {
@@ -355,7 +441,7 @@ func TrainJob(ctx context.Context, job grid.Job, train, test []psub.Instance, ba
 		}
 		return finish(model, col, m)
 	}
-	if _, _, err := psub.Train(train, 2, base); err != nil {
+	if _, _, err := psub.TrainPrepared(train, base); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -220,7 +220,11 @@ func TestTrainJobCertificateMetrics(t *testing.T) {
 		}
 		// What TrainJob records, through the Save hook, for the same fit.
 		var nonsub float64
-		m, err := TrainJob(context.Background(), grid.Job{Set: "C4", Loss: "hamming", C: tc.c}, train, nil,
+		prep, err := psub.Prepare(train, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := TrainJob(context.Background(), grid.Job{Set: "C4", Loss: "hamming", C: tc.c}, prep, nil,
 			psub.Settings{MaxIter: 300, Workers: 1, Tuning: psub.Tuning{QP: tc.qp}}, nil,
 			func(model *psub.Model, _ Column, m map[string]float64) error {
 				var err error

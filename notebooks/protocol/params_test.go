@@ -21,7 +21,8 @@ func TestExperimentParamsCoverFields(t *testing.T) {
 			// MarginPass moves the margins between two counters (margins,
 			// margins_inference), not the fit: same rows, iterations and
 			// model (psub's TestFusedMarginsMatchPass); no protocol sets it.
-			map[string]bool{"Items": true, "Folds": true, "Workers": true, "ModelDir": true, "Checkpoints": true, "MarginPass": true}},
+			map[string]bool{"Items": true, "Folds": true, "Workers": true, "ModelDir": true, "Checkpoints": true, "MarginPass": true,
+				"prep": true}}, // Items prepared (psub.Prepare): a cache of Items
 	} {
 		for i := range c.exp.NumField() {
 			name := c.exp.Field(i).Name

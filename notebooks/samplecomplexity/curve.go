@@ -34,6 +34,15 @@ type NonSubmodularPoint struct {
 // with tolerance eps): the observed counterpart of the hull/cone coverage
 // of notebook 06 (settings.Set is typically psub.C4{} or psub.C3{}).
 func NonSubmodularCurve(train, test []psub.Instance, labels int, sizes []int, settings psub.Settings, eps float64, progress func(done int)) ([]NonSubmodularPoint, error) {
+	p, err := psub.Prepare(train, labels)
+	if err != nil {
+		return nil, fmt.Errorf("non-submodular curve: training graphs: %w", err)
+	}
+	return nonSubmodularCurve(p, train, test, sizes, settings, eps, progress)
+}
+
+// nonSubmodularCurve is NonSubmodularCurve on train prepared (prep).
+func nonSubmodularCurve(prep *psub.Prepared, train, test []psub.Instance, sizes []int, settings psub.Settings, eps float64, progress func(done int)) ([]NonSubmodularPoint, error) {
 	if len(sizes) == 0 || len(test) == 0 {
 		return nil, errors.New("non-submodular curve: no sizes or no test graphs")
 	}
@@ -46,7 +55,11 @@ func NonSubmodularCurve(train, test []psub.Instance, labels int, sizes []int, se
 			progress(i)
 		}
 		start := time.Now()
-		m, tr, err := psub.Train(train[:k], labels, settings)
+		first, err := prep.Subset(firstK(k))
+		if err != nil {
+			return nil, fmt.Errorf("non-submodular curve: %d training graphs: %w", k, err)
+		}
+		m, tr, err := psub.TrainPrepared(first, settings)
 		if err != nil {
 			return nil, fmt.Errorf("non-submodular curve: %d training graphs: %w", k, err)
 		}
@@ -61,4 +74,13 @@ func NonSubmodularCurve(train, test []psub.Instance, labels int, sizes []int, se
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// firstK is 0, 1, …, k−1.
+func firstK(k int) []int {
+	idx := make([]int, k)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
 }

@@ -278,7 +278,8 @@ func (sc Experiment) Run(ctx context.Context, opt protocol.Options) ([]grid.Resu
 			return err
 		}
 		w.pool, w.held = PairwiseRows(w.train), PairwiseRows(w.test)
-		return nil
+		w.prep, err = psub.Prepare(w.train, 2)
+		return err
 	})
 	return protocol.RunStaged(ctx, sc, opt, grid.Func(w.run), w.s.params(), nil)
 }
@@ -288,7 +289,8 @@ type sampleWork struct {
 	s           Settings
 	load        func() error
 	train, test []psub.Instance
-	pool, held  [][]float64 // pairwise features of train and test
+	prep        *psub.Prepared // train, prepared (psub.Prepare)
+	pool, held  [][]float64    // pairwise features of train and test
 }
 
 func (w *sampleWork) run(_ context.Context, j Job) (Metrics, error) {
@@ -323,7 +325,7 @@ func (w *sampleWork) c4(k int) (*C4Point, error) {
 	}
 	settings := psub.Settings{Set: psub.C4{}, C: w.s.C, Tol: w.s.Tol, MaxIter: w.s.MaxIter, Delayed: true, Workers: 1,
 		Tuning: psub.Tuning{Cache: w.s.Cache}}
-	pts, err := NonSubmodularCurve(w.train, w.test, 2, []int{k}, settings, 0, nil)
+	pts, err := nonSubmodularCurve(w.prep, w.train, w.test, []int{k}, settings, 0, nil)
 	if err != nil {
 		return nil, err
 	}

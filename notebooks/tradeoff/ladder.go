@@ -117,6 +117,15 @@ func RunLadder(train, test []psub.Instance, opt LadderOptions) ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tradeoff: training loss: %w", err)
 	}
+	// Checked and laid out once for every entry's training and scoring.
+	ptrain, err := psub.Prepare(train, labels)
+	if err != nil {
+		return nil, fmt.Errorf("tradeoff: training set: %w", err)
+	}
+	ptest, err := psub.Prepare(test, labels)
+	if err != nil {
+		return nil, fmt.Errorf("tradeoff: test set: %w", err)
+	}
 	rows := make([]Row, 0, len(entries))
 	for i, en := range entries {
 		if opt.Progress != nil {
@@ -128,7 +137,7 @@ func RunLadder(train, test []psub.Instance, opt LadderOptions) ([]Row, error) {
 		s := opt.Settings
 		s.Set, s.Tuning.UnconstrainedInference = en.Set, en.Inference
 		start := time.Now()
-		m, tr, err := psub.Train(train, labels, s)
+		m, tr, err := psub.TrainPrepared(ptrain, s)
 		if err != nil {
 			return nil, fmt.Errorf("tradeoff: %s: %w", en.Name, err)
 		}
@@ -150,10 +159,10 @@ func RunLadder(train, test []psub.Instance, opt LadderOptions) ([]Row, error) {
 			return nil, fmt.Errorf("tradeoff: %s: %w", en.Name, err)
 		}
 		row.PrimalLo, row.PrimalHi = lo, hi
-		if row.TrainAcc, err = tradeoffAccuracy(m, train, en.Inference); err != nil {
+		if row.TrainAcc, err = preparedAccuracy(m, ptrain, en.Inference); err != nil {
 			return nil, fmt.Errorf("tradeoff: %s: training set: %w", en.Name, err)
 		}
-		if row.TestAcc, err = tradeoffAccuracy(m, test, en.Inference); err != nil {
+		if row.TestAcc, err = preparedAccuracy(m, ptest, en.Inference); err != nil {
 			return nil, fmt.Errorf("tradeoff: %s: test set: %w", en.Name, err)
 		}
 		if row.NonSubmodularTrain, err = m.NonSubmodularFraction(train, opt.Eps); err != nil {
@@ -232,13 +241,26 @@ func PrimalInterval(m *psub.Model, set []psub.Instance, costs [][]float64, C flo
 // the given inference (nil: Model.Predict, i.e. TGC for two labels).
 func tradeoffAccuracy(m *psub.Model, set []psub.Instance, method inference.Method) (float64, error) {
 	ev, err := m.EvaluateWith(set, method)
+	return labelledAccuracy(ev, err)
+}
+
+// preparedAccuracy is tradeoffAccuracy on a prepared set.
+func preparedAccuracy(m *psub.Model, set *psub.Prepared, method inference.Method) (float64, error) {
+	ev, err := m.EvaluatePrepared(set, method)
+	return labelledAccuracy(ev, err)
+}
+
+// labelledAccuracy is the accuracy of an evaluation (err: its error) in
+// which every instance must be labelled.
+func labelledAccuracy(ev psub.Evaluation, err error) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if ev.Labelled != len(set) {
-		return 0, fmt.Errorf("%d of %d instances have no labels", len(set)-ev.Labelled, len(set))
+	n := len(ev.Predictions)
+	if ev.Labelled != n {
+		return 0, fmt.Errorf("%d of %d instances have no labels", n-ev.Labelled, n)
 	}
-	if len(set) == 0 {
+	if n == 0 {
 		return 0, errors.New("no nodes")
 	}
 	return ev.Accuracy, nil
