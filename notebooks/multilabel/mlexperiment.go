@@ -43,42 +43,37 @@ type Trainer struct {
 	// every job (from the job's goroutine).
 	Progress func(job grid.Job, it psub.Iteration)
 
-	// prep holds each problem's training and test graphs prepared
-	// (psub.Prepare), at its first job: the jobs of a problem train and
-	// score on them.
+	// prep holds each problem's training graphs prepared (psub.Prepare),
+	// at its first job: the jobs of a problem train and score on them.
+	// The test graphs are checked against each model when scored, as a
+	// bad one is refused naming it.
 	mu   sync.Mutex
 	prep map[*data.MultiLabelProblem]*preparedProblem
 }
 
-// preparedProblem is a problem's graphs prepared, and the slices they
-// were prepared from (prepared again when the problem's slices change).
+// preparedProblem is a problem's training graphs prepared, and the slice
+// they were prepared from (prepared again when the problem's changes).
 type preparedProblem struct {
-	train, test         []psub.Instance
-	prepTrain, prepTest *psub.Prepared
+	train []psub.Instance
+	set   *psub.Prepared
 }
 
-// prepared returns p's graphs prepared for two labels.
-func (e *Trainer) prepared(p *data.MultiLabelProblem) (*preparedProblem, error) {
+// prepared returns p's training graphs prepared for two labels.
+func (e *Trainer) prepared(p *data.MultiLabelProblem) (*psub.Prepared, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if c := e.prep[p]; c != nil && sameSlice(c.train, p.Train) && sameSlice(c.test, p.Test) {
-		return c, nil
+	if c := e.prep[p]; c != nil && sameSlice(c.train, p.Train) {
+		return c.set, nil
 	}
-	c := &preparedProblem{train: p.Train, test: p.Test}
-	var err error
-	if c.prepTrain, err = psub.Prepare(p.Train, 2); err != nil {
+	set, err := psub.Prepare(p.Train, 2)
+	if err != nil {
 		return nil, fmt.Errorf("training graphs: %w", err)
-	}
-	if len(p.Test) > 0 { // none: scored unprepared (an empty evaluation)
-		if c.prepTest, err = psub.Prepare(p.Test, 2); err != nil {
-			return nil, fmt.Errorf("test graphs: %w", err)
-		}
 	}
 	if e.prep == nil {
 		e.prep = map[*data.MultiLabelProblem]*preparedProblem{}
 	}
-	e.prep[p] = c
-	return c, nil
+	e.prep[p] = &preparedProblem{train: p.Train, set: set}
+	return set, nil
 }
 
 func sameSlice[T any](a, b []T) bool {
@@ -112,7 +107,7 @@ func (e *Trainer) Run(ctx context.Context, job grid.Job) (map[string]float64, er
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", job.Dataset, err)
 	}
-	m, err := protocol.TrainJob(ctx, job, prep.prepTrain, p.Test, base, nil, func(model *psub.Model, col protocol.Column, m map[string]float64) error {
+	m, err := protocol.TrainJob(ctx, job, prep, p.Test, base, nil, func(model *psub.Model, col protocol.Column, m map[string]float64) error {
 		return scoreMultiLabel(model, col, p, prep, m)
 	})
 	if err != nil {
@@ -122,12 +117,12 @@ func (e *Trainer) Run(ctx context.Context, job grid.Job) (map[string]float64, er
 }
 
 // scoreMultiLabel records the scores of Run in m.
-func scoreMultiLabel(model *psub.Model, col protocol.Column, p *data.MultiLabelProblem, prep *preparedProblem, m map[string]float64) error {
+func scoreMultiLabel(model *psub.Model, col protocol.Column, p *data.MultiLabelProblem, train *psub.Prepared, m map[string]float64) error {
 	for _, part := range []struct {
 		prefix string
 		set    []psub.Instance
-		prep   *psub.Prepared
-	}{{"train_", p.Train, prep.prepTrain}, {"test_", p.Test, prep.prepTest}} {
+		prep   *psub.Prepared // nil: scored unprepared
+	}{{"train_", p.Train, train}, {"test_", p.Test, nil}} {
 		var ev psub.Evaluation
 		var err error
 		if part.prep != nil {

@@ -112,9 +112,10 @@ type SegmentationExperiment struct {
 
 // preparedItems is the psub.Prepared set of an experiment's items: Run
 // checks and lays out every image once (psub.Prepare), at its first fit,
-// and its fits and scores take subsets of it. It is prepared again when
-// Items changes (another slice, item or instance); features written in
-// place into an instance's rows are not seen: do not.
+// and its fits and scores take subsets of it; an image that psub refuses
+// fails every fit, naming its index among Items. It is prepared again
+// when Items changes (another slice, item or instance); features written
+// in place into an instance's rows are not seen: do not.
 type preparedItems struct {
 	mu  sync.Mutex
 	of  []psub.Instance // the instances it was prepared from (shallow copies)
