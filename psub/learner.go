@@ -526,7 +526,8 @@ type trainer struct {
 	inexact      int
 	inexactInOut int // this stage's in-out rounds that came back inexact
 	// alpha is the stage's in-out weight, Stabilize at its start, adapted
-	// after every round of real inference (adapt).
+	// after every round of real inference (adapt); not checkpointed (a
+	// resumed stage starts again at Stabilize).
 	alpha float64
 	// excess is Σ_i E_i(ȳ_i) − LowerBound_i of the last loss-augmented
 	// inference: how far its labellings may be from most violated, in
