@@ -183,25 +183,35 @@ type Tuning struct {
 	MarginPass bool
 	// Stabilize is the weight of the stage's best iterate in the point at
 	// which real loss-augmented inference runs (the in-out stabilisation
-	// of column generation): w_q = (1−Stabilize)·w + Stabilize·w_best, w
-	// the QP's solution. Its labellings give a valid cutting plane (any
-	// labelling does) and, when inference there is exact (every labelling
-	// certified: a graph cut with no truncated edge, or Result.Exact), w_q's
-	// primal is an upper bound, so the stopping rule and its certificate
-	// are unchanged. When it is not (QPBO leaving nodes unlabelled, TRW-S),
-	// the method's lower bound on the energy (Result.LowerBound: the roof
-	// dual, TRW-S's dual) bounds how much more violated the most violated
-	// labellings can be, and w_q's primal plus C times that excess is the
-	// upper bound. A plane that does not cut off the QP's solution by at
-	// least Tol·primal/C (a mis-price) or a round without a bound is
-	// followed by inference at w, as without stabilisation, and only
-	// inference at w may stop for want of a violated labelling; a stage
-	// whose in-out rounds come back without a bound twice (swap moves, a
-	// truncated graph cut) goes on without.
+	// of column generation): w_q = (1−α)·w + α·w_best, w the QP's
+	// solution, α = Stabilize at the start of each stage. Its labellings
+	// give a valid cutting plane (any labelling does) and, when inference
+	// there is exact (every labelling certified: a graph cut with no
+	// truncated edge, or Result.Exact), w_q's primal is an upper bound, so
+	// the stopping rule and its certificate are unchanged. When it is not
+	// (QPBO leaving nodes unlabelled, TRW-S), the method's lower bound on
+	// the energy (Result.LowerBound: the roof dual, TRW-S's dual) bounds
+	// how much more violated the most violated labellings can be, and
+	// w_q's primal plus C times that excess is the upper bound. A plane
+	// that does not cut off the QP's solution by at least Tol·primal/C (a
+	// mis-price) or a round without a bound is followed by inference at w,
+	// as without stabilisation, and only inference at w may stop for want
+	// of a violated labelling; a stage whose in-out rounds come back
+	// without a bound twice (swap moves, a truncated graph cut) goes on
+	// without. After every round of real inference α adapts (Pessoa et
+	// al.'s rule for Wentges smoothing): it drops by 0.1 (to 0: inference
+	// at w) while the plane's subgradient says the primal still falls
+	// toward w, and rises by a tenth of what is left below 1, up to
+	// Stabilize, when w overshoots (Iteration.InOut records it). A fixed α
+	// moves the best iterate a tenth of the way per round, which after a
+	// warm start far from the optimum starves the inference cache (its
+	// threshold is a quarter of the gap) and made short fits slower.
 	// The cutting-plane method then zigzags less: on notebook 03's horses
-	// C4 final (C = 10, gap 1e-4) 0.9 takes 1 476 iterations instead of
-	// 3 155, on a cows C4 chain 503 instead of 1 994, on the QPBO final of
-	// fold 8 1 833 instead of 4 296 (psub/BENCHMARKS.md).
+	// C4 final (C = 10, gap 1e-4) 0.9 takes 1 596 iterations instead of
+	// 3 155, on its QPBO final of fold 8 1 972 instead of 4 296, on a
+	// cows chain of notebook 01 (C0, C4, C3 at every C, warm) 2 355
+	// iterations with 278 inference rounds instead of 3 245 and 346
+	// (psub/BENCHMARKS.md).
 	// 0 means DefaultStabilize; a negative value disables it. Below 1.
 	Stabilize float64
 }
@@ -453,6 +463,7 @@ func newTrainerOf(train []Instance, labels int, prep *Prepared, settings Setting
 	if s.Tuning.Cache > 0 {
 		t.cache = make([][]cached, len(train))
 	}
+	t.alpha = s.Tuning.Stabilize
 	t.prepare()
 	return t, nil
 }
@@ -544,6 +555,10 @@ type trainer struct {
 	// the in-out point off for the rest of the stage after such a round.
 	inexact      int
 	inexactInOut int // this stage's in-out rounds that came back inexact
+	// alpha is the stage's in-out weight, Stabilize at its start, adapted
+	// after every round of real inference (adapt); not checkpointed (a
+	// resumed stage starts again at Stabilize).
+	alpha float64
 	// excess is Σ_i E_i(ȳ_i) − LowerBound_i of the last loss-augmented
 	// inference: how far its labellings may be from most violated, in
 	// slack units (the energy is −(score + Δ)); +Inf when some method
@@ -863,6 +878,7 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 		}
 	}
 	t.inexactInOut = 0
+	t.alpha = t.s.Tuning.Stabilize
 	// Make w feasible for this stage's hard constraints before inference.
 	if err := t.wUpdate(true); err != nil {
 		return StopNone, err
@@ -911,8 +927,12 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 				pending = false
 			}
 			var err error
+			al, r0 := t.alpha, t.trace.StabilizedRounds
 			if a, b, rec.Truncated, err = t.stabilized(&best); err != nil {
 				return StopNone, err
+			}
+			if t.trace.StabilizedRounds > r0 {
+				rec.InOut = al
 			}
 			if a == nil {
 				if a, b, rec.Truncated, err = t.lossAugmented(); err != nil {
@@ -926,6 +946,9 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 		rec.Loss = b
 		xiNew := math.Max(0, b-dot(a, t.w))
 		if !rec.CacheHit && !inOut {
+			if t.s.Tuning.Stabilize > 0 && t.bestW != nil {
+				t.adapt(t.w, t.w, a, b) // before bestW moves to w
+			}
 			t.maxA2 = math.Max(t.maxA2, dot(a, a))
 			// Only real inference gives the most violated labelling, hence
 			// an upper bound: the primal of this w. Inexact inference gives
@@ -1003,7 +1026,7 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 // After maxInexactInOut rounds without a bound (swap moves, a truncated
 // graph cut) the stage stops trying.
 func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
-	al := t.s.Tuning.Stabilize
+	al := t.alpha
 	if al <= 0 || t.bestW == nil || t.inexactInOut >= maxInexactInOut {
 		return nil, 0, 0, nil
 	}
@@ -1013,6 +1036,9 @@ func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
 	}
 	t.preOK = false // the fill was at the QP's w
 	a, b, trunc, err := t.lossAugmented()
+	if err == nil {
+		t.adapt(t.w, t.wQP, a, b) // before bestW may move to w_q
+	}
 	bounded := err == nil && (t.inexact == 0 || !math.IsInf(t.excess, 1))
 	if bounded {
 		t.maxA2 = math.Max(t.maxA2, dot(a, a))
@@ -1042,6 +1068,36 @@ func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
 		return nil, 0, 0, nil
 	}
 	return a, b, trunc, nil
+}
+
+// adapt updates the stage's in-out weight t.alpha after real inference at
+// p (the in-out point, or the QP's w) gave the plane (a, b), by the rule
+// of Pessoa, Sadykov, Uchoa and Vanderbeck (2018) for Wentges smoothing:
+// g = p − C·a (p when the plane's slack at p is 0) is a subgradient of the
+// primal at p, and d = w − w_best the direction from the best iterate to
+// the QP's solution w. When g·d < 0 the primal still falls from p toward
+// w, so the QP's solution is worth following and the weight drops by 0.1
+// (at 0 inference runs at w); otherwise w overshoots and the weight rises
+// by a tenth of what is left below 1, up to Stabilize. A fixed weight 0.9
+// moves the best iterate a tenth of the way toward w per round: after a
+// warm start far from the optimum, with w near it, the best primal crept
+// down by a tenth of the gap per round and, with it, the inference
+// cache's threshold (a quarter of the gap), so the cache missed and most
+// iterations ran inference (psub/BENCHMARKS.md).
+func (t *trainer) adapt(p, w, a []float64, b float64) {
+	c := t.s.C
+	if b-dot(a, p) <= 0 {
+		c = 0
+	}
+	gd := 0.0
+	for i := range p {
+		gd += (p[i] - c*a[i]) * (w[i] - t.bestW[i])
+	}
+	if gd < 0 {
+		t.alpha = math.Max(0, t.alpha-0.1)
+	} else {
+		t.alpha = math.Min(t.s.Tuning.Stabilize, t.alpha+0.1*(1-t.alpha))
+	}
 }
 
 // maxInexactInOut is how many in-out rounds of a stage may come back

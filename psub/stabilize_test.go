@@ -175,3 +175,158 @@ func TestStabilizeInexactBound(t *testing.T) {
 		t.Errorf("%d bounded inexact rounds, %d of them with an excess: the test needs both", bounded, below)
 	}
 }
+
+// TestStabilizeAdapt checks the rule that adapts the in-out weight (adapt)
+// against the primal of one plane, P(x) = ½‖x‖² + C·max(0, b − a·x),
+// evaluated on both sides of the inference point p along d = w − w_best:
+// the weight drops by 0.1 (not below 0) when P falls from p toward the
+// QP's w, and otherwise rises by a tenth of what is left below 1 (not
+// above Stabilize). Then the in-out round runs at the adapted weight, and
+// at weight 0 not at all.
+func TestStabilizeAdapt(t *testing.T) {
+	const stab, c = 0.9, 3.0
+	train := smoothSet(rand.New(rand.NewPCG(5, 43)), 3, 6, 2, 2)
+	tr, err := newTrainer(train, 2, Settings{Set: Unconstrained{}, C: c, Workers: 1, Tuning: Tuning{Stabilize: stab}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := tr.layout.Dim()
+	rng := rand.New(rand.NewPCG(7, 43))
+	primal := func(x, a []float64, b float64) float64 {
+		return 0.5*dot(x, x) + c*math.Max(0, b-dot(a, x))
+	}
+	down, up := 0, 0
+	for draw := 0; draw < 400; draw++ {
+		w, best, a := randomW(rng, n), randomW(rng, n), randomW(rng, n)
+		lam := rng.Float64()
+		p := make([]float64, n)
+		d := make([]float64, n)
+		for i := range p {
+			p[i] = (1-lam)*w[i] + lam*best[i]
+			d[i] = w[i] - best[i]
+		}
+		b := dot(a, p) + rng.NormFloat64()
+		const eps = 1e-7
+		q := append([]float64(nil), p...)
+		axpy(q, eps, d)
+		q2 := append([]float64(nil), p...)
+		axpy(q2, -eps, d)
+		slope := primal(q, a, b) - primal(p, a, b)
+		if math.Abs(b-dot(a, p)) < 1e-3 || math.Abs(slope) < 1e-12 || math.Signbit(slope) != math.Signbit(primal(p, a, b)-primal(q2, a, b)) {
+			continue // at the plane's kink or flat: the sign is not clear
+		}
+		a0 := stab * rng.Float64()
+		if draw%10 == 0 {
+			a0 = []float64{0, stab, 0.05}[draw/10%3]
+		}
+		tr.alpha, tr.bestW = a0, best
+		tr.adapt(p, w, a, b)
+		want := math.Min(stab, a0+0.1*(1-a0))
+		if slope < 0 {
+			want = math.Max(0, a0-0.1)
+			down++
+		} else {
+			up++
+		}
+		if math.Abs(tr.alpha-want) > 1e-12 {
+			t.Errorf("draw %d: weight %.4g → %.6g, want %.6g (primal slope toward w %.3g)", draw, a0, tr.alpha, want, slope)
+		}
+	}
+	if down == 0 || up == 0 {
+		t.Fatalf("%d draws fell toward w, %d rose: the test needs both", down, up)
+	}
+
+	// The in-out round runs at the adapted weight: with unary weights only
+	// the graph cut is exact and the round's bound is the primal of
+	// (1 − weight)·w + weight·w_best.
+	for _, wk := range tr.works {
+		wk.method = inference.TruncatedGraphCut{}
+	}
+	for _, al := range []float64{0.3, 0} {
+		w, bw := make([]float64, n), make([]float64, n)
+		for i := 0; i < tr.layout.PairwiseOffset(); i++ {
+			w[i], bw[i] = rng.NormFloat64(), rng.NormFloat64()
+		}
+		wq := make([]float64, n)
+		for i := range wq {
+			wq[i] = (1-al)*w[i] + al*bw[i]
+		}
+		tr.w, tr.bestW, tr.alpha = w, bw, al
+		r0 := tr.trace.StabilizedRounds
+		best := math.Inf(1)
+		if _, _, _, err := tr.stabilized(&best); err != nil {
+			t.Fatal(err)
+		}
+		if al == 0 {
+			if tr.trace.StabilizedRounds != r0 || !math.IsInf(best, 1) {
+				t.Errorf("weight 0: %d in-out rounds, bound %v; want none", tr.trace.StabilizedRounds-r0, best)
+			}
+			continue
+		}
+		if ref := refPrimal(wq, c, 2, train, false); math.Abs(best-ref) > 1e-9*ref {
+			t.Errorf("weight %g: bound %.9g, the primal at that in-out point %.9g", al, best, ref)
+		}
+	}
+}
+
+// TestStabilizeWeightAdapts trains warm-started chains along C with the
+// inference cache, as notebooks 01 and 03 do, and checks the in-out
+// weights of the trace: each stage's first in-out round runs at
+// Stabilize, every round at a weight in [0, Stabilize], and the weight
+// moves (adapt runs between rounds); every fit converges within Tol of
+// the fit without stabilisation.
+func TestStabilizeWeightAdapts(t *testing.T) {
+	rounds, moved := 0, 0
+	for seed := 0; seed < 4; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(500+seed), 43))
+		train := smoothSet(rng, 6+rng.IntN(4), 8, 3, 2)
+		if seed%2 == 1 {
+			train = gridSet(rng, 10, 3, 4, 3)
+		}
+		for _, set := range []ConstraintSet{C4{}, C0{}} {
+			var prev, prevRef *WorkingSet
+			for _, c := range []float64{0.5, 2, 10, 50} {
+				name := fmt.Sprintf("seed %d %s C=%g", seed, set.Name(), c)
+				s := Settings{Set: set, C: c, Tol: 1e-3, Workers: 1, Warm: prev, Tuning: Tuning{Cache: 10}}
+				_, tr, err := Train(train, 2, s)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				s.Warm, s.Tuning.Stabilize = prevRef, -1
+				_, ref, err := Train(train, 2, s)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				prev, prevRef = tr.Working, ref.Working
+				if !tr.Converged {
+					t.Errorf("%s: stopped by %v", name, tr.Stop)
+				}
+				if p, q := tr.Final().Primal, ref.Final().Primal; math.Abs(p-q) > s.Tol*q {
+					t.Errorf("%s: primal %.9g, %.9g without stabilisation: beyond Tol", name, p, q)
+				}
+				first := map[int]bool{}
+				for _, it := range tr.Iterations {
+					if it.InOut == 0 {
+						continue
+					}
+					rounds++
+					if it.InOut < 0 || it.InOut > DefaultStabilize {
+						t.Errorf("%s iteration %d: in-out weight %g outside [0, %g]", name, it.Iter, it.InOut, DefaultStabilize)
+					}
+					if !first[it.Stage] {
+						first[it.Stage] = true
+						if it.InOut != DefaultStabilize {
+							t.Errorf("%s iteration %d: the stage's first in-out round at weight %g, want %g", name, it.Iter, it.InOut, DefaultStabilize)
+						}
+					} else if it.InOut != DefaultStabilize {
+						moved++
+					}
+				}
+			}
+		}
+	}
+	if rounds == 0 || moved == 0 {
+		t.Errorf("%d in-out rounds, %d of them at an adapted weight: want both", rounds, moved)
+	}
+	t.Logf("%d in-out rounds, %d at an adapted weight", rounds, moved)
+}

@@ -31,6 +31,11 @@ type Iteration struct {
 	CacheHit  bool  // the plane came from the inference cache, not inference
 	Truncated int   // edges truncated by training-time inference (with a submodular set: only round-off below HardTol)
 
+	// InOut is the weight of the best iterate in the in-out point at which
+	// this iteration's inference ran (Tuning.Stabilize, adapted round by
+	// round); 0 when it ran at the QP's w only, or the plane was cached.
+	InOut float64
+
 	InferenceSeconds, QPSeconds, ConstraintSeconds float64
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/probably-submodular/crf/internal/cputime"
+	"github.com/probably-submodular/crf/notebooks/cows"
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/protocol"
 	"github.com/probably-submodular/crf/notebooks/retina"
@@ -101,5 +102,49 @@ func BenchmarkHorsesFinal(b *testing.B) {
 				b.Errorf("not converged: stop %v, gap %v", final["stop"], final["gap"])
 			}
 		})
+	}
+}
+
+// BenchmarkCowsChain is issue 43's short fits: notebook 01's selection fits
+// on fold 0 of the cows (full profile: Hamming, gap 1e-3, inference cache
+// 10) under C0, C4 and C3 at every C of the grid, each set's fits warm
+// started from the one before as the protocol runs them
+// (SegmentationExperiment.Run, working sets in a temporary folder). Most
+// of its fits are short, so it shows what per-fit costs and the inference
+// cache's hit rate do (psub.Tuning.Stabilize's in-out rounds). It reports
+// the CPU seconds of the chain and its iterations. Skipped without the
+// cows. Run it as
+//
+//	go test -run XXX -bench CowsChain -benchtime 1x ./notebooks/protocol/
+func BenchmarkCowsChain(b *testing.B) {
+	r := cows.Experiment{}
+	set, err := r.Build(protocol.Full, nil)
+	if err != nil {
+		b.Skipf("no cows: %v", err)
+	}
+	folds, err := r.Folds(protocol.Full, set)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := r.Settings(protocol.Full)
+	for b.Loop() {
+		e := s.Experiment(r.Name(), set, folds, protocol.Options{Profile: protocol.Full, Results: b.TempDir() + "/rows.jsonl"})
+		e.Warm.Dir, e.ModelDir = b.TempDir(), ""
+		its := 0.0
+		c0 := cputime.Seconds()
+		for _, st := range []string{"C0", "C4", "C3"} {
+			for _, c := range s.Cs {
+				m, err := e.Run(context.Background(), grid.Job{Dataset: r.Name(), Set: st, Loss: "hamming", C: c, Fold: 0, Tag: "select"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if m["converged"] != 1 {
+					b.Errorf("%s C = %g: not converged (stop %v, gap %v)", st, c, m["stop"], m["gap"])
+				}
+				its += m["iterations"]
+			}
+		}
+		b.ReportMetric(cputime.Seconds()-c0, "cpu-s")
+		b.ReportMetric(its, "iterations")
 	}
 }
