@@ -23,11 +23,13 @@ package feature
 // incrementally updated QR factorisation.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -54,6 +56,7 @@ type Hull struct {
 	dim, n int
 	cols   []float64 // point j at cols[j*dim:(j+1)*dim]
 	scale  float64   // max ‖p_j‖
+	work   int       // working set size (0: workingSize's default)
 }
 
 // NewHull copies the points (one per row, all of the same dimension, finite).
@@ -196,27 +199,65 @@ func (h *Hull) nnls(q []float64, affine bool) ([]float64, float64, error) {
 	a := make([]float64, m)
 	z := make([]float64, 0, m)
 
+	// Pricing, the scan of every point's dual variable, is n·d per outer
+	// iteration and the whole cost of a test on a large set. It runs over
+	// a working set of candidates, refilled from a full scan only when the
+	// working set has no positive dual variable left. A full scan that
+	// finds none is Lawson–Hanson's optimality test, so the minimum, and
+	// the answer, are those of pricing every point every time.
+	dual := func(j int) float64 {
+		w := dot(h.cols[j*h.dim:(j+1)*h.dim], r[:h.dim])
+		if affine {
+			w += s * r[h.dim]
+		}
+		return w
+	}
+	work := h.workingSize(m)
+	var cand []int          // the working set
+	var viol []pricedColumn // a full scan's positive duals
 	maxOuter := 3*h.n + 3*m + 10
 	for outer := 0; ; outer++ {
 		if outer > maxOuter {
 			return nil, 0, fmt.Errorf("hull: NNLS did not converge in %d iterations (%d points, dimension %d)", maxOuter, h.n, h.dim)
 		}
-		// Most positive dual variable among the zero set.
+		if len(set) == m {
+			break
+		}
+		// Most positive dual variable among the working set's zero set.
 		best, bestW := -1, wtol
-		for j := 0; j < h.n; j++ {
+		for _, j := range cand {
 			if passive[j] || skip[j] {
 				continue
 			}
-			w := dot(h.cols[j*h.dim:(j+1)*h.dim], r[:h.dim])
-			if affine {
-				w += s * r[h.dim]
-			}
-			if w > bestW {
+			if w := dual(j); w > bestW {
 				best, bestW = j, w
 			}
 		}
-		if best < 0 || len(set) == m {
-			break
+		if best < 0 {
+			// Full scan: the working set becomes the most positive ones.
+			viol = viol[:0]
+			for j := 0; j < h.n; j++ {
+				if passive[j] || skip[j] {
+					continue
+				}
+				if w := dual(j); w > wtol {
+					viol = append(viol, pricedColumn{j, w})
+				}
+			}
+			if len(viol) == 0 {
+				break
+			}
+			if len(viol) > work {
+				slices.SortFunc(viol, func(a, b pricedColumn) int { return cmp.Compare(b.w, a.w) })
+				viol = viol[:work]
+			}
+			cand = cand[:0]
+			for _, v := range viol {
+				cand = append(cand, v.j)
+				if v.w > bestW {
+					best, bestW = v.j, v.w
+				}
+			}
 		}
 		if !qr.add(col(best, a)) {
 			skip[best] = true // in the span of P up to round-off: no descent
@@ -288,6 +329,22 @@ func (h *Hull) nnls(q []float64, affine bool) ([]float64, float64, error) {
 		}
 	}
 	return x, norm(r), nil
+}
+
+// pricedColumn is a point and its positive dual variable in a full scan.
+type pricedColumn struct {
+	j int
+	w float64
+}
+
+// workingSize is how many candidates a full scan keeps for the next outer
+// iterations: a few times the passive set's largest size, so that a test
+// takes a handful of full scans instead of one per passive column.
+func (h *Hull) workingSize(m int) int {
+	if h.work > 0 {
+		return h.work // tests: refills forced
+	}
+	return max(4*m, 64)
 }
 
 // incQR is a thin QR factorisation A_P = Q R of the passive columns, grown

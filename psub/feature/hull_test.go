@@ -328,6 +328,75 @@ func TestHullAgainstSimplexLP(t *testing.T) {
 	}
 }
 
+// Pricing over a working set refilled by full scans must decide as an LP
+// does on sets far larger than the working set, whatever its size: one
+// candidate at a time (a refill every outer iteration), a few, the default.
+func TestHullWorkingSetAgainstSimplexLP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	agree, hin, cin := 0, 0, 0
+	for trial := range 12 {
+		d := 3 + trial%4
+		n := 150 + rng.IntN(250)
+		pts := randomPoints(rng, n, d, 1.5, 1)
+		coneRows := make([][]float64, d)
+		for k := range d {
+			coneRows[k] = make([]float64, n)
+			for j := range n {
+				coneRows[k][j] = pts[j][k]
+			}
+		}
+		hullRows := append(append([][]float64(nil), coneRows...), make([]float64, n))
+		for j := range n {
+			hullRows[d][j] = 1
+		}
+		// Far queries: outside the hull, many inside the cone.
+		qs := queries(rng, pts, 9)
+		for range 3 {
+			q := make([]float64, d)
+			for k := range q {
+				q[k] = 4 * rng.NormFloat64()
+			}
+			qs = append(qs, q)
+		}
+		for _, q := range qs {
+			wantC, ok1 := lpFeasible(coneRows, q)
+			wantH, ok2 := lpFeasible(hullRows, append(append([]float64(nil), q...), 1))
+			if !ok1 || !ok2 {
+				continue
+			}
+			for _, work := range []int{1, 3, 0} {
+				h, err := NewHull(pts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h.work = work
+				gotH, err := h.InHull(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gotC, err := h.InCone(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if gotH != wantH || gotC != wantC {
+					t.Fatalf("trial %d (d=%d, n=%d, working set %d): hull %v (LP %v), cone %v (LP %v)",
+						trial, d, n, work, gotH, wantH, gotC, wantC)
+				}
+			}
+			agree++
+			if wantH {
+				hin++
+			}
+			if wantC {
+				cin++
+			}
+		}
+	}
+	if agree < 100 || hin < 30 || agree-cin < 10 || cin-hin < 10 {
+		t.Fatalf("weak test: %d agreed (%d in hull, %d in cone)", agree, hin, cin)
+	}
+}
+
 // The NNLS solution must satisfy the KKT conditions of min ‖Aλ−b‖, λ ≥ 0:
 // λ ≥ 0, g = Aᵀ(b − Aλ) ≤ 0 (up to round-off) and g_j = 0 where λ_j > 0;
 // and the residual it reports must be ‖Aλ − b‖.
@@ -540,7 +609,7 @@ func cowLikePairwise(rng *rand.Rand, n int) [][]float64 {
 }
 
 func BenchmarkHull125(b *testing.B) {
-	for _, n := range []int{200, 1000, 4000} {
+	for _, n := range []int{200, 1000, 4000, 32000} {
 		rng := rand.New(rand.NewPCG(13, uint64(n)))
 		h, err := NewHull(cowLikePairwise(rng, n))
 		if err != nil {
