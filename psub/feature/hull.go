@@ -189,6 +189,21 @@ func (h *Hull) nnls(q []float64, affine bool) ([]float64, float64, error) {
 		colMax = s * math.Sqrt2
 	}
 	wtol := 1e-13 * float64(m) * colMax * bnorm
+	// Near the minimum that fixed bound is too coarse: with a small
+	// positive residual every dual can fall below it (a test edge of
+	// notebook 06 inside the hull stopped at 23 times the membership
+	// tolerance). By convexity ‖r*‖² ≥ ‖r‖² − 2 (max_j w_j) 1ᵀλ*, so the
+	// bound follows ‖r‖², keeping the residual within a fraction of a
+	// percent of the minimum, down to a floor above the products'
+	// round-off.
+	floor := 1e-15 * float64(m) * colMax * bnorm
+	threshold := func(x []float64, set []int, r []float64) float64 {
+		sum := 1.0
+		for _, j := range set {
+			sum += x[j]
+		}
+		return min(wtol, max(floor, 0.004*dot(r, r)/sum))
+	}
 
 	x := make([]float64, h.n)    // λ
 	passive := make([]bool, h.n) // P of Lawson–Hanson
@@ -224,7 +239,8 @@ func (h *Hull) nnls(q []float64, affine bool) ([]float64, float64, error) {
 			break
 		}
 		// Most positive dual variable among the working set's zero set.
-		best, bestW := -1, wtol
+		thr := threshold(x, set, r)
+		best, bestW := -1, thr
 		for _, j := range cand {
 			if passive[j] || skip[j] {
 				continue
@@ -240,7 +256,7 @@ func (h *Hull) nnls(q []float64, affine bool) ([]float64, float64, error) {
 				if passive[j] || skip[j] {
 					continue
 				}
-				if w := dual(j); w > wtol {
+				if w := dual(j); w > thr {
 					viol = append(viol, pricedColumn{j, w})
 				}
 			}

@@ -397,6 +397,54 @@ func TestHullWorkingSetAgainstSimplexLP(t *testing.T) {
 	}
 }
 
+// Points built as convex combinations, some weights 1e-5 of the others,
+// are inside the hull: Lawson–Hanson must not stop at a small positive
+// residual whose duals all fall below a fixed round-off bound (it did on
+// query 190 of this stream, at 1.7 times the tolerance, and on a test edge
+// of notebook 06). Every eighth query and that one are solved.
+func TestHullInsideNearMinimum(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3 000 points in 125 dimensions")
+	}
+	const n, d = 3000, 125
+	rng := rand.New(rand.NewPCG(21, n))
+	pts := cowLikePairwise(rng, n)
+	h, err := NewHull(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		k := 2 + rng.IntN(40)
+		q := make([]float64, d)
+		w := make([]float64, k)
+		idx := make([]int, k)
+		var sum float64
+		for j := range w {
+			w[j] = rng.ExpFloat64()
+			if rng.IntN(3) == 0 {
+				w[j] *= 1e-5
+			}
+			sum += w[j]
+			idx[j] = rng.IntN(n)
+		}
+		for j := range w {
+			for c := range q {
+				q[c] += w[j] / sum * pts[idx[j]][c]
+			}
+		}
+		if i%8 != 0 && i != 190 {
+			continue
+		}
+		r, err := h.HullResidual(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r > h.tol()*h.scaleWith(q) {
+			t.Fatalf("query %d, a convex combination of %d points: hull residual %.3g, tolerance %.3g", i, k, r, h.tol()*h.scaleWith(q))
+		}
+	}
+}
+
 // The NNLS solution must satisfy the KKT conditions of min ‖Aλ−b‖, λ ≥ 0:
 // λ ≥ 0, g = Aᵀ(b − Aλ) ≤ 0 (up to round-off) and g_j = 0 where λ_j > 0;
 // and the residual it reports must be ‖Aλ − b‖.
