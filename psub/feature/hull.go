@@ -23,13 +23,11 @@ package feature
 // incrementally updated QR factorisation.
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"sort"
 	"sync"
 
@@ -215,9 +213,10 @@ func (h *Hull) nnls(q []float64, affine bool) ([]float64, float64, error) {
 	z := make([]float64, 0, m)
 
 	// Pricing, the scan of every point's dual variable, is n·d per outer
-	// iteration and the whole cost of a test on a large set. It runs over
-	// a working set of candidates, refilled from a full scan only when the
-	// working set has no positive dual variable left. A full scan that
+	// iteration and the whole cost of a test on a large set. From
+	// partialPricingDim dimensions it runs over a working set of
+	// candidates, refilled from a full scan only when the working set has
+	// no positive dual variable left. A full scan that
 	// finds none is Lawson–Hanson's optimality test, so the minimum, and
 	// the answer, are those of pricing every point every time.
 	dual := func(j int) float64 {
@@ -228,6 +227,7 @@ func (h *Hull) nnls(q []float64, affine bool) ([]float64, float64, error) {
 		return w
 	}
 	work := h.workingSize(m)
+	partial := h.dim >= partialPricingDim || h.work > 0
 	var cand []int          // the working set
 	var viol []pricedColumn // a full scan's positive duals
 	maxOuter := 3*h.n + 3*m + 10
@@ -250,28 +250,32 @@ func (h *Hull) nnls(q []float64, affine bool) ([]float64, float64, error) {
 			}
 		}
 		if best < 0 {
-			// Full scan: the working set becomes the most positive ones.
+			// Full scan; with partial pricing the working set becomes its
+			// most positive duals.
 			viol = viol[:0]
 			for j := 0; j < h.n; j++ {
 				if passive[j] || skip[j] {
 					continue
 				}
 				if w := dual(j); w > thr {
-					viol = append(viol, pricedColumn{j, w})
+					if partial {
+						viol = append(viol, pricedColumn{j, w})
+					}
+					if w > bestW {
+						best, bestW = j, w
+					}
 				}
 			}
-			if len(viol) == 0 {
+			if best < 0 {
 				break
 			}
-			if len(viol) > work {
-				slices.SortFunc(viol, func(a, b pricedColumn) int { return cmp.Compare(b.w, a.w) })
-				viol = viol[:work]
-			}
-			cand = cand[:0]
-			for _, v := range viol {
-				cand = append(cand, v.j)
-				if v.w > bestW {
-					best, bestW = v.j, v.w
+			if partial {
+				if len(viol) > work {
+					viol = largest(viol, work)
+				}
+				cand = cand[:0]
+				for _, v := range viol {
+					cand = append(cand, v.j)
 				}
 			}
 		}
@@ -351,6 +355,50 @@ func (h *Hull) nnls(q []float64, affine bool) ([]float64, float64, error) {
 type pricedColumn struct {
 	j int
 	w float64
+}
+
+// partialPricingDim is the dimension from which pricing runs over a working
+// set: below it a full scan costs about what keeping the candidates does
+// (8 192 Gaussian points, a hull and a cone test per query: 0.34 ms
+// scanning fully, 0.62 ms with a working set in 2 dimensions; 0.73 and
+// 0.72 in 4; 1.59 and 0.82 in 8; 14.8 and 4.0 in 64).
+const partialPricingDim = 4
+
+// largest reorders v so that its first k entries hold the k largest duals
+// and returns them: Hoare's selection with a median-of-three pivot, linear
+// in len(v) on average where sorting was the refill's main cost on sets
+// of few dimensions.
+func largest(v []pricedColumn, k int) []pricedColumn {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		a, b, c := v[lo].w, v[mid].w, v[hi].w
+		pivot := max(min(a, b), min(max(a, b), c))
+		i, j := lo, hi
+		for i <= j {
+			for v[i].w > pivot {
+				i++
+			}
+			for v[j].w < pivot {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		// v[lo..j] ≥ pivot ≥ v[i..hi]; entries between equal the pivot.
+		switch {
+		case k-1 <= j:
+			hi = j
+		case k-1 >= i:
+			lo = i
+		default:
+			return v[:k]
+		}
+	}
+	return v[:k]
 }
 
 // workingSize is how many candidates a full scan keeps for the next outer

@@ -1,10 +1,12 @@
 package feature
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
@@ -682,5 +684,45 @@ func BenchmarkHull125(b *testing.B) {
 				i++
 			})
 		})
+	}
+}
+
+// largest must leave the k largest duals first, as a sort would, with
+// ties and repeated values.
+func TestLargest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := range 300 {
+		n := 1 + rng.IntN(200)
+		v := make([]pricedColumn, n)
+		for i := range v {
+			w := rng.Float64()
+			if trial%3 == 0 {
+				w = float64(rng.IntN(4)) // many ties
+			}
+			v[i] = pricedColumn{i, w}
+		}
+		want := slices.Clone(v)
+		slices.SortFunc(want, func(a, b pricedColumn) int { return cmp.Compare(b.w, a.w) })
+		k := 1 + rng.IntN(n)
+		got := largest(slices.Clone(v), k)
+		if len(got) != k {
+			t.Fatalf("trial %d: %d returned, want %d", trial, len(got), k)
+		}
+		ws := make([]float64, k)
+		seen := map[int]bool{}
+		for i, c := range got {
+			ws[i] = c.w
+			if seen[c.j] || v[c.j].w != c.w {
+				t.Fatalf("trial %d: entry %v duplicated or altered", trial, c)
+			}
+			seen[c.j] = true
+		}
+		slices.Sort(ws)
+		slices.Reverse(ws)
+		for i := range ws {
+			if ws[i] != want[i].w {
+				t.Fatalf("trial %d (n=%d, k=%d): selected duals %v, want the %d largest", trial, n, k, ws, k)
+			}
+		}
 	}
 }
