@@ -273,6 +273,37 @@ func lpFeasible(A [][]float64, b []float64) (feasible, ok bool) {
 	return false, false
 }
 
+// lpRows returns the equality rows of cone membership (P λ = q) and of
+// hull membership (the same and 1ᵀλ = 1) for lpFeasible.
+func lpRows(pts [][]float64) (cone, hull [][]float64) {
+	n, d := len(pts), len(pts[0])
+	cone = make([][]float64, d)
+	for k := range d {
+		cone[k] = make([]float64, n)
+		for j := range n {
+			cone[k][j] = pts[j][k]
+		}
+	}
+	ones := make([]float64, n)
+	for j := range ones {
+		ones[j] = 1
+	}
+	return cone, append(slices.Clone(cone), ones)
+}
+
+// memberships is InHull and InCone of q, failing the test on an error.
+func memberships(t *testing.T, h *Hull, q []float64) (inHull, inCone bool) {
+	t.Helper()
+	inHull, err := h.InHull(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inCone, err = h.InCone(q); err != nil {
+		t.Fatal(err)
+	}
+	return inHull, inCone
+}
+
 func TestHullAgainstSimplexLP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	agree, skipped, hin, cin := 0, 0, 0, 0
@@ -284,17 +315,7 @@ func TestHullAgainstSimplexLP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		coneRows := make([][]float64, d)
-		for k := range d {
-			coneRows[k] = make([]float64, n)
-			for j := range n {
-				coneRows[k][j] = pts[j][k]
-			}
-		}
-		hullRows := append(append([][]float64(nil), coneRows...), make([]float64, n))
-		for j := range n {
-			hullRows[d][j] = 1
-		}
+		coneRows, hullRows := lpRows(pts)
 		for _, q := range queries(rng, pts, 12) {
 			wantC, ok1 := lpFeasible(coneRows, q)
 			wantH, ok2 := lpFeasible(hullRows, append(append([]float64(nil), q...), 1))
@@ -302,14 +323,7 @@ func TestHullAgainstSimplexLP(t *testing.T) {
 				skipped++
 				continue
 			}
-			gotH, err := h.InHull(q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gotC, err := h.InCone(q)
-			if err != nil {
-				t.Fatal(err)
-			}
+			gotH, gotC := memberships(t, h, q)
 			if gotH != wantH || gotC != wantC {
 				hr, _ := h.HullResidual(q)
 				cr, _ := h.ConeResidual(q)
@@ -340,17 +354,7 @@ func TestHullWorkingSetAgainstSimplexLP(t *testing.T) {
 		d := 3 + trial%4
 		n := 150 + rng.IntN(250)
 		pts := randomPoints(rng, n, d, 1.5, 1)
-		coneRows := make([][]float64, d)
-		for k := range d {
-			coneRows[k] = make([]float64, n)
-			for j := range n {
-				coneRows[k][j] = pts[j][k]
-			}
-		}
-		hullRows := append(append([][]float64(nil), coneRows...), make([]float64, n))
-		for j := range n {
-			hullRows[d][j] = 1
-		}
+		coneRows, hullRows := lpRows(pts)
 		// Far queries: outside the hull, many inside the cone.
 		qs := queries(rng, pts, 9)
 		for range 3 {
@@ -372,14 +376,7 @@ func TestHullWorkingSetAgainstSimplexLP(t *testing.T) {
 					t.Fatal(err)
 				}
 				h.work = work
-				gotH, err := h.InHull(q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				gotC, err := h.InCone(q)
-				if err != nil {
-					t.Fatal(err)
-				}
+				gotH, gotC := memberships(t, h, q)
 				if gotH != wantH || gotC != wantC {
 					t.Fatalf("trial %d (d=%d, n=%d, working set %d): hull %v (LP %v), cone %v (LP %v)",
 						trial, d, n, work, gotH, wantH, gotC, wantC)
