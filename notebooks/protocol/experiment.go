@@ -87,6 +87,13 @@ type SegmentationExperiment struct {
 	// own (psub.Tuning.MarginPass) instead of reading the training edges'
 	// margins off the graph cuts: the same rows, more work.
 	MarginPass bool
+	// TightBounds sets psub.Tuning.TightBounds (Algorithm 2's bounds
+	// anchored at the w of each margin's last computation) for C4 and C̄4,
+	// whose two-label pools hold one margin per edge: the same hard
+	// constraints found, fewer margins computed. C3's four rows per edge
+	// keep the paper's bound, as the general anchored path costs more than
+	// the margins it saves there (TightFor).
+	TightBounds bool
 	// ModelDir, when set, receives every final model as JSON, named by
 	// ModelPath, for figures drawn after the grid.
 	ModelDir string
@@ -276,7 +283,7 @@ func (e *SegmentationExperiment) Run(ctx context.Context, job grid.Job) (map[str
 		return e.scoreFinal(model, col, trainIdx, testIdx, m)
 	}
 	base := psub.Settings{Tol: e.Tol, MaxIter: e.MaxIter,
-		Delayed: e.Delayed, Workers: e.Workers, CheckpointDir: e.Checkpoints, Tuning: psub.Tuning{AddK: e.AddK, Cache: e.Cache, MarginPass: e.MarginPass},
+		Delayed: e.Delayed, Workers: e.Workers, CheckpointDir: e.Checkpoints, Tuning: psub.Tuning{AddK: e.AddK, Cache: e.Cache, MarginPass: e.MarginPass, TightBounds: e.TightBounds},
 		Description: fmt.Sprintf("%s %s %s C=%g fold %d %s", job.Dataset, job.Set, job.Loss, job.C, job.Fold, job.Tag)}
 	keep, err := e.warmStart(job, trainIdx, testIdx, &base)
 	if err != nil {
@@ -403,6 +410,8 @@ const DefaultTol = 1e-3
 // model and for a plain stop at the iteration cap) and scale (C·max‖a‖²,
 // psub.Trace.Scale: beyond about 1e10 float64 may not certify); primal,
 // gap, hard_active, hard_introduced, margins, train_seconds and resumed.
+// Settings.Tuning.TightBounds in base holds only for the sets TightFor
+// accepts.
 //
 // finish gets the model, its Column and the metrics, and adds the
 // job's scores to them and stores what the job stores. It runs as
@@ -423,6 +432,7 @@ func TrainJob(ctx context.Context, job grid.Job, train *psub.Prepared, test []ps
 		return nil, err
 	}
 	base.C, base.Set, base.Tuning.UnconstrainedInference = job.C, col.Set, col.Training
+	base.Tuning.TightBounds = base.Tuning.TightBounds && TightFor(col.Set)
 	if col.Training != nil {
 		base.Tuning.SubmodularInference = col.Training
 	}
@@ -482,4 +492,14 @@ func emptyIsPerfect(v float64) float64 {
 		return 1
 	}
 	return v
+}
+
+// TightFor reports whether SegmentationExperiment.TightBounds applies to
+// set: C4 and C̄4, one hard constraint per edge with two labels.
+func TightFor(set psub.ConstraintSet) bool {
+	switch set.(type) {
+	case psub.C4, psub.C4Bar:
+		return true
+	}
+	return false
 }

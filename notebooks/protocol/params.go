@@ -71,6 +71,9 @@ type SegmentationParams struct {
 	Warm      bool   // fits start from their predecessor's working set (WarmStarts)
 	Data      string // InstancesDigest of the items
 	Folds     string // digest of the fold assignment
+	// TightBounds: C4's and C̄4's margins skipped by anchored bounds
+	// (omitted when off: the params of experiments without it are kept).
+	TightBounds bool `json:",omitempty"`
 }
 
 // Params returns e's SegmentationParams, for grid.Options.Params.
@@ -83,5 +86,5 @@ func (e *SegmentationExperiment) Params() SegmentationParams {
 	sum := sha256.Sum256(folds)
 	return SegmentationParams{HoldOut: e.HoldOut, Selection: e.Selection, Seed: e.Seed, Tol: e.Tol, MaxIter: e.MaxIter,
 		Delayed: e.Delayed, AddK: e.AddK, Cache: e.Cache, PyStructC: e.PyStructC, Warm: e.Warm != nil,
-		Data: InstancesDigest(items), Folds: hex.EncodeToString(sum[:])[:16]}
+		Data: InstancesDigest(items), Folds: hex.EncodeToString(sum[:])[:16], TightBounds: e.TightBounds}
 }

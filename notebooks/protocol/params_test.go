@@ -1,8 +1,10 @@
 package protocol
 
 import (
+	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/probably-submodular/crf/data"
@@ -74,5 +76,38 @@ func TestInstancesDigest(t *testing.T) {
 	}
 	if InstancesDigest(sparse) != d0 {
 		t.Fatal("the same features held sparsely gave another digest")
+	}
+}
+
+// TestTightBounds: SegmentationExperiment.TightBounds reaches psub only for
+// C4 and C̄4, and is absent from the params when off, so that experiments
+// without it keep the params (and the rows) they had.
+func TestTightBounds(t *testing.T) {
+	for _, c := range []struct {
+		set  psub.ConstraintSet
+		want bool
+	}{{psub.C4{}, true}, {psub.C4Bar{}, true}, {psub.C3{}, false}, {psub.C2{}, false}, {psub.C0{}, false}, {psub.Unconstrained{}, false}} {
+		if got := TightFor(c.set); got != c.want {
+			t.Errorf("TightFor(%s) = %v, want %v", c.set.Name(), got, c.want)
+		}
+	}
+	off, err := json.Marshal(SegmentationParams{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, err := json.Marshal(SegmentationParams{Seed: 1, TightBounds: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(off), "TightBounds") || !strings.Contains(string(on), `"TightBounds":true`) {
+		t.Errorf("params off %s, on %s", off, on)
+	}
+	s := SegmentationSettings{Cs: []float64{1}}
+	if e := s.Experiment("x", &data.SegmentedSet{}, nil, Options{}); e.TightBounds {
+		t.Error("settings without TightBounds gave an experiment with it")
+	}
+	s.TightBounds = true
+	if e := s.Experiment("x", &data.SegmentedSet{}, nil, Options{}); !e.TightBounds || !e.Params().TightBounds {
+		t.Error("settings with TightBounds gave an experiment without it")
 	}
 }

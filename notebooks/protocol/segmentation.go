@@ -49,6 +49,9 @@ type SegmentationSettings struct {
 	// iterations or hard constraints introduced (cows, mitochondria),
 	// which a start from another set's working set no longer measures.
 	FromC4 bool
+	// TightBounds is SegmentationExperiment.TightBounds (omitted from the
+	// params when off, so that rows of settings without it keep theirs).
+	TightBounds bool `json:",omitempty"`
 }
 
 // Axesless is the settings without the grid's axes: what every fit
@@ -129,7 +132,7 @@ func (s SegmentationSettings) Experiment(name string, set *data.SegmentedSet, fo
 	}
 	e := &SegmentationExperiment{Items: set.Items, Folds: folds, HoldOut: holdOut, Seed: s.Seed,
 		Tol: s.Tol, MaxIter: s.MaxIter, Workers: 1, Delayed: true, AddK: s.AddK, Cache: s.Cache,
-		ModelDir: opt.Models, Checkpoints: opt.Checkpoints, PyStructC: true}
+		ModelDir: opt.Models, Checkpoints: opt.Checkpoints, PyStructC: true, TightBounds: s.TightBounds}
 	if len(s.Cs) > 1 && !s.Cold {
 		cs := slices.Sorted(slices.Values(s.Cs))
 		e.Warm = &WarmStarts{Dir: warmDir(name, opt), Cs: cs}
