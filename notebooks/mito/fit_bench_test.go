@@ -21,8 +21,8 @@ import (
 // iterations, hard constraints introduced, the margins of the passes and
 // those read off the cut, and fails when the two primals differ by more
 // than the tolerance; sub-benchmark C4bar-tight-bounds runs the C̄4
-// column as the protocol does, QPBO runs the same fit in the QPBO
-// column. Skipped without the EPFL volumes and with -short.
+// column as the protocol does, C3 the C3 column, QPBO the same fit in
+// the QPBO column. Skipped without the EPFL volumes and with -short.
 // Run it as
 //
 //	go test -run XXX -bench SelectionFit -benchtime 1x ./notebooks/mito/
@@ -85,6 +85,11 @@ func BenchmarkSelectionFit(b *testing.B) {
 	// C̄4 as the protocol runs it (anchored bounds).
 	b.Run("C4bar-tight-bounds", func(b *testing.B) {
 		fit(b, "C4bar", func(*protocol.SegmentationExperiment) {}, counts...)
+	})
+	// The C3 column (four submodularity rows per edge in the general
+	// margin path, Algorithm 2's bound).
+	b.Run("C3", func(b *testing.B) {
+		fit(b, "C3", func(*protocol.SegmentationExperiment) {}, append(counts, "primal")...)
 	})
 	// The same fit in the QPBO column (no hard constraints; inference whose
 	// in-out rounds are bounded by the roof dual, psub.Tuning.Stabilize).
