@@ -58,9 +58,6 @@ type pool struct {
 	ref         []float64
 	slot        []int32
 	calls       int
-	// quad is a dense P's non-zeros by dot's partial sums, built at the
-	// first recompute4 (pools of four rows b).
-	quad *quadRows
 }
 
 // defaultAnchorSlots bounds the W snapshots kept for tight bounds: each
@@ -527,22 +524,8 @@ type anchorDist struct{ fall, rise []float64 }
 // active entry whose bound is ≤ 0, and counts the margins computed. With
 // dist (tight bounds) it first sets each bound from its anchor, rebases the
 // entries of slot cur and anchors the recomputed ones there; without, lower
-// already holds the bounds. Pools of four rows b (C3 with two labels) take
-// recompute4, the others recomputeEntries: the same margins bit for bit.
+// already holds the bounds.
 func (q *pool) recompute(W *mat.Dense, dist *anchorDist, cur int32) {
-	if len(q.B) == 4 && !q.identity() && !recomputeByEntry {
-		q.recompute4(W, dist, cur)
-		return
-	}
-	q.recomputeEntries(W, dist, cur)
-}
-
-// recomputeByEntry sends every pool through recomputeEntries (tests
-// compare the two paths' fits with it).
-var recomputeByEntry bool
-
-// recomputeEntries is recompute entry by entry: one dot product per margin.
-func (q *pool) recomputeEntries(W *mat.Dense, dist *anchorDist, cur int32) {
 	nb := len(q.B)
 	Wt := mat.DenseCopyOf(W.T()) // |B| × dp: row j is column j of W
 	dp := q.layout.PairwiseDim
@@ -581,134 +564,6 @@ func (q *pool) recomputeEntries(W *mat.Dense, dist *anchorDist, cur int32) {
 		q.computed += n
 		mu.Unlock()
 	})
-}
-
-// recompute4 is recompute for pools of four rows b (C3 with two labels:
-// one row per pairwise block), with every margin of an edge that is needed
-// from one read of its features: each feature p_ik, k in the row's
-// non-zeros, is multiplied by row k of W (its four entries side by side).
-// The margins are those of recomputeEntries bit for bit: each sum takes the
-// same terms in the same order, the dense ones split over dot's four
-// partial sums by k mod 4 (quad), and a zero feature's product, ±0, never
-// changes a partial sum (which starts at +0 and is never −0), so skipping it
-// changes nothing. Only the needed margins are stored and counted.
-func (q *pool) recompute4(W *mat.Dense, dist *anchorDist, cur int32) {
-	raw := W.RawMatrix() // dp × 4: W_kj at raw.Data[k*raw.Stride+j]
-	x := raw.Data
-	if raw.Stride != 4 {
-		x = make([]float64, 4*q.layout.PairwiseDim)
-		for k := range q.layout.PairwiseDim {
-			copy(x[4*k:4*k+4], raw.Data[k*raw.Stride:])
-		}
-	}
-	if q.sp == nil && q.quad == nil {
-		q.quad = newQuadRows(q.P, q.rows, q.layout.PairwiseDim)
-	}
-	var mu sync.Mutex
-	q.parallelRows(0, func(lo, hi int) {
-		n := int64(0)
-		for i := lo; i < hi; i++ {
-			e := q.lower[4*i : 4*i+4 : 4*i+4]
-			if dist != nil {
-				for j := range 4 {
-					idx := 4*i + j
-					g := int(q.slot[idx])*4 + j
-					b := q.ref[idx] - dist.fall[g]*q.ppos[i] - dist.rise[g]*q.pneg[i]
-					e[j] = b
-					if q.slot[idx] == cur {
-						q.ref[idx] = b // rebased on the new anchor W
-					}
-				}
-			}
-			if e[0] > 0 && e[1] > 0 && e[2] > 0 && e[3] > 0 {
-				continue
-			}
-			var m [4]float64
-			if q.sp != nil {
-				t0, t1 := q.sp.start[i], q.sp.start[i+1]
-				m = sum4(q.sp.idx[t0:t1], q.sp.val[t0:t1], x)
-			} else {
-				m = q.quad.margins(i, x)
-			}
-			for j := range 4 {
-				if e[j] > 0 {
-					continue
-				}
-				e[j] = m[j]
-				if dist != nil {
-					q.ref[4*i+j], q.slot[4*i+j] = m[j], cur
-				}
-				n++
-			}
-		}
-		mu.Lock()
-		q.computed += n
-		mu.Unlock()
-	})
-}
-
-// quadRows holds the non-zeros of a dense P by dot's partial sums: those of
-// row i that dot adds into s_r are idx/val[start[4i+r]:start[4i+r+1]], in
-// dot's order (s_0 also takes the tail k ≥ dp &^ 3, after the others).
-type quadRows struct {
-	start []int
-	idx   []int32
-	val   []float64
-}
-
-func newQuadRows(P *mat.Dense, rows, dp int) *quadRows {
-	q := &quadRows{start: make([]int, 1, 4*rows+1)}
-	n := dp &^ 3
-	for i := range rows {
-		p := P.RawRowView(i)[:dp]
-		for r := range 4 {
-			for k := r; k < n; k += 4 {
-				if p[k] != 0 {
-					q.idx, q.val = append(q.idx, int32(k)), append(q.val, p[k])
-				}
-			}
-			if r == 0 {
-				for k := n; k < dp; k++ {
-					if p[k] != 0 {
-						q.idx, q.val = append(q.idx, int32(k)), append(q.val, p[k])
-					}
-				}
-			}
-			q.start = append(q.start, len(q.idx))
-		}
-	}
-	return q
-}
-
-// margins returns p_i·W_j for the four columns j of W (x holds W row-major,
-// four entries per row), each summed as dot(W_j, p_i) sums it.
-func (q *quadRows) margins(i int, x []float64) [4]float64 {
-	var s [4][4]float64
-	for r := range 4 {
-		t0, t1 := q.start[4*i+r], q.start[4*i+r+1]
-		s[r] = sum4(q.idx[t0:t1], q.val[t0:t1], x)
-	}
-	var m [4]float64
-	for j := range 4 {
-		m[j] = (s[0][j] + s[1][j]) + (s[2][j] + s[3][j])
-	}
-	return m
-}
-
-// sum4 returns Σ_t val_t·W_{idx_t, j} for the four columns j of W (x holds
-// W row-major, four entries per row), each sum in the order of the terms.
-func sum4(idx []int32, val []float64, x []float64) [4]float64 {
-	idx = idx[:len(val)]
-	var a0, a1, a2, a3 float64
-	for t, v := range val {
-		k := 4 * int(idx[t])
-		w := x[k : k+4 : k+4]
-		a0 += v * w[0]
-		a1 += v * w[1]
-		a2 += v * w[2]
-		a3 += v * w[3]
-	}
-	return [4]float64{a0, a1, a2, a3}
 }
 
 // parallelRows splits the active rows from on into contiguous chunks, one
