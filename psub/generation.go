@@ -310,7 +310,11 @@ func (q *pool) computeFull(w []float64) {
 // The paper writes ‖w' − w‖, but c_ij is zero outside the pairwise blocks,
 // so c_ij·(w' − w) = c_ij·(w'_p − w_p) and Cauchy–Schwarz needs only the
 // pairwise part (as the authors' code, probsub_helpers.update_L, does): the
-// bound is never lower and still valid. The entries with L ≤ 0, the only
+// bound is never lower and still valid. With several rows b it goes one
+// step further: c_ij·(w' − w) = p_i·(W'_j − W_j), so each column's step
+// ‖W'_j − W_j‖·‖p_i‖ (at most ‖w'_p − w_p‖·N_ij) bounds it; C3's rows b
+// are single blocks, of which one iteration moves some more than others.
+// The entries with L ≤ 0, the only
 // candidates of violated, are exact either way, so generation adds the same
 // constraints; only pruneRows, which drops an inactive row whose bound shows
 // a clear margin, may drop one earlier (it returns when violated). On the
@@ -327,14 +331,19 @@ func (q *pool) computeDelayed(w []float64) {
 		return
 	}
 	if q.wLast != nil {
-		d := 0.0
-		for i := q.layout.PairwiseOffset(); i < len(w); i++ {
-			d += (w[i] - q.wLast[i]) * (w[i] - q.wLast[i])
-		}
-		// step[j] bounds |c_ij·(w − w_last)| / ‖p_i‖.
+		// step[j] = ‖W_j − W_last,j‖ bounds |c_ij·(w − w_last)| / ‖p_i‖
+		// (c_ij·(w − w_last) = p_i·(W_j − W_last,j), Cauchy–Schwarz); it is
+		// at most ‖w_p − w_last,p‖·‖b_j‖.
+		Wl := q.wMatrix(q.wLast)
+		dp, _ := W.Dims()
 		step := make([]float64, nb)
 		for j := range step {
-			step[j] = math.Sqrt(d) * q.bnorm[j]
+			d := 0.0
+			for k := 0; k < dp; k++ {
+				x := W.At(k, j) - Wl.At(k, j)
+				d += x * x
+			}
+			step[j] = math.Sqrt(d)
 		}
 		for i := 0; i < q.active; i++ {
 			for j := 0; j < nb; j++ {
