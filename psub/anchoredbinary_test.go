@@ -11,22 +11,10 @@ import (
 // distances) along a random walk of w with steps of several sizes, more
 // rounds than anchor slots: the same bounds, anchors and reference margins
 // bit for bit, the same count of margins computed, every bound at most the
-// exact margin (computeFull) and every entry at or below 0 exact. Pools as
-// TestDelayedBinary's: sparse P, dense P and the identity.
+// exact margin (computeFull) and every entry at or below 0 exact. Pools:
+// binaryPools.
 func TestAnchoredBinary(t *testing.T) {
-	cows := Layout{Labels: 2, UnaryDim: 125, PairwiseDim: 125}
-	planar := Layout{Labels: 2, UnaryDim: 3, PairwiseDim: 3}
-	for _, c := range []struct {
-		name   string
-		train  []Instance
-		l      Layout
-		set    ConstraintSet
-		sparse bool
-	}{
-		{"sparse", synthCows(4, 6), cows, C4{}, true},
-		{"dense", planarSet(4, 3), planar, C4{}, false},
-		{"identity", planarSet(4, 3), planar, C2Star{}, false},
-	} {
+	for _, c := range binaryPools() {
 		t.Run(c.name, func(t *testing.T) { testAnchoredBinary(t, c.train, c.l, c.set, c.sparse) })
 	}
 }

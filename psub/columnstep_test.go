@@ -6,31 +6,12 @@ import (
 	"testing"
 )
 
-// pairwiseDelayed is Algorithm 2's margin step with the whole pairwise
-// step, L_ij ← L_ij − ‖w_p − w_last,p‖·‖b_j‖·‖p_i‖: computeDelayed's bound
-// before it took each column's step. It returns the margins it computed.
-func pairwiseDelayed(q *pool, w []float64) int64 {
-	m0 := q.computed
-	if q.wLast != nil {
-		d := 0.0
-		for i := q.layout.PairwiseOffset(); i < len(w); i++ {
-			d += (w[i] - q.wLast[i]) * (w[i] - q.wLast[i])
-		}
-		for idx := 0; idx < q.active*len(q.B); idx++ {
-			q.lower[idx] -= math.Sqrt(d) * q.normOf(idx)
-		}
-	}
-	q.recompute(q.wMatrix(w), nil, 0)
-	q.wLast = append(q.wLast[:0], w...)
-	return q.computed - m0
-}
-
 // Along a walk of w whose pairwise blocks move by different amounts,
 // computeDelayed's bounds with each column's step ‖W_j − W_last,j‖ stay
 // lower bounds of the exact margins (computeFull), exact where ≤ 0, are
 // never below the whole pairwise step's bound from the same previous
 // bounds, and recompute fewer margins over the walk than that bound
-// (pairwiseDelayed). Pools of C3 with two labels (four single-block rows b)
+// (stepDelayed from the pairwise offset). Pools of C3 with two labels (four single-block rows b)
 // and of C4 with three labels (rows b over several blocks).
 func TestDelayedBoundColumnStep(t *testing.T) {
 	for _, c := range []struct {
@@ -63,7 +44,7 @@ func TestDelayedBoundColumnStep(t *testing.T) {
 				m0 := ours.computed
 				ours.computeDelayed(w)
 				nOurs += ours.computed - m0
-				nWhole += pairwiseDelayed(whole, w)
+				nWhole += stepDelayed(whole, w, l.PairwiseOffset())
 				for idx := 0; idx < full.size(); idx++ {
 					exact, b := full.lower[idx], ours.lower[idx]
 					tol := 1e-9 * (1 + math.Abs(exact))

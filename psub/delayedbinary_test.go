@@ -14,20 +14,29 @@ import (
 // sparse P (cows-shaped features), dense P (planar graphs' 3 edge
 // features) and the identity (C2*).
 func TestDelayedBinary(t *testing.T) {
+	for _, c := range binaryPools() {
+		t.Run(c.name, func(t *testing.T) { testDelayedBinary(t, c.train, c.l, c.set, c.sparse) })
+	}
+}
+
+// binaryPool is a two-label pool the fast paths' tests walk.
+type binaryPool struct {
+	name   string
+	train  []Instance
+	l      Layout
+	set    ConstraintSet
+	sparse bool
+}
+
+// binaryPools are sparse P (cows-shaped features), dense P (planar graphs'
+// 3 edge features) and the identity (C2*).
+func binaryPools() []binaryPool {
 	cows := Layout{Labels: 2, UnaryDim: 125, PairwiseDim: 125}
 	planar := Layout{Labels: 2, UnaryDim: 3, PairwiseDim: 3}
-	for _, c := range []struct {
-		name   string
-		train  []Instance
-		l      Layout
-		set    ConstraintSet
-		sparse bool
-	}{
+	return []binaryPool{
 		{"sparse", synthCows(4, 6), cows, C4{}, true},
 		{"dense", planarSet(4, 3), planar, C4{}, false},
 		{"identity", planarSet(4, 3), planar, C2Star{}, false},
-	} {
-		t.Run(c.name, func(t *testing.T) { testDelayedBinary(t, c.train, c.l, c.set, c.sparse) })
 	}
 }
 

@@ -7,16 +7,18 @@ import (
 	"testing"
 )
 
-// paperDelayed is Algorithm 2's margin step as the paper writes it, with
-// ‖w − w_last‖ over the whole w (unary weights included): the behaviour
-// before computeDelayed used the pairwise part only. It returns the margins
-// it computed.
-func paperDelayed(q *pool, w []float64) int64 {
+// stepDelayed is Algorithm 2's margin step with one step for every entry,
+// L_ij ← L_ij − ‖w[from:] − w_last[from:]‖·‖b_j‖·‖p_i‖, then recompute. From
+// 0 it is the paper's bound over the whole w (unary weights included: the
+// behaviour before computeDelayed used the pairwise part only); from the
+// pairwise offset, computeDelayed's bound before it took each column's step.
+// It returns the margins it computed.
+func stepDelayed(q *pool, w []float64, from int) int64 {
 	m0 := q.computed
 	if q.wLast != nil {
 		d := 0.0
-		for i, v := range w {
-			d += (v - q.wLast[i]) * (v - q.wLast[i])
+		for i := from; i < len(w); i++ {
+			d += (w[i] - q.wLast[i]) * (w[i] - q.wLast[i])
 		}
 		for idx := 0; idx < q.active*len(q.B); idx++ {
 			q.lower[idx] -= math.Sqrt(d) * q.normOf(idx)
@@ -47,7 +49,7 @@ func TestDelayedBoundPairwiseStep(t *testing.T) {
 		m0 := ours.computed
 		ours.computeDelayed(w)
 		nOurs += ours.computed - m0
-		nPaper += paperDelayed(paper, w)
+		nPaper += stepDelayed(paper, w, 0)
 		for idx := 0; idx < full.size(); idx++ {
 			exact := full.lower[idx]
 			if b := ours.lower[idx]; b > exact+1e-9 || (b <= 0 && math.Abs(b-exact) > 1e-9) {
@@ -91,7 +93,7 @@ func TestDelayedBoundPairwiseStep(t *testing.T) {
 	if got := ours.computed - m0; got != int64(nonPos) {
 		t.Fatalf("a unary-only move recomputed %d margins, want the %d entries with margin ≤ 0", got, nonPos)
 	}
-	if nPaperU := paperDelayed(paper, w); nPaperU <= int64(nonPos) {
+	if nPaperU := stepDelayed(paper, w, 0); nPaperU <= int64(nonPos) {
 		t.Fatalf("the paper's whole-w step recomputed %d margins on a unary-only move, want more than %d", nPaperU, nonPos)
 	}
 }
