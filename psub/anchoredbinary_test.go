@@ -50,16 +50,7 @@ func testAnchoredBinary(t *testing.T, train []Instance, l Layout, set Constraint
 			if math.Float64bits(fast.lower[i]) != math.Float64bits(ref.lower[i]) || math.Float64bits(fast.ref[i]) != math.Float64bits(ref.ref[i]) || fast.slot[i] != ref.slot[i] {
 				t.Fatalf("round %d, entry %d: two-label pass (bound %v, anchor %d, ref %v), general path (%v, %d, %v)", round, i, fast.lower[i], fast.slot[i], fast.ref[i], ref.lower[i], ref.slot[i], ref.ref[i])
 			}
-			r := 0.0
-			if !sparse {
-				r = 1e-12 * (1 + math.Abs(exact.lower[i]))
-			}
-			if ref.lower[i] <= 0 && math.Abs(ref.lower[i]-exact.lower[i]) > r {
-				t.Fatalf("round %d, entry %d: bound %v ≤ 0 but the margin is %v", round, i, ref.lower[i], exact.lower[i])
-			}
-			if ref.lower[i] > exact.lower[i]+r {
-				t.Fatalf("round %d, entry %d: bound %v above the margin %v", round, i, ref.lower[i], exact.lower[i])
-			}
+			checkBound(t, round, i, ref.lower[i], exact.lower[i], sparse)
 		}
 		if fast.computed != ref.computed {
 			t.Fatalf("round %d: two-label pass computed %d margins, general path %d", round, fast.computed, ref.computed)
