@@ -1,10 +1,13 @@
 package main
 
 import (
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
+	"text/template"
 )
 
 // The command-line conventions every subcommand follows (run applies them):
@@ -50,6 +53,25 @@ func (f *flags) printUsage(w io.Writer) {
 	f.SetOutput(io.Discard)
 	if f.after != nil {
 		f.after(w)
+	}
+}
+
+// helpText holds the longer usage texts of the commands, one template
+// each.
+//
+//go:embed help.tmpl
+var helpText string
+
+var helpTemplates = template.Must(template.New("help").Parse(helpText))
+
+// help writes the text of help.tmpl named name, on data.
+func help(name string, data any) func(io.Writer) {
+	return func(w io.Writer) {
+		var b strings.Builder
+		if err := helpTemplates.ExecuteTemplate(&b, name, data); err != nil {
+			panic(err) // help.tmpl is wrong: the tests print every usage
+		}
+		io.WriteString(w, b.String())
 	}
 }
 

@@ -131,20 +131,7 @@ func usage(w io.Writer, cmds map[string]command) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
-	fmt.Fprintln(w, "  help       this message; 'psub help COMMAND' is 'psub COMMAND -h'")
-	fmt.Fprintln(w, "\nRun 'psub COMMAND -h' for the flags of a command. Exit status: 0 on success or")
-	fmt.Fprintln(w, "help, 1 when the work fails (missing file, invalid data), 2 for a bad command line,")
-	fmt.Fprintln(w, "3 for a bug of psub (an unexpected panic: please report it). Sizes read from files")
-	fmt.Fprintln(w, "are checked against a memory budget (PSUB_MAX_MEMORY, default half of the machine's")
-	fmt.Fprintln(w, "memory or of a lower ulimit -v / cgroup limit) before memory is taken; should Go's")
-	fmt.Fprintln(w, "runtime still run out of memory, it exits 2 with \"fatal error: runtime: out of")
-	fmt.Fprintln(w, "memory\" (the runtime's code, which no program can change): lower the work or")
-	fmt.Fprintln(w, "PSUB_MAX_MEMORY.")
-	fmt.Fprintln(w, "\nOutputs never overwrite inputs: an output path that is an input (the same path in")
-	fmt.Fprintln(w, "any spelling, a hard or symbolic link to it) or lies inside a folder the command")
-	fmt.Fprintln(w, "reads is refused before any work (exit 2). An output that is a symbolic link is")
-	fmt.Fprintln(w, "written through: the file it points to is replaced and the link kept. Outputs are")
-	fmt.Fprintln(w, "written atomically: a reader or a kill sees the old file or the new one.")
+	help("psub", nil)(w)
 }
 
 // writeJSON prints v as one JSON object followed by a newline.

@@ -61,23 +61,7 @@ const maxRuns = 1 << 20
 // runMaxflow solves one DIMACS max-flow problem with Boykov–Kolmogorov.
 func runMaxflow(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("maxflow", "psub maxflow [-repeat R | -rounds K [-mode dynamic|reset|clear|rebuild|other|drop]] FILE.max", stdout)
-	fs.after = func(w io.Writer) {
-		fmt.Fprintln(w, `
-FILE.max is a DIMACS max-flow problem (format: psub/maxflow/FORMATS.md).
-Without -repeat or -rounds the file is read straight into the graph and solved
-once; peak_rss_bytes is the whole process's peak memory. -repeat parses the
-file first (untimed) and then builds and solves R times, reporting the first
-run (cold: a new graph) and the fastest other (warm: the graph built again in
-the same storage). -rounds solves, then K times draws
-new capacities around the file's and solves again (the learner's pattern):
-"dynamic" updates them in place and reuses the search trees, "reset" resets
-the capacities and sets them all, "clear" builds the graph again in the same
-storage, "rebuild" builds a new graph after giving the previous one's storage
-back (Release, as the C++ yardstick deletes it), "other" does that with the
-edges in reverse order every other round (so that no graph has the edges of
-the one released before it), "drop" builds a new graph and leaves the
-previous one to the garbage collector.`)
-	}
+	fs.after = help("maxflow", nil)
 	repeat := fs.Int("repeat", 0, "build and solve this many times from the parsed file (timing)")
 	rounds := fs.Int("rounds", 0, "solve this many rounds of redrawn capacities")
 	mode := fs.String("mode", "dynamic", "with -rounds: dynamic, reset, clear, rebuild, other or drop")
@@ -196,19 +180,18 @@ func newBenchInstance(p *maxflow.Problem) *benchInstance {
 }
 
 // build makes the graph as a user would, with these edges (in.ends or
-// another order of them): New, then fill.
-func (in *benchInstance) build(ends [][2]int, src, snk, cap, rev []float64) *maxflow.Graph {
-	g := maxflow.New(in.n, len(ends))
+// another order of them) and the calls that take arrays (AddTerminalNodes,
+// AddEdges): into a new graph when g is nil, else into g cleared (its
+// storage kept).
+func (in *benchInstance) build(g *maxflow.Graph, ends [][2]int, src, snk, cap, rev []float64) *maxflow.Graph {
+	if g == nil {
+		g = maxflow.New(in.n, len(ends))
+	} else {
+		g.Clear()
+	}
 	g.AddTerminalNodes(src, snk)
 	g.AddEdges(ends, cap, rev)
 	return g
-}
-
-// fill adds the nodes, their terminal capacities and the edges to an
-// empty graph, with the calls that take arrays (AddTerminals, AddEdges).
-func (in *benchInstance) fill(g *maxflow.Graph, src, snk, cap, rev []float64) {
-	g.AddTerminalNodes(src, snk)
-	g.AddEdges(in.ends, cap, rev)
 }
 
 func (in *benchInstance) runRepeat(res *maxflowResult, repeat int) {
@@ -219,12 +202,7 @@ func (in *benchInstance) runRepeat(res *maxflowResult, repeat int) {
 		// The first run builds a new graph (cold); the others build it
 		// again in the same storage (warm), as the C++ driver's repeats
 		// get the same memory back from malloc.
-		if r == 0 {
-			g = in.build(in.ends, in.src, in.snk, in.cap, in.rev)
-		} else {
-			g.Clear()
-			in.fill(g, in.src, in.snk, in.cap, in.rev)
-		}
+		g = in.build(g, in.ends, in.src, in.snk, in.cap, in.rev)
 		g.Prepare() // the arcs' layout is building, not solving
 		c1, w1 := cputime.Seconds(), time.Now()
 		flow := g.MaxFlow() + in.konst
@@ -291,7 +269,7 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 	}
 	// The first build and solve of the process are the cold ones.
 	c0, w0 := cputime.Seconds(), time.Now()
-	g := in.build(in.ends, in.src, in.snk, in.cap, in.rev)
+	g := in.build(nil, in.ends, in.src, in.snk, in.cap, in.rev)
 	c1, w1 := cputime.Seconds(), time.Now()
 	res.ColdFlow = ptr(g.MaxFlow() + in.konst)
 	c2, w2 := cputime.Seconds(), time.Now()
@@ -320,16 +298,15 @@ func (in *benchInstance) runRounds(res *maxflowResult, rounds int, mode string) 
 				g.Release()
 			}
 			if reversed {
-				g = in.build(rends, src, snk, rcap, rrev)
+				g = in.build(nil, rends, src, snk, rcap, rrev)
 			} else {
-				g = in.build(in.ends, src, snk, cap, rev)
+				g = in.build(nil, in.ends, src, snk, cap, rev)
 			}
 			build += cputime.Seconds() - b0
 			last = g.MaxFlow()
 		case "clear":
 			b0 := cputime.Seconds()
-			g.Clear()
-			in.fill(g, src, snk, cap, rev)
+			in.build(g, in.ends, src, snk, cap, rev)
 			build += cputime.Seconds() - b0
 			last = g.MaxFlow()
 		case "reset":

@@ -32,26 +32,14 @@ type protocolResult struct {
 func runProtocol(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("protocol", "psub protocol -list | psub protocol NAME [-profile quick] [-results FILE] [-shard i/n] [-workers N] | psub protocol NAME [-profile P] -merge -results OUT SHARD_FILE... | psub protocol all [-profile P] [-workers N]", stdout)
 	list := fs.Bool("list", false, "list the protocols as JSON")
-	f := protocolFlags{
-		profile:     fs.String("profile", string(protocol.Quick), "profile: tiny (tests), quick (minutes), full (the paper's protocol)"),
-		results:     fs.String("results", "", "results file, JSON Lines (default: notebooks/results/NAME-full.jsonl for the full profile, out/NAME-PROFILE.jsonl for the others); with -merge, the merged file"),
-		shard:       fs.String("shard", "", "run shard i of n (1 ≤ i ≤ n) of the grid, e.g. 2/8 (default: all)"),
-		workers:     fs.Int("workers", 0, "fits at once (0: one per core)"),
-		models:      fs.String("models", "", "directory of the final models, which the notebooks' figures load (default: models/NAME-PROFILE beside the results file: notebooks/results/models/NAME-full for the full profile, out/models/NAME-PROFILE for the others)"),
-		checkpoints: fs.String("checkpoints", "", "directory of training checkpoints: interrupted fits resume from their last iteration"),
-		merge:       fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running: adds their new rows, never removes one, under the lock a running grid takes"),
-	}
-	fs.after = func(w io.Writer) {
-		fmt.Fprintln(w, "\nprotocols (one per notebook; rows: one JSON object per fit, grid.Result):")
-		for _, p := range protocol.All() {
-			fmt.Fprintf(w, "  %-18s %s\n", p.Name(), p.Title())
-		}
-		fmt.Fprintln(w, "\nA run resumes from its results file: fits with a row of the running code are not run again.")
-		fmt.Fprintln(w, "psub protocol all [-profile P] [-workers N] runs every protocol at once, their fits sharing N slots;")
-		fmt.Fprintln(w, "psub protocol all -profile P -status says what the results files hold and what a run would compute.")
-		fmt.Fprintln(w, "Shards split the grid into whole groups of dependent fits; merge joins their files.")
-		fmt.Fprintln(w, "On a Slurm cluster: psub protocol NAME -slurm DIR [-submit] (flags: psub protocol NAME -slurm DIR -h).")
-	}
+	profile := fs.String("profile", string(protocol.Quick), "profile: tiny (tests), quick (minutes), full (the paper's protocol)")
+	results := fs.String("results", "", "results file, JSON Lines (default: notebooks/results/NAME-full.jsonl for the full profile, out/NAME-PROFILE.jsonl for the others); with -merge, the merged file")
+	shardFlag := fs.String("shard", "", "run shard i of n (1 ≤ i ≤ n) of the grid, e.g. 2/8 (default: all)")
+	workers := fs.Int("workers", 0, "fits at once (0: one per core)")
+	models := fs.String("models", "", "directory of the final models, which the notebooks' figures load (default: models/NAME-PROFILE beside the results file: notebooks/results/models/NAME-full for the full profile, out/models/NAME-PROFILE for the others)")
+	checkpoints := fs.String("checkpoints", "", "directory of training checkpoints: interrupted fits resume from their last iteration")
+	merge := fs.Bool("merge", false, "merge the SHARD_FILE arguments into -results instead of running: adds their new rows, never removes one, under the lock a running grid takes")
+	fs.after = help("protocol", protocol.All())
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if err := fs.parse(args); err != nil {
 			return err
@@ -80,43 +68,32 @@ func runProtocol(args []string, stdout, stderr io.Writer) error {
 	if *list {
 		return fs.usageErr("-list takes no protocol NAME")
 	}
-	return runOneProtocol(p, fs, f, stdout, stderr)
-}
-
-// protocolFlags are the flags of a run or merge.
-type protocolFlags struct {
-	profile, results, shard, models, checkpoints *string
-	workers                                      *int
-	merge                                        *bool
-}
-
-func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, stderr io.Writer) error {
-	prof, err := protocol.ParseProfile(*f.profile)
+	prof, err := protocol.ParseProfile(*profile)
 	if err != nil {
 		return fs.usageErr("-profile: %v", err)
 	}
-	shard, err := protocol.ParseShard(*f.shard)
+	shard, err := protocol.ParseShard(*shardFlag)
 	if err != nil {
 		return fs.usageErr("-shard: %v", err)
 	}
-	if err := fs.intIn("workers", *f.workers, 0, maxWorkers, "fits at once, 0 for one per core"); err != nil {
+	if err := fs.intIn("workers", *workers, 0, maxWorkers, "fits at once, 0 for one per core"); err != nil {
 		return err
 	}
-	if *f.merge {
-		if *f.results == "" || fs.NArg() == 0 {
+	if *merge {
+		if *results == "" || fs.NArg() == 0 {
 			return fs.usageErr("-merge needs -results OUT and at least one SHARD_FILE")
 		}
-		if *f.shard != "" {
+		if *shardFlag != "" {
 			return fs.usageErr("-merge and -shard exclude each other")
 		}
 		shards := dataFolders("")
 		for _, s := range fs.Args() {
 			shards = append(shards, fileArg("SHARD_FILE", s))
 		}
-		if err := fs.guard(paths(fileArg("-results", *f.results)), shards); err != nil {
+		if err := fs.guard(paths(fileArg("-results", *results)), shards); err != nil {
 			return err
 		}
-		rep, err := protocol.Merge(p, prof, *f.results, fs.Args())
+		rep, err := protocol.Merge(p, prof, *results, fs.Args())
 		if err != nil {
 			writeJSON(stdout, rep)
 			return err
@@ -137,13 +114,13 @@ func runOneProtocol(p protocol.Protocol, fs *flags, f protocolFlags, stdout, std
 	if err := fs.noArgs(); err != nil {
 		return err
 	}
-	if err := fs.guard(paths(fileArg("-results", *f.results), folderArg("-models", *f.models), folderArg("-checkpoints", *f.checkpoints)), dataFolders("")); err != nil {
+	if err := fs.guard(paths(fileArg("-results", *results), folderArg("-models", *models), folderArg("-checkpoints", *checkpoints)), dataFolders("")); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opt := protocol.Options{Profile: prof, Results: cmp.Or(*f.results, protocol.DefaultResults(p.Name(), prof)),
-		Shard: shard, Workers: *f.workers, Models: *f.models, Checkpoints: *f.checkpoints}
+	opt := protocol.Options{Profile: prof, Results: cmp.Or(*results, protocol.DefaultResults(p.Name(), prof)),
+		Shard: shard, Workers: *workers, Models: *models, Checkpoints: *checkpoints}
 	res, runErr := runCounted(ctx, p, opt, stderr, fmt.Sprintf("%s %s: ", p.Name(), prof))
 	if err := writeJSON(stdout, res); err != nil {
 		return err

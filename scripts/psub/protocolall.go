@@ -27,20 +27,7 @@ func runProtocolAll(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("dir", "", "write each protocol's rows to DIR/NAME-PROFILE.jsonl (models beside them) instead of its default results file")
 	status := fs.Bool("status", false, "run nothing: print what the results files hold of each protocol's fits (fresh, stale, missing) and what a run would compute again, with its estimated time; NOTEBOOK arguments keep the protocols those notebooks run")
 	table := fs.Bool("table", false, "run nothing: print the table of the profile's job time from the results files, in markdown (README.md, \"Profiles\"; the one output that is not JSON)")
-	fs.after = func(w io.Writer) {
-		io.WriteString(w, `
-Runs every protocol in one process: the protocols' grids share one pool of -workers fit slots, so
-that a protocol's long chain of fits runs beside the others' instead of after them; each protocol
-writes its own results file (default: notebooks/results/NAME-full.jsonl for the full profile,
-out/NAME-PROFILE.jsonl for the others) and resumes from it as a single run does. efficiency runs
-last and alone: its fits run one at a time, each on every core, and their times are its table.
-Building each protocol's problems (on every core) is not bounded by the pool.
-
--status and -table read the rows and run nothing. A row is fresh when the code version it records
-is that of the code its protocol's fits execute in this checkout (protocol.Code); its params (the
-settings and the problems' content) are compared only by a run, which builds the problems.
-`)
-	}
+	fs.after = help("protocol all", nil)
 	if err := fs.parse(args); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -176,8 +177,6 @@ func runSegmentTrain(args []string, stdout, stderr io.Writer) error {
 		return fs.usageErr("-region-size %d, -segments %d: set one positive", *regionSize, *segments)
 	case (*cGrid != "") != (*holdout > 0):
 		return fs.usageErr("-C-grid and -holdout go together")
-	case *holdout < 0 || *holdout >= 1:
-		return fs.usageErr("-holdout %g: want a fraction in (0, 1)", *holdout)
 	}
 	if err := fs.guard(paths(fileArg("-o", *out), folderArg("-checkpoint", *ckpt)),
 		paths(folderArg("-images", *imageDir), folderArg("-masks", *mf.masks))); err != nil {
@@ -301,11 +300,8 @@ func runSegmentTrain(args []string, stdout, stderr io.Writer) error {
 func chooseRecipe(name string, maxValue float64, first *imageio.Volume) (data.Recipe, error) {
 	if maxValue == 0 {
 		maxValue = 255
-		for _, s := range first.Pix {
-			if s > 255 {
-				maxValue = 65535
-				break
-			}
+		if slices.ContainsFunc(first.Pix, func(s float32) bool { return s > 255 }) {
+			maxValue = 65535
 		}
 	}
 	if name == "auto" {

@@ -131,17 +131,7 @@ func runSlurm(p protocol.Protocol, args []string, stdout, stderr io.Writer) erro
 	results := fs.String("results", "", "the merged results `FILE`, to which the merge adds the shards' rows, keeping every row it holds (default: for the full profile the committed notebooks/results/NAME-full.jsonl, else out/NAME-PROFILE.jsonl, under the module root)")
 	costs := fs.String("costs", "", "a results `FILE` to measure the fits' seconds from (default: the merged results file and DIR's shard files, those that exist)")
 	psubBin := fs.String("psub", "", "the psub `BINARY` the jobs run (default: a copy of this one in DIR/bin)")
-	fs.after = func(w io.Writer) {
-		fmt.Fprint(w, `
-Writes DIR/prepare.sbatch (builds the problems once into the segment cache
-out/cache/segment under the module root), DIR/array.sbatch (task i runs shard
-i/N into DIR/shard-i.jsonl, resuming from it), DIR/merge.sbatch (merges the
-shards into the results file, refusing fits that disagree and listing missing
-ones) and DIR/HOWTO.txt, and prints the plan as JSON. Run it from the module's
-checkout on storage the nodes share. After failures, run the same command
-again: every task reruns only the fits missing from its shard file.
-`)
-	}
+	fs.after = help("slurm", nil)
 	if err := fs.parseFlags(args); err != nil {
 		return err
 	}
