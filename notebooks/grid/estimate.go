@@ -8,19 +8,25 @@ package grid
 // every job (Run then starts ready jobs in the order given). Failed rows
 // are left out: their time is not the fit's.
 type estimator struct {
-	exact  map[string]float64
-	byFold map[Job]*mean
-	byTag  map[[2]string]*mean // set and tag
-	bySet  map[string]*mean
-	all    mean
+	exact map[string]float64
+	// means are keyed by the groups of a job, finest first (groups).
+	means map[any]*mean
 }
 
 type mean struct{ sum, n float64 }
 
-func (m *mean) add(s float64) { m.sum += s; m.n++ }
+// setTag is a job's set and tag (stage).
+type setTag struct{ set, tag string }
+
+// groups are the keys of j's groups, finest first: its job but for the
+// fold, its set and tag, its set, and all rows (nil).
+func groups(j Job) [4]any {
+	j.Fold = 0
+	return [4]any{j, setTag{j.Set, j.Tag}, j.Set, nil}
+}
 
 func newEstimator() *estimator {
-	return &estimator{exact: map[string]float64{}, byFold: map[Job]*mean{}, byTag: map[[2]string]*mean{}, bySet: map[string]*mean{}}
+	return &estimator{exact: map[string]float64{}, means: map[any]*mean{}}
 }
 
 func (e *estimator) add(r Result) {
@@ -28,22 +34,13 @@ func (e *estimator) add(r Result) {
 		return
 	}
 	e.exact[r.Key()] = r.Seconds
-	k := r.Job
-	k.Fold = 0
-	if e.byFold[k] == nil {
-		e.byFold[k] = &mean{}
+	for _, k := range groups(r.Job) {
+		if e.means[k] == nil {
+			e.means[k] = &mean{}
+		}
+		e.means[k].sum += r.Seconds
+		e.means[k].n++
 	}
-	e.byFold[k].add(r.Seconds)
-	st := [2]string{r.Set, r.Tag}
-	if e.byTag[st] == nil {
-		e.byTag[st] = &mean{}
-	}
-	e.byTag[st].add(r.Seconds)
-	if e.bySet[r.Set] == nil {
-		e.bySet[r.Set] = &mean{}
-	}
-	e.bySet[r.Set].add(r.Seconds)
-	e.all.add(r.Seconds)
 }
 
 // costOf is the cost of j, given its key (the scheduler asks for the same
@@ -52,19 +49,10 @@ func (e *estimator) costOf(key string, j Job) float64 {
 	if s, ok := e.exact[key]; ok {
 		return s
 	}
-	k := j
-	k.Fold = 0
-	if m := e.byFold[k]; m != nil {
-		return m.sum / m.n
-	}
-	if m := e.byTag[[2]string{j.Set, j.Tag}]; m != nil {
-		return m.sum / m.n
-	}
-	if m := e.bySet[j.Set]; m != nil {
-		return m.sum / m.n
-	}
-	if e.all.n > 0 {
-		return e.all.sum / e.all.n
+	for _, k := range groups(j) {
+		if m := e.means[k]; m != nil {
+			return m.sum / m.n
+		}
 	}
 	return 0
 }

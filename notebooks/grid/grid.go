@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -238,19 +239,14 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 	finished := 0
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for t := range todo {
 				i := t.i
-				if opt.Slots != nil {
-					if opt.Slots.acquire(ctx, t.rank) != nil {
-						// Stopped while waiting for a slot: the job has
-						// not run, and gets no row (feed stops starting
-						// jobs).
-						fin <- i
-						continue
-					}
+				if opt.Slots != nil && opt.Slots.acquire(ctx, t.rank) != nil {
+					// Stopped while waiting for a slot: the job has not
+					// run, and gets no row (feed stops starting jobs).
+					fin <- i
+					continue
 				}
 				start := time.Now()
 				jctx, detail := withDetailSlot(ctx)
@@ -277,7 +273,7 @@ func Run(ctx context.Context, jobs []Job, fn JobFunc, opt Options) ([]Result, er
 				mu.Unlock()
 				fin <- i
 			}
-		}()
+		})
 	}
 	q := newQueue(done, waitFor, priorities(jobs, waitFor, opt.Cost))
 	if opt.Cost == nil && workers > 1 {
@@ -322,15 +318,11 @@ func appendResult(w io.Writer, r Result) error {
 // sanitized replaces non-finite metrics, which JSON cannot hold, by an
 // error note: they are a bug in the job function, not data.
 func sanitized(r Result) Result {
+	bad := func(_ string, v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 	for k, v := range r.Metrics {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			m := make(map[string]float64, len(r.Metrics))
-			for k2, v2 := range r.Metrics {
-				if !math.IsNaN(v2) && !math.IsInf(v2, 0) {
-					m[k2] = v2
-				}
-			}
-			r.Metrics = m
+		if bad(k, v) {
+			r.Metrics = maps.Clone(r.Metrics)
+			maps.DeleteFunc(r.Metrics, bad)
 			if r.Error == "" {
 				r.Error = fmt.Sprintf("metric %q is %v", k, v)
 			}
@@ -362,16 +354,13 @@ func openResults(path string) ([]Result, error) {
 		if len(bytes.TrimSpace(ln)) == 0 {
 			continue
 		}
-		r, err := decodeRow(ln)
-		if err != nil {
-			if i == last && interruptedRow(ln) {
-				// An interrupted write: drop it.
-				return rs, os.Truncate(path, int64(len(b)-len(ln)))
-			}
-			return nil, fmt.Errorf("%s:%d: %v", path, i+1, err)
+		r, notRow, err := readRow(path, i+1, ln)
+		if notRow && i == last && interruptedRow(ln) {
+			// An interrupted write: drop it.
+			return rs, os.Truncate(path, int64(len(b)-len(ln)))
 		}
-		if err := checkDigest(&r); err != nil {
-			return nil, fmt.Errorf("%s:%d: job %s: %w", path, i+1, r.Key(), err)
+		if err != nil {
+			return nil, err
 		}
 		rs = append(rs, r)
 		if i == last {
@@ -405,6 +394,19 @@ func decodeRow(ln []byte) (Result, error) {
 		return r, fmt.Errorf("not a result row: no \"dataset\" (is this a results file of psub protocol?)")
 	}
 	return r, nil
+}
+
+// readRow reads line n (from 1) of the results file path: the row, its
+// digest checked and cleared. notRow says that the line is no row at all
+// (decodeRow's error) rather than a row whose digest fails.
+func readRow(path string, n int, ln []byte) (r Result, notRow bool, err error) {
+	if r, err = decodeRow(ln); err != nil {
+		return r, true, fmt.Errorf("%s:%d: %v", path, n, err)
+	}
+	if err := checkDigest(&r); err != nil {
+		return r, false, fmt.Errorf("%s:%d: job %s: %w", path, n, r.Key(), err)
+	}
+	return r, false, nil
 }
 
 // interruptedRow reports whether an undecodable last line is what a write
@@ -449,9 +451,6 @@ func dependencies(jobs []Job, index map[string]int, done []bool, after func(Job)
 	return waitFor, nil
 }
 
-// feed hands the jobs not done to the workers in the order of q until
-// all have finished or ctx is cancelled (then it waits for the running
-// ones and returns ctx's error).
 // task is a job handed to a worker, with its rank among the ready jobs
 // (the cost of the chain of waits it heads), which Slots serve by.
 type task struct {
@@ -459,6 +458,9 @@ type task struct {
 	rank float64
 }
 
+// feed hands the jobs not done to the workers in the order of q until
+// all have finished or ctx is cancelled (then it waits for the running
+// ones and returns ctx's error).
 func feed(ctx context.Context, q *queue, todo chan<- task, fin <-chan int) error {
 	running := 0
 	var ctxErr error

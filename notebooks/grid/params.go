@@ -253,13 +253,8 @@ func paramsDiff(a, b string, max int) []string {
 		mx, okx := x.(map[string]any)
 		my, oky := y.(map[string]any)
 		if okx && oky {
-			keys := map[string]bool{}
-			for k := range mx {
-				keys[k] = true
-			}
-			for k := range my {
-				keys[k] = true
-			}
+			keys := maps.Clone(mx) // with my's keys: the union
+			maps.Copy(keys, my)
 			for _, k := range slices.Sorted(maps.Keys(keys)) {
 				p := k
 				if path != "" {

@@ -35,12 +35,9 @@ func ReadResults(path string) ([]Result, error) {
 		if line == 1 {
 			ln = jsontext.TrimBOM(ln)
 		}
-		r, err := decodeRow(ln)
+		r, _, err := readRow(path, line, ln)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
-		}
-		if err := checkDigest(&r); err != nil {
-			return nil, fmt.Errorf("%s:%d: job %s: %w", path, line, r.Key(), err)
+			return nil, err
 		}
 		if i, ok := at[r.Key()]; ok {
 			rs[i] = r

@@ -1,12 +1,12 @@
 package grid
 
-import "container/heap"
+import "slices"
 
 // queue is Run's scheduler: it holds the jobs not yet started, those whose
-// wait (Options.After) is over in a ready heap, and says which starts
-// next.
+// wait (Options.After) is over in ready, and says which starts next.
 type queue struct {
-	ready   readyHeap
+	ready   []int         // the jobs whose wait is over, not yet started
+	prio    []float64     // per job: the larger starts first, ties in the order of jobs
 	waiting map[int][]int // job → the jobs waiting for it
 	left    int           // jobs not yet finished
 	// learn, when set, is told of every finished job and returns the
@@ -18,7 +18,7 @@ type queue struct {
 // (−1: none) and prio[i] its priority (the larger starts first, ties in
 // the order of jobs).
 func newQueue(done []bool, waitFor []int, prio []float64) *queue {
-	q := &queue{ready: readyHeap{prio: prio}, waiting: map[int][]int{}}
+	q := &queue{prio: prio, waiting: map[int][]int{}}
 	for i := range waitFor {
 		switch {
 		case done[i]:
@@ -26,69 +26,57 @@ func newQueue(done []bool, waitFor []int, prio []float64) *queue {
 			q.waiting[waitFor[i]] = append(q.waiting[waitFor[i]], i)
 			q.left++
 		default:
-			q.ready.jobs = append(q.ready.jobs, i)
+			q.ready = append(q.ready, i)
 			q.left++
 		}
 	}
-	heap.Init(&q.ready)
 	return q
+}
+
+// next is the position in ready of the job to start next: the highest
+// priority, ties to the earliest job; −1 when none is ready.
+func (q *queue) next() int {
+	at := -1
+	for k, i := range q.ready {
+		if at < 0 || q.prio[i] > q.prio[q.ready[at]] || q.prio[i] == q.prio[q.ready[at]] && i < q.ready[at] {
+			at = k
+		}
+	}
+	return at
 }
 
 // peek is the ready job to start next; ok is false when none is ready.
 func (q *queue) peek() (i int, ok bool) {
-	if len(q.ready.jobs) == 0 {
-		return -1, false
+	if at := q.next(); at >= 0 {
+		return q.ready[at], true
 	}
-	return q.ready.jobs[0], true
+	return -1, false
 }
 
 // rank is job i's priority: the cost of the chain of waits it heads (0
 // when no cost is known, or i < 0: no job).
 func (q *queue) rank(i int) float64 {
-	if i >= 0 && i < len(q.ready.prio) {
-		return q.ready.prio[i]
+	if i >= 0 && i < len(q.prio) {
+		return q.prio[i]
 	}
 	return 0
 }
 
 // take removes the job peek gave: it has started.
-func (q *queue) take() { heap.Pop(&q.ready) }
+func (q *queue) take() {
+	at := q.next()
+	q.ready = slices.Delete(q.ready, at, at+1)
+}
 
 // finish records that job i has ended (failed or not) and readies the
 // jobs that waited for it.
 func (q *queue) finish(i int) {
 	q.left--
-	for _, k := range q.waiting[i] {
-		heap.Push(&q.ready, k)
-	}
+	q.ready = append(q.ready, q.waiting[i]...)
 	delete(q.waiting, i)
 	if q.learn != nil {
-		q.ready.prio = q.learn(i)
-		heap.Init(&q.ready)
+		q.prio = q.learn(i)
 	}
-}
-
-// readyHeap orders ready jobs by priority, then by index.
-type readyHeap struct {
-	jobs []int
-	prio []float64
-}
-
-func (h readyHeap) Len() int { return len(h.jobs) }
-func (h readyHeap) Less(a, b int) bool {
-	i, k := h.jobs[a], h.jobs[b]
-	if h.prio[i] != h.prio[k] {
-		return h.prio[i] > h.prio[k]
-	}
-	return i < k
-}
-func (h readyHeap) Swap(a, b int) { h.jobs[a], h.jobs[b] = h.jobs[b], h.jobs[a] }
-func (h *readyHeap) Push(x any)   { h.jobs = append(h.jobs, x.(int)) }
-func (h *readyHeap) Pop() any {
-	n := len(h.jobs) - 1
-	i := h.jobs[n]
-	h.jobs = h.jobs[:n]
-	return i
 }
 
 // chainCosts gives, per job, the cost of the longest chain of waits that
@@ -138,8 +126,7 @@ func (q *queue) learning(jobs []Job, waitFor []int, rows []Result, row func(i in
 	prio := func() []float64 {
 		return chainCosts(waitFor, func(i int) float64 { return e.costOf(keys[i], jobs[i]) })
 	}
-	q.ready.prio = prio()
-	heap.Init(&q.ready)
+	q.prio = prio()
 	q.learn = func(i int) []float64 {
 		e.add(row(i))
 		return prio()
@@ -155,7 +142,7 @@ func priorities(jobs []Job, waitFor []int, cost func(Job) float64) []float64 {
 	}
 	return chainCosts(waitFor, func(i int) float64 {
 		// A cost that is no number or negative counts as none: NaN
-		// would break the heap's order.
+		// would break the queue's order.
 		if c := cost(jobs[i]); c > 0 {
 			return c
 		}

@@ -54,10 +54,9 @@ type Claim struct {
 // (viz.ShowTableOf draws it). Its title counts the verdicts, so the reader
 // sees at once how many claims reproduced.
 func ClaimTable(section string, claims []Claim) Table {
-	var n [4]int
+	n := Counts(claims)
 	rows := make([][]string, len(claims))
 	for i, c := range claims {
-		n[c.Verdict]++
 		rows[i] = []string{c.Claim, c.Paper, c.Ours, c.Verdict.String(), c.Rule}
 	}
 	title := fmt.Sprintf("%s: %d claims, %d reproduced, %d partly, %d not reproduced",

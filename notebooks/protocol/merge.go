@@ -125,10 +125,7 @@ func Merge(p Protocol, profile Profile, out string, files []string) (MergeReport
 		return rep, fmt.Errorf("merge %s: %d fits differ between files, first %s; nothing written", p.Name(), len(rep.Conflicts), rep.Conflicts[0])
 	}
 	dir := filepath.Dir(out)
-	for {
-		if _, err := os.Stat(dir); err == nil {
-			break
-		}
+	if _, err := os.Stat(dir); err != nil {
 		// A new folder: see whether there is anything to write first.
 		if _, _, err := mergeInto(p, profile, out, nil, rows, byKey, from, rep); err != nil {
 			return rep, err
@@ -267,11 +264,7 @@ func sameFit(a, b grid.Result) bool {
 	}
 	strip := func(m map[string]float64) map[string]float64 {
 		c := maps.Clone(m)
-		for k := range c {
-			if IsTiming(k) {
-				delete(c, k)
-			}
-		}
+		maps.DeleteFunc(c, func(k string, _ float64) bool { return IsTiming(k) })
 		return c
 	}
 	return reflect.DeepEqual(strip(a.Metrics), strip(b.Metrics)) && string(a.Detail) == string(b.Detail)

@@ -4,6 +4,7 @@ package protocoltest
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -46,11 +47,8 @@ func Comparable(rs []grid.Result) map[string]map[string]float64 {
 	out := map[string]map[string]float64{}
 	for _, r := range rs {
 		m := map[string]float64{}
-		for k, v := range r.Metrics {
-			if !protocol.IsTiming(k) {
-				m[k] = v
-			}
-		}
+		maps.Copy(m, r.Metrics)
+		maps.DeleteFunc(m, func(k string, _ float64) bool { return protocol.IsTiming(k) })
 		out[r.Key()] = m
 	}
 	return out
