@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"os"
@@ -87,15 +88,8 @@ func HeaderMarkdown(h HeaderInfo) string {
 		date = r.Date.UTC().Format("2006-01-02 15:04 UTC")
 	}
 	fmt.Fprintf(&b, "| | |\n|---|---|\n| data | %s |\n| profile | `%s` (set by `scripts/reproduce --quick/--full`, env `PSUB_PROFILE`) |\n| commit | `%s` |\n| date | %s |\n| machine | %s |\n",
-		cell(h.Data), orUnknown(r.Profile), orUnknown(r.Commit), date, cell(orUnknown(r.Machine)))
+		cell(h.Data), cmp.Or(r.Profile, "unknown"), cmp.Or(r.Commit, "unknown"), date, cell(cmp.Or(r.Machine, "unknown")))
 	return b.String()
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }
 
 // ProfileNote is the line the header shows for profile ("quick" or "full";

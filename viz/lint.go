@@ -44,13 +44,7 @@ func Lint(p *plot.Plot) []string {
 		}
 	}
 	if _, bars := q.Y.Tick.Marker.(barAxisTicks); bars || isLogBars(q) {
-		top := math.Inf(-1)
-		for _, tk := range q.Y.Tick.Marker.Ticks(L.yMin, L.yMax) {
-			if tk.Label != "" {
-				top = math.Max(top, tk.Value)
-			}
-		}
-		if L.yMax > top*(1+1e-9) {
+		if top := lastLabel(q.Y.Tick.Marker, L.yMin, L.yMax); L.yMax > top*(1+1e-9) {
 			out = append(out, fmt.Sprintf("value axis ends at %g, past its last labelled tick %g: the longest bar cannot be read", L.yMax, top))
 		}
 	}

@@ -2,6 +2,7 @@ package viz
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -79,13 +80,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 // positiveTicks are gonum's linear ticks without those a log axis cannot
 // place (zero and below).
 func positiveTicks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
-		if t.Value > 0 {
-			ts = append(ts, t)
-		}
-	}
-	return ts
+	return slices.DeleteFunc((plot.DefaultTicks{}).Ticks(lo, hi), func(t plot.Tick) bool { return !(t.Value > 0) })
 }
 
 // powerLabel writes m·10^e plainly (0.001, 20000) or as m·10ⁿ; one axis
