@@ -180,10 +180,10 @@ func RunLive(s LiveSession, frame func(pos []int) (LiveFrame, error)) error {
 		start[i] = c.Value
 	}
 	f0, err := frame(start[:n])
-	if err != nil {
-		return fmt.Errorf("live session %q: the default state: %w", s.Title, err)
+	h0 := ""
+	if err == nil {
+		h0, err = LiveHTML(f0, nil)
 	}
-	h0, err := LiveHTML(f0, nil)
 	if err != nil {
 		return fmt.Errorf("live session %q: the default state: %w", s.Title, err)
 	}

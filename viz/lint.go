@@ -3,6 +3,7 @@ package viz
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"golang.org/x/image/font/sfnt"
 	"gonum.org/v1/plot"
@@ -101,11 +102,7 @@ func LintBars(b chart.Bars) []string {
 		if m := missingGlyphs(p.Legend.TextStyle, s.Name); len(m) > 0 {
 			out = append(out, fmt.Sprintf("legend entry %q: no glyph for %q", s.Name, string(m)))
 		}
-		drawn := false
-		for _, v := range s.Values {
-			drawn = drawn || (v != 0 && !math.IsNaN(v))
-		}
-		if !drawn {
+		if !slices.ContainsFunc(s.Values, func(v float64) bool { return v != 0 && !math.IsNaN(v) }) {
 			out = append(out, fmt.Sprintf("bar series %q of %q has no non-zero value: its legend entry names nothing drawn", s.Name, b.Title))
 		}
 	}

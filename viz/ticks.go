@@ -62,10 +62,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		// The chart font lacks ⁰ and ⁻ (10⁻⁴ came out as "10⁴"): the whole
 		// axis is written plainly when that stays short (0.0001 … 1), else
 		// as m·e±n.
-		short := true
-		for _, p := range ps {
-			short = short && p.e >= -5 && p.e <= 6
-		}
+		short := !slices.ContainsFunc(ps, func(p power) bool { return p.e < -5 || p.e > 6 })
 		for i, p := range ps {
 			if short {
 				ticks[i].Label = powerLabel(p.m, p.e, true)
