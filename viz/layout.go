@@ -196,7 +196,7 @@ func prepare(p *plot.Plot) (q plot.Plot, title, xLabel, yLabel string) {
 		}
 		q.Y.Max = labelledTop(q.Y.Tick.Marker, q.Y.Min, q.Y.Max)
 	}
-	if isLogBars(q) && q.Y.Min > 0 {
+	if _, logBars := q.Y.Tick.Marker.(logBarTicks); logBars && q.Y.Min > 0 {
 		// Whole decades: a labelled power of ten above every bar.
 		q.Y.Min = math.Pow10(int(math.Floor(math.Log10(q.Y.Min) + 1e-9)))
 		q.Y.Max = math.Pow10(int(math.Ceil(math.Log10(q.Y.Max) - 1e-9)))

@@ -44,7 +44,8 @@ func Lint(p *plot.Plot) []string {
 			glyphs(a.name+" tick", a.ax.Tick.Label, tk.Label)
 		}
 	}
-	if _, bars := q.Y.Tick.Marker.(barAxisTicks); bars || isLogBars(q) {
+	switch q.Y.Tick.Marker.(type) {
+	case barAxisTicks, logBarTicks:
 		if top := lastLabel(q.Y.Tick.Marker, L.yMin, L.yMax); L.yMax > top*(1+1e-9) {
 			out = append(out, fmt.Sprintf("value axis ends at %g, past its last labelled tick %g: the longest bar cannot be read", L.yMax, top))
 		}

@@ -122,9 +122,3 @@ type barAxisTicks struct{ plainTicks }
 // that a power of ten is labelled above the longest bar and below the
 // shortest.
 type logBarTicks struct{ logTicks }
-
-// isLogBars reports whether p's value axis is a bar axis on a log scale.
-func isLogBars(p plot.Plot) bool {
-	_, ok := p.Y.Tick.Marker.(logBarTicks)
-	return ok
-}
