@@ -27,8 +27,7 @@ func BarSeriesOf(ss []chart.Series) []BarSeries {
 // every render and checked by Lint): an interactive twin said the same, and
 // the values sit in the table beside each chart.
 func ShowBars(b chart.Bars) error {
-	series := BarSeriesOf(b.Series)
-	p, err := Bars(b.Title, b.Unit, b.Categories, series)
+	p, err := Bars(b.Title, b.Unit, b.Categories, BarSeriesOf(b.Series))
 	if err != nil {
 		return fmt.Errorf("bars %q: %w", b.Title, err)
 	}

@@ -28,7 +28,7 @@ import (
 //     where a widget's Done would wait for a front-end that never comes) it
 //     stops there, under a note that the controls need the GoNB kernel.
 //     The headless case is detected by PSUB_HEADLESS=1 or, failing that, by
-//     a probe that no front-end answers within LiveSession.Probe.
+//     a probe that no front-end answers within liveProbe.
 //   - In a browser it shows the controls and redraws in place after every
 //     change, until the stop button is pressed or no change came for
 //     LiveSession.Idle; then it replaces the controls by a line saying so,
@@ -65,14 +65,12 @@ type LiveSession struct {
 	// minutes; PSUB_LIVE_IDLE, a Go duration such as "5s", overrides it,
 	// for tests that run a whole notebook).
 	Idle time.Duration
-	// Probe is how long to wait for a browser to answer, when Headless does
-	// not rule one out, before drawing the default state without controls
-	// (0 means 15 s: GoNB itself waits 3 s for the browser's connection).
-	Probe time.Duration
-	// Static is the note under the default frame when no browser answers
-	// (empty means a generic one).
-	Static string
 }
+
+// liveProbe is how long RunLive waits for a browser to answer, when
+// Headless does not rule one out, before drawing the default state without
+// controls (GoNB itself waits 3 s for the browser's connection).
+const liveProbe = 15 * time.Second
 
 // maxLiveControls bounds the controls of a session (their positions are an
 // array, so that Latest can compare them).
@@ -95,8 +93,8 @@ func (s LiveSession) check() error {
 	return nil
 }
 
-// StaticNote is the generic note under the default frame of a live section
-// that runs without a browser.
+// StaticNote is the note under the default frame of a live section that
+// runs without a browser.
 const StaticNote = "*This is the default state only: the controls of this section need the GoNB kernel in a browser. " +
 	"Open the notebook with `scripts/notebook` (see the README, Notebooks) and run this cell to move them; " +
 	"every change re-fits and redraws in place.*"
@@ -176,22 +174,16 @@ func RunLive(s LiveSession, frame func(pos []int) (LiveFrame, error)) error {
 	if d, err := time.ParseDuration(os.Getenv("PSUB_LIVE_IDLE")); err == nil && d > 0 {
 		s.Idle = d
 	}
-	if s.Probe == 0 {
-		s.Probe = 15 * time.Second
-	}
-	if s.Static == "" {
-		s.Static = StaticNote
-	}
 	n := len(s.Controls)
 	var start livePositions
 	for i, c := range s.Controls {
 		start[i] = c.Value
 	}
 	f0, err := frame(start[:n])
-	if err != nil {
-		return fmt.Errorf("live session %q: the default state: %w", s.Title, err)
+	h0 := ""
+	if err == nil {
+		h0, err = LiveHTML(f0, nil)
 	}
-	h0, err := LiveHTML(f0, nil)
 	if err != nil {
 		return fmt.Errorf("live session %q: the default state: %w", s.Title, err)
 	}
@@ -201,13 +193,13 @@ func RunLive(s LiveSession, frame func(pos []int) (LiveFrame, error)) error {
 			return nil
 		}
 		ShowHTML(h0)
-		ShowMarkdown(s.Static)
+		ShowMarkdown(StaticNote)
 		return nil
 	}
-	if !frontEnd(s.Probe) {
+	if !frontEnd(liveProbe) {
 		ShowHTML(h0)
 		ShowMarkdown(fmt.Sprintf("*The controls could not connect to this page: GoNB's connection to the browser did not answer within %s. "+
-			"Run the cell again (if it keeps failing, restart the kernel). Shown: the default state.*", liveDuration(s.Probe)))
+			"Run the cell again (if it keeps failing, restart the kernel). Shown: the default state.*", liveDuration(liveProbe)))
 		return nil
 	}
 
@@ -240,10 +232,9 @@ func RunLive(s LiveSession, frame func(pos []int) (LiveFrame, error)) error {
 	// Listen before the widgets exist: every value they send, the first
 	// included, reaches latest.
 	latest := NewLatest(start)
-	var chans []*comms.AddressChan[int]
 	for i, c := range s.Controls {
 		ch := comms.Listen[int](fmt.Sprintf("/psub/live/%s/%d", uid, i))
-		chans = append(chans, ch)
+		defer ch.Close()
 		go func() {
 			for v := range ch.C {
 				if c.valid(v) {
@@ -256,17 +247,12 @@ func RunLive(s LiveSession, frame func(pos []int) (LiveFrame, error)) error {
 	defer stop()
 	stopAddr := fmt.Sprintf("/psub/live/%s/stop", uid)
 	stopCh := comms.Listen[int](stopAddr)
-	chans = append(chans, stopCh)
+	defer stopCh.Close()
 	go func() {
 		for v := range stopCh.C {
 			if v > 0 { // the button sends 0 when it is created
 				stop()
 			}
-		}
-	}()
-	defer func() {
-		for _, ch := range chans {
-			ch.Close()
 		}
 	}()
 	built := make(chan struct{})

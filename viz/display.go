@@ -1,10 +1,12 @@
 package viz
 
 import (
+	_ "embed"
 	"fmt"
 	"html"
 	"os"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
@@ -78,45 +80,26 @@ type HeaderInfo struct {
 // In the quick profile it says plainly that the tables are from a reduced
 // run and that prose quoting numbers describes the full run it names.
 func HeaderMarkdown(h HeaderInfo) string {
-	r := h.Run
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s\n\n%s\n\n%s\n\n", h.Title, h.Reproduces, ProfileNote(r.Profile))
-	cell := strings.NewReplacer("|", "\\|", "\n", " ").Replace
-	date := "unknown"
-	if !r.Date.IsZero() {
-		date = r.Date.UTC().Format("2006-01-02 15:04 UTC")
+	if err := headerTemplate.Execute(&b, h); err != nil {
+		panic(err) // a HeaderInfo always fits the template
 	}
-	fmt.Fprintf(&b, "| | |\n|---|---|\n| data | %s |\n| profile | `%s` (set by `scripts/reproduce --quick/--full`, env `PSUB_PROFILE`) |\n| commit | `%s` |\n| date | %s |\n| machine | %s |\n",
-		cell(h.Data), orUnknown(r.Profile), orUnknown(r.Commit), date, cell(orUnknown(r.Machine)))
 	return b.String()
 }
 
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
-}
+//go:embed header.md
+var headerText string
 
-// ProfileNote is the line the header shows for profile ("quick" or "full";
-// "" when the notebook did not say).
-func ProfileNote(profile string) string {
-	switch profile {
-	case "":
-		return "> **Profile not stated:** the notebook passed no run to viz.Header " +
-			"(`Run: runenv.Current()` states the profile, commit and machine)."
-	case runenv.FullProfile:
-		return "> **Full profile:** the notebook's full settings, the paper's protocol where it " +
-			"reproduces an experiment of the paper (its text says where it departs). The tables and " +
-			"figures on this page come from this run (commit and date below), and every measured " +
-			"number in its text is printed by the run."
-	}
-	return "> **Quick profile: a reduced run, not the paper's protocol.** Fewer images, folds, " +
-		"values of C or iterations than the full profile (the parameters cell says which), so that " +
-		"the notebook runs in minutes; the tables and figures on this page come from this reduced " +
-		"run, and every measured number in its text is printed by this run, not the full one. " +
-		"`scripts/reproduce --full` renders the full profile."
-}
+var headerTemplate = template.Must(template.New("header").Funcs(template.FuncMap{
+	"cell": strings.NewReplacer("|", "\\|", "\n", " ").Replace, // in a table cell
+	"full": func(profile string) bool { return profile == runenv.FullProfile },
+	"date": func(t time.Time) string {
+		if t.IsZero() {
+			return "unknown"
+		}
+		return t.UTC().Format("2006-01-02 15:04 UTC")
+	},
+}).Parse(headerText))
 
 // Header displays the notebook header, then loads the echarts library for
 // the interactive charts of this notebook: it makes sure the library is in

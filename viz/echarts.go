@@ -119,7 +119,8 @@ func EchartsLoader() string {
 // (go-echarts has no field for the name's alignment).
 func EChartHTML(c render.Renderer) string {
 	s := c.RenderSnippet()
-	id := between(s.Element, `id="`, `"`)
+	_, id, _ := strings.Cut(s.Element, `id="`)
+	id, _, _ = strings.Cut(id, `"`)
 	return s.Element + fmt.Sprintf(`<script type="text/javascript">
 (function(){
   function draw(){
@@ -138,18 +139,6 @@ func EChartHTML(c render.Renderer) string {
 
 // ShowEChart displays a go-echarts chart inline.
 func ShowEChart(c render.Renderer) { ShowHTML(EChartHTML(c)) }
-
-func between(s, open, close string) string {
-	i := strings.Index(s, open)
-	if i < 0 {
-		return ""
-	}
-	s = s[i+len(open):]
-	if j := strings.Index(s, close); j >= 0 {
-		return s[:j]
-	}
-	return s
-}
 
 // Layout of the interactive charts, in CSS pixels: the title on the first
 // line, the legend on as many lines as its entries need below it, the
@@ -184,44 +173,46 @@ func legendRows(names []string) int {
 	return rows
 }
 
-// echartFrame sets a line chart's size, palette, title, legend, grid and
-// tooltip.
-func echartFrame(title string, names []string) []charts.GlobalOpts {
-	top := echartTitleH + legendRows(names)*echartLegendRow + echartYNameH
-	bottom := echartXAxisH + echartSliderH
-	return []charts.GlobalOpts{
-		charts.WithInitializationOpts(opts.Initialization{Width: fmt.Sprintf("%dpx", echartWidth), Height: fmt.Sprintf("%dpx", top+echartPlot+bottom)}),
-		charts.WithColorsOpts(opts.Colors(seriesHex())),
-		charts.WithTitleOpts(opts.Title{Title: title, Left: fmt.Sprint(echartSide), Top: "4", TitleStyle: &opts.TextStyle{FontSize: 15}}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "plain", Top: fmt.Sprint(echartTitleH), Left: fmt.Sprint(echartSide), Right: fmt.Sprint(echartSide), Padding: 0}),
-		charts.WithGridOpts(opts.Grid{Top: fmt.Sprint(top), Bottom: fmt.Sprint(bottom), Left: "80", Right: "40"}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-	}
-}
-
 // EChartLines builds an interactive line chart with a zoom slider and hover
 // tooltips; series are drawn against their own x values on a numeric axis,
 // a log axis when the x values grow geometrically (see geometric). logY uses
 // a log y axis; a y label with "%" marks a percent axis, which ends at 100
 // when the data reach past 50.
 func EChartLines(title, xLabel, yLabel string, series []Series, logY bool) *charts.Line {
-	l := charts.NewLine()
-	names, top := namesAndTop(series)
+	// The series' names, for the legend, and their largest value, for a
+	// percent axis.
+	var names []string
+	dataMax := math.Inf(-1)
+	for _, s := range series {
+		names = append(names, s.Name)
+		for _, v := range s.Y {
+			dataMax = math.Max(dataMax, v)
+		}
+	}
 	yAxis := opts.YAxis{Name: yLabel, Scale: opts.Bool(true)}
 	if logY {
 		yAxis.Type = "log"
-	} else if m, ok := percentMax(top); ok && isPercent(yLabel) {
+	} else if m, ok := percentMax(dataMax); ok && isPercent(yLabel) {
 		yAxis.Max = m
 	}
 	xAxis := opts.XAxis{Type: "value", Name: xLabel, NameLocation: "middle", NameGap: 28, Scale: opts.Bool(true)}
 	if geometric(series) {
 		xAxis.Type = "log"
 	}
-	l.SetGlobalOptions(append(echartFrame(title, names),
+	top := echartTitleH + legendRows(names)*echartLegendRow + echartYNameH
+	bottom := echartXAxisH + echartSliderH
+	l := charts.NewLine()
+	l.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{Width: fmt.Sprintf("%dpx", echartWidth), Height: fmt.Sprintf("%dpx", top+echartPlot+bottom)}),
+		charts.WithColorsOpts(opts.Colors(seriesHex())),
+		charts.WithTitleOpts(opts.Title{Title: title, Left: fmt.Sprint(echartSide), Top: "4", TitleStyle: &opts.TextStyle{FontSize: 15}}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "plain", Top: fmt.Sprint(echartTitleH), Left: fmt.Sprint(echartSide), Right: fmt.Sprint(echartSide), Padding: 0}),
+		charts.WithGridOpts(opts.Grid{Top: fmt.Sprint(top), Bottom: fmt.Sprint(bottom), Left: "80", Right: "40"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider"}, opts.DataZoom{Type: "inside"}),
 		charts.WithXAxisOpts(xAxis),
 		charts.WithYAxisOpts(yAxis),
-	)...)
+	)
 	for i, s := range series {
 		items := make([]opts.LineData, 0, len(s.Y))
 		for j, y := range s.Y {
@@ -251,17 +242,4 @@ func geometric(series []Series) bool {
 		}
 	}
 	return hi >= 100*lo
-}
-
-// namesAndTop are the series' names, for the legend, and their largest
-// value (−Inf for none), for a percent axis.
-func namesAndTop(series []Series) (names []string, top float64) {
-	top = math.Inf(-1)
-	for _, s := range series {
-		names = append(names, s.Name)
-		for _, v := range s.Y {
-			top = math.Max(top, v)
-		}
-	}
-	return names, top
 }

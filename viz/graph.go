@@ -44,39 +44,39 @@ func GraphPlot(title string, pos [][2]float64, edges [][2]int, labels []int, hig
 			ringed = append(ringed, plotter.XY{X: q[0], Y: -q[1]})
 		}
 	}
+	scatter := func(name string, pts plotter.XYs, glyph draw.GlyphStyle) error {
+		s, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		s.GlyphStyle = glyph
+		p.Add(s)
+		p.Legend.Add(name, s)
+		return nil
+	}
 	for l := 0; l < len(byLabel)+8 && len(byLabel) > 0; l++ {
 		pts, ok := byLabel[l]
 		if !ok {
 			continue
 		}
-		s, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, err
-		}
-		s.GlyphStyle.Shape = draw.CircleGlyph{}
-		s.GlyphStyle.Radius = vg.Points(3)
+		var c color.Color
 		switch l {
 		case 0:
-			s.GlyphStyle.Color = color.NRGBA{170, 200, 230, 255}
+			c = color.NRGBA{170, 200, 230, 255}
 		case 1:
-			s.GlyphStyle.Color = color.NRGBA{180, 30, 40, 255}
+			c = color.NRGBA{180, 30, 40, 255}
 		default:
-			s.GlyphStyle.Color = palette[(l-2)%len(palette)]
+			c = palette[(l-2)%len(palette)]
 		}
-		p.Add(s)
-		p.Legend.Add(fmt.Sprintf("label %d", l), s)
+		if err := scatter(fmt.Sprintf("label %d", l), pts, draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}); err != nil {
+			return nil, err
+		}
 		delete(byLabel, l)
 	}
 	if len(ringed) > 0 {
-		s, err := plotter.NewScatter(ringed)
-		if err != nil {
+		if err := scatter("highlighted", ringed, draw.GlyphStyle{Color: color.Black, Radius: vg.Points(5), Shape: draw.RingGlyph{}}); err != nil {
 			return nil, err
 		}
-		s.GlyphStyle.Shape = draw.RingGlyph{}
-		s.GlyphStyle.Radius = vg.Points(5)
-		s.GlyphStyle.Color = color.Black
-		p.Add(s)
-		p.Legend.Add("highlighted", s)
 	}
 	p.Legend.Top = true
 	return p, nil

@@ -105,8 +105,7 @@ func Shrink(img image.Image, maxWidth int) (*image.NRGBA, error) {
 		return nil, fmt.Errorf("shrink: maximum width %d, want a positive number of pixels", maxWidth)
 	}
 	b := img.Bounds()
-	f := (b.Dx() + maxWidth - 1) / maxWidth
-	f = max(f, 1)
+	f := max((b.Dx()+maxWidth-1)/maxWidth, 1)
 	w, h := (b.Dx()+f-1)/f, (b.Dy()+f-1)/f
 	out := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for y := 0; y < h; y++ {

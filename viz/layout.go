@@ -196,7 +196,7 @@ func prepare(p *plot.Plot) (q plot.Plot, title, xLabel, yLabel string) {
 		}
 		q.Y.Max = labelledTop(q.Y.Tick.Marker, q.Y.Min, q.Y.Max)
 	}
-	if isLogBars(q) && q.Y.Min > 0 {
+	if _, logBars := q.Y.Tick.Marker.(logBarTicks); logBars && q.Y.Min > 0 {
 		// Whole decades: a labelled power of ten above every bar.
 		q.Y.Min = math.Pow10(int(math.Floor(math.Log10(q.Y.Min) + 1e-9)))
 		q.Y.Max = math.Pow10(int(math.Ceil(math.Log10(q.Y.Max) - 1e-9)))
@@ -209,26 +209,29 @@ func prepare(p *plot.Plot) (q plot.Plot, title, xLabel, yLabel string) {
 // then runs past the last number a reader can read it against (07's
 // exactness chart: a bar of 16.9 on an axis labelled up to 16).
 func labelledTop(m plot.Ticker, lo, hi float64) float64 {
-	top := func(h float64) float64 {
-		t := math.Inf(-1)
-		for _, tk := range m.Ticks(lo, h) {
-			if tk.Label != "" {
-				t = math.Max(t, tk.Value)
-			}
-		}
-		return t
-	}
-	if !(hi > lo) || top(hi) >= hi*(1-1e-9) {
+	if !(hi > lo) || lastLabel(m, lo, hi) >= hi*(1-1e-9) {
 		return hi
 	}
 	// The smallest round number above hi whose axis is labelled at its end.
 	e := math.Pow10(int(math.Floor(math.Log10(math.Abs(hi)))))
 	for _, k := range []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 15, 20} {
-		if c := k * e; c >= hi && top(c) >= c*(1-1e-9) {
+		if c := k * e; c >= hi && lastLabel(m, lo, c) >= c*(1-1e-9) {
 			return c
 		}
 	}
 	return hi
+}
+
+// lastLabel is the value of the last labelled tick that m puts on an axis
+// from lo to hi (−Inf for none).
+func lastLabel(m plot.Ticker, lo, hi float64) float64 {
+	t := math.Inf(-1)
+	for _, tk := range m.Ticks(lo, hi) {
+		if tk.Label != "" {
+			t = math.Max(t, tk.Value)
+		}
+	}
+	return t
 }
 
 func newCanvas(w, h vg.Length) (image.Image, *vgimg.Canvas) {

@@ -3,6 +3,7 @@ package viz
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"golang.org/x/image/font/sfnt"
 	"gonum.org/v1/plot"
@@ -43,14 +44,9 @@ func Lint(p *plot.Plot) []string {
 			glyphs(a.name+" tick", a.ax.Tick.Label, tk.Label)
 		}
 	}
-	if _, bars := q.Y.Tick.Marker.(barAxisTicks); bars || isLogBars(q) {
-		top := math.Inf(-1)
-		for _, tk := range q.Y.Tick.Marker.Ticks(L.yMin, L.yMax) {
-			if tk.Label != "" {
-				top = math.Max(top, tk.Value)
-			}
-		}
-		if L.yMax > top*(1+1e-9) {
+	switch q.Y.Tick.Marker.(type) {
+	case barAxisTicks, logBarTicks:
+		if top := lastLabel(q.Y.Tick.Marker, L.yMin, L.yMax); L.yMax > top*(1+1e-9) {
 			out = append(out, fmt.Sprintf("value axis ends at %g, past its last labelled tick %g: the longest bar cannot be read", L.yMax, top))
 		}
 	}
@@ -107,11 +103,7 @@ func LintBars(b chart.Bars) []string {
 		if m := missingGlyphs(p.Legend.TextStyle, s.Name); len(m) > 0 {
 			out = append(out, fmt.Sprintf("legend entry %q: no glyph for %q", s.Name, string(m)))
 		}
-		drawn := false
-		for _, v := range s.Values {
-			drawn = drawn || (v != 0 && !math.IsNaN(v))
-		}
-		if !drawn {
+		if !slices.ContainsFunc(s.Values, func(v float64) bool { return v != 0 && !math.IsNaN(v) }) {
 			out = append(out, fmt.Sprintf("bar series %q of %q has no non-zero value: its legend entry names nothing drawn", s.Name, b.Title))
 		}
 	}

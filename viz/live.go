@@ -1,9 +1,11 @@
 package viz
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -215,10 +217,6 @@ func liveGraphSVG(g LiveGraph) string {
 		}
 		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s" %s/>`, x, y, r, fill, stroke)
 	}
-	mark := g.MarkedLabel
-	if mark == "" {
-		mark = "marked edges"
-	}
 	b.WriteString(`</svg>`)
 	dot := func(c string) string {
 		return fmt.Sprintf(`<span style="display:inline-block;width:10px;height:10px;border-radius:5px;background:%s"></span>`, c)
@@ -226,7 +224,7 @@ func liveGraphSVG(g LiveGraph) string {
 	fmt.Fprintf(&b, `<div class="psub-live-caption" style="line-height:1.4">%s: %d of %d nodes wrong (ringed)<br/>%s foreground &#160; %s background<br/>`,
 		html.EscapeString(g.Name), wrong, len(g.Pos), dot(liveFG), dot(liveBG))
 	fmt.Fprintf(&b, `<span style="display:inline-block;width:14px;height:3px;vertical-align:middle;background:%s"></span> <span data-marked="%d">%s: %d of %d edges</span></div></div>`,
-		liveMarked, marked, html.EscapeString(mark), marked, len(g.Edges))
+		liveMarked, marked, html.EscapeString(cmp.Or(g.MarkedLabel, "marked edges")), marked, len(g.Edges))
 	return b.String()
 }
 
@@ -241,38 +239,39 @@ func liveMetricSVG(m LiveMetric, trace []liveTracePoint) string {
 		w, h, w, h, html.EscapeString(m.Name), strconv.FormatFloat(m.plotted(), 'g', -1, 64))
 	fmt.Fprintf(&b, `<text x="4" y="20" fill="#333">%s</text>`, html.EscapeString(m.Name))
 	fmt.Fprintf(&b, `<text x="4" y="46" font-size="20" font-weight="bold">%s</text>`, html.EscapeString(m.text()))
-	if n := len(trace); n > 0 {
-		last := trace[n-1]
-		d := m.plotted() - last.value
-		arrow, col := "=", "#555"
-		if m.Lower {
-			d = -d // colour by better/worse; the arrow still shows the direction
-		}
-		switch {
-		case d > 0:
-			col = "#2a7a2a"
-		case d < 0:
-			col = "#a33"
-		}
-		switch raw := m.plotted() - last.value; {
-		case raw > 0:
-			arrow = "▲"
-		case raw < 0:
-			arrow = "▼"
-		}
-		fmt.Fprintf(&b, `<text x="4" y="68" fill="%s">%s was %s</text>`, col, arrow, html.EscapeString(last.text))
-		fmt.Fprintf(&b, `<text x="4" y="82" fill="#888" font-size="10">(%s)</text>`, html.EscapeString(clipText(last.title, 36)))
+	if len(trace) == 0 {
+		// Nothing to compare with yet (and never, in a static page): no
+		// trace box, rather than an empty one.
+		b.WriteString(`</svg>`)
+		return b.String()
 	}
+	last := trace[len(trace)-1]
+	d := m.plotted() - last.value
+	arrow, col := "=", "#555"
+	if m.Lower {
+		d = -d // colour by better/worse; the arrow still shows the direction
+	}
+	switch {
+	case d > 0:
+		col = "#2a7a2a"
+	case d < 0:
+		col = "#a33"
+	}
+	switch raw := m.plotted() - last.value; {
+	case raw > 0:
+		arrow = "▲"
+	case raw < 0:
+		arrow = "▼"
+	}
+	fmt.Fprintf(&b, `<text x="4" y="68" fill="%s">%s was %s</text>`, col, arrow, html.EscapeString(last.text))
+	fmt.Fprintf(&b, `<text x="4" y="82" fill="#888" font-size="10">(%s)</text>`, html.EscapeString(clipText(last.title, 36)))
 	// The trace: earlier values faint, the current one bold.
 	vals := make([]float64, 0, len(trace)+1)
 	for _, p := range trace {
 		vals = append(vals, p.value)
 	}
 	vals = append(vals, m.plotted())
-	lo, hi := vals[0], vals[0]
-	for _, v := range vals {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-	}
+	lo, hi := slices.Min(vals), slices.Max(vals)
 	if hi-lo <= 1e-12*math.Max(1, math.Abs(hi)) {
 		// One value (or all equal): a band of ±10 % around it, not below 0
 		// for a value that is not.
@@ -285,12 +284,6 @@ func liveMetricSVG(m LiveMetric, trace []liveTracePoint) string {
 			lo = math.Max(lo, 0)
 		}
 	}
-	if len(trace) == 0 {
-		// Nothing to compare with yet (and never, in a static page): no
-		// trace box, rather than an empty one.
-		b.WriteString(`</svg>`)
-		return b.String()
-	}
 	// Points stay inside the box: a dot's radius (5) clear of each edge.
 	const inset = 7.0
 	x := func(i int) float64 {
@@ -300,15 +293,13 @@ func liveMetricSVG(m LiveMetric, trace []liveTracePoint) string {
 	fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="%.0f" height="%.0f" fill="#fafafa" stroke="#eee"/>`, left, top, w-left-right, h-top-bottom)
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="10" fill="#999" text-anchor="end">%s</text>`, left-3, top+inset+4, html.EscapeString(shortNum(hi)))
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="10" fill="#999" text-anchor="end">%s</text>`, left-3, h-bottom-inset+4, html.EscapeString(shortNum(lo)))
-	if len(vals) > 1 {
-		var pts []string
-		for i, v := range vals {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(i), y(v)))
-		}
-		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="#bbb" stroke-width="1.5"/>`, strings.Join(pts, " "))
-		for i, p := range trace {
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="#ccc"><title>%s: %s</title></circle>`, x(i), y(p.value), html.EscapeString(p.title), html.EscapeString(p.text))
-		}
+	var pts []string
+	for i, v := range vals {
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(i), y(v)))
+	}
+	fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="#bbb" stroke-width="1.5"/>`, strings.Join(pts, " "))
+	for i, p := range trace {
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="#ccc"><title>%s: %s</title></circle>`, x(i), y(p.value), html.EscapeString(p.title), html.EscapeString(p.text))
 	}
 	n := len(vals) - 1
 	fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="5" fill="#1f4e9c"><title>now: %s</title></circle>`, x(n), y(vals[n]), html.EscapeString(m.text()))

@@ -85,12 +85,9 @@ func Lines(title, xLabel, yLabel string, series []Series, logY bool) (*plot.Plot
 			if len(s.Lo) != len(s.X) || len(s.Hi) != len(s.X) {
 				return nil, fmt.Errorf("series %q: range has %d/%d values for %d points", s.Name, len(s.Lo), len(s.Hi), len(s.X))
 			}
-			band := make(plotter.XYs, 0, 2*len(s.X))
-			for j := range s.X {
-				band = append(band, plotter.XY{X: s.X[j], Y: s.Hi[j]})
-			}
-			for j := len(s.X) - 1; j >= 0; j-- {
-				band = append(band, plotter.XY{X: s.X[j], Y: s.Lo[j]})
+			band := make(plotter.XYs, 2*len(s.X)) // along Hi, back along Lo
+			for j, x := range s.X {
+				band[j], band[len(band)-1-j] = plotter.XY{X: x, Y: s.Hi[j]}, plotter.XY{X: x, Y: s.Lo[j]}
 			}
 			poly, err := plotter.NewPolygon(band)
 			if err != nil {
@@ -143,23 +140,6 @@ func Bars(title, yLabel string, categories []string, series []BarSeries) (*plot.
 	return bars(title, yLabel, categories, series, false)
 }
 
-// checkBars checks that every series has one value (and error) per
-// category.
-func checkBars(title string, categories []string, series []BarSeries) error {
-	for _, s := range series {
-		if len(s.Values) != len(categories) {
-			return fmt.Errorf("bar series %q: %d values for %d categories", s.Name, len(s.Values), len(categories))
-		}
-		if s.Errors != nil && len(s.Errors) != len(s.Values) {
-			return fmt.Errorf("bar series %q: %d errors for %d values", s.Name, len(s.Errors), len(s.Values))
-		}
-	}
-	if len(categories) == 0 {
-		return fmt.Errorf("bar chart %q: no categories", title)
-	}
-	return nil
-}
-
 // LogBars is Bars on a log value axis, for values that span decades (the
 // short bars are then as readable as the long ones). Every value must be
 // positive (NaN leaves its bar out); the axis runs over whole decades.
@@ -182,15 +162,25 @@ func PlotBars(b chart.Bars) (*plot.Plot, error) {
 	return Bars(b.Title, b.Unit, b.Categories, BarSeriesOf(b.Series))
 }
 
+// bars is Bars, or LogBars when logY, once every series has one value (and
+// error) per category.
 func bars(title, yLabel string, categories []string, series []BarSeries, logY bool) (*plot.Plot, error) {
+	for _, s := range series {
+		if len(s.Values) != len(categories) {
+			return nil, fmt.Errorf("bar series %q: %d values for %d categories", s.Name, len(s.Values), len(categories))
+		}
+		if s.Errors != nil && len(s.Errors) != len(s.Values) {
+			return nil, fmt.Errorf("bar series %q: %d errors for %d values", s.Name, len(s.Errors), len(s.Values))
+		}
+	}
+	if len(categories) == 0 {
+		return nil, fmt.Errorf("bar chart %q: no categories", title)
+	}
 	p := plot.New()
 	p.Title.Text, p.Y.Label.Text = title, yLabel
 	p.Legend.Top = true
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-	}
-	if err := checkBars(title, categories, series); err != nil {
-		return nil, err
 	}
 	g := &groupedBars{series: series, fill: 0.8, log: logY}
 	p.Add(g)

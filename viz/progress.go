@@ -43,10 +43,7 @@ func (p *Progress) Line(done int, msg string) string {
 	if p.total > 0 {
 		frac := float64(done) / float64(p.total)
 		const width = 20
-		n := int(frac*width + 0.5)
-		if n > width {
-			n = width
-		}
+		n := min(int(frac*width+0.5), width)
 		fmt.Fprintf(&b, "[%s%s] %d/%d", strings.Repeat("#", n), strings.Repeat(".", width-n), done, p.total)
 		if done > 0 && done < p.total {
 			fmt.Fprintf(&b, ", %.0fs left", el/float64(done)*float64(p.total-done))

@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"math"
@@ -48,20 +49,6 @@ func cellHTML(s string) string {
 	return mdStrong.ReplaceAllString(s, "<b>$1</b>")
 }
 
-// TableMarkdown renders a markdown table (for README use).
-func TableMarkdown(headers []string, rows [][]string) string {
-	var b strings.Builder
-	b.WriteString("| " + strings.Join(headers, " | ") + " |\n|")
-	for range headers {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
-	for _, r := range rows {
-		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
-	}
-	return b.String()
-}
-
 // ShowTable displays a plain table.
 func ShowTable(headers []string, rows [][]string) { ShowHTML(TableHTML(headers, rows)) }
 
@@ -81,14 +68,7 @@ func (c Comparison) cell(v float64) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
-	return fmt.Sprintf(c.format(), v)
-}
-
-func (c Comparison) format() string {
-	if c.Format == "" {
-		return "%.1f"
-	}
-	return c.Format
+	return fmt.Sprintf(cmp.Or(c.Format, "%.1f"), v)
 }
 
 // flag is the threshold on |ours − paper|; a Flag that could never mark a
@@ -125,7 +105,7 @@ func (c Comparison) Deviation(ours, paper float64) (string, bool) {
 		return "×" + ratioText(r), f > c.Factor
 	}
 	d := ours - paper
-	return "Δ " + fmt.Sprintf(strings.Replace(c.format(), "%", "%+", 1), d), math.Abs(d) > c.flag()
+	return "Δ " + fmt.Sprintf(strings.Replace(cmp.Or(c.Format, "%.1f"), "%", "%+", 1), d), math.Abs(d) > c.flag()
 }
 
 // ratioText writes a ratio with two significant digits below 0.1, two
@@ -193,16 +173,6 @@ func (c Comparison) HTML() string {
 	out := "<p><b>" + html.EscapeString(c.Title) + "</b> — ours (paper, " + html.EscapeString(c.Rule()) + ")</p>" + TableHTML(h, r)
 	for _, n := range c.Notes {
 		out += "<p><small>" + html.EscapeString(n) + "</small></p>"
-	}
-	return out
-}
-
-// Markdown renders the comparison as a markdown table.
-func (c Comparison) Markdown() string {
-	h, r := c.Cells()
-	out := "**" + c.Title + "** — ours (paper, " + c.Rule() + ")\n\n" + TableMarkdown(h, r)
-	for _, n := range c.Notes {
-		out += "\n" + n + "\n"
 	}
 	return out
 }

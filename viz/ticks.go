@@ -2,6 +2,7 @@ package viz
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -61,10 +62,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		// The chart font lacks ⁰ and ⁻ (10⁻⁴ came out as "10⁴"): the whole
 		// axis is written plainly when that stays short (0.0001 … 1), else
 		// as m·e±n.
-		short := true
-		for _, p := range ps {
-			short = short && p.e >= -5 && p.e <= 6
-		}
+		short := !slices.ContainsFunc(ps, func(p power) bool { return p.e < -5 || p.e > 6 })
 		for i, p := range ps {
 			if short {
 				ticks[i].Label = powerLabel(p.m, p.e, true)
@@ -79,13 +77,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 // positiveTicks are gonum's linear ticks without those a log axis cannot
 // place (zero and below).
 func positiveTicks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
-		if t.Value > 0 {
-			ts = append(ts, t)
-		}
-	}
-	return ts
+	return slices.DeleteFunc((plot.DefaultTicks{}).Ticks(lo, hi), func(t plot.Tick) bool { return !(t.Value > 0) })
 }
 
 // powerLabel writes m·10^e plainly (0.001, 20000) or as m·10ⁿ; one axis
@@ -130,9 +122,3 @@ type barAxisTicks struct{ plainTicks }
 // that a power of ten is labelled above the longest bar and below the
 // shortest.
 type logBarTicks struct{ logTicks }
-
-// isLogBars reports whether p's value axis is a bar axis on a log scale.
-func isLogBars(p plot.Plot) bool {
-	_, ok := p.Y.Tick.Marker.(logBarTicks)
-	return ok
-}
