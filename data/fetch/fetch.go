@@ -84,12 +84,7 @@ type Report struct {
 
 // Complete reports whether every set is complete.
 func (r Report) Complete() bool {
-	for _, s := range r.Sets {
-		if !s.Complete() {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(r.Sets, func(s SetReport) bool { return !s.Complete() })
 }
 
 // state is what a data set's folder holds: the files to get (local path to

@@ -9,9 +9,9 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -186,9 +186,7 @@ func gitStatus(root string, paths []string, counts func(string) bool) string {
 	run := func(args ...string) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-C", root}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-		return cmd.Output()
+		return git(ctx, root, nil, args...)
 	}
 	out, err := run("rev-parse", "--short=12", "HEAD")
 	if err != nil {
@@ -321,17 +319,7 @@ func FuncDecl(fn any) string {
 	name = strings.TrimSuffix(name, "-fm")
 	// Drop type arguments, and the closures' and wrappers' suffixes
 	// (".func1", ".func1.2", ".gowrap1").
-	for {
-		i := strings.IndexByte(name, '[')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(name[i:], ']')
-		if j < 0 {
-			break
-		}
-		name = name[:i] + name[i+j+1:]
-	}
+	name = typeArgs.ReplaceAllString(name, "")
 	slash := strings.LastIndex(name, "/") + 1
 	parts := strings.Split(name[slash:], ".")
 	for i, p := range parts {
@@ -350,6 +338,10 @@ func FuncDecl(fn any) string {
 	}
 	return name[:slash] + strings.Join(parts, ".")
 }
+
+// typeArgs matches a function name's type arguments: from a "[" to the
+// next "]".
+var typeArgs = regexp.MustCompile(`\[[^\]]*\]`)
 
 // reachedCommit is the commit of the checkout at root, "+dirty" when the
 // hash h of the reached code r differs from the hash of the same roots
