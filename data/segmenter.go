@@ -279,10 +279,7 @@ func (s *Segmenter) MaskImage(pix *imageio.LabelMap) *imageio.Volume {
 // value exceeds 255) grey PNG of a 2-D prediction. A TIFF is written from
 // pix directly, without a copy of the volume in samples.
 func (s *Segmenter) WriteMask(path string, pix *imageio.LabelMap) error {
-	wide := false
-	for _, m := range s.MaskValues {
-		wide = wide || m > 255
-	}
+	wide := slices.ContainsFunc(s.MaskValues, func(m float64) bool { return m > 255 })
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext == ".tif" || ext == ".tiff" {
 		opt := &imageio.TIFFWriteOptions{Bits: 8}

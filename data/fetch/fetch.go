@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"archive/tar"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -241,9 +242,7 @@ func Fetch(ctx context.Context, opt Options, sets []string) (Report, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	if opt.RawBase == "" {
-		opt.RawBase = RawGitHub
-	}
+	opt.RawBase = cmp.Or(opt.RawBase, RawGitHub)
 	f := &fetcher{opt: opt}
 	base := opt.Client
 	if base == nil {
@@ -334,10 +333,7 @@ func (f *fetcher) set(ctx context.Context, src Source) (SetReport, error) {
 // mirror is a folder) and keeps the needed files that verify.
 func (f *fetcher) fromArchive(ctx context.Context, st *state) (int, string, error) {
 	src := st.src
-	m := f.opt.Mirror
-	if p, ok := strings.CutPrefix(m, "file://"); ok {
-		m = p
-	}
+	m := strings.TrimPrefix(f.opt.Mirror, "file://")
 	if m != "" && !strings.HasPrefix(m, "http://") && !strings.HasPrefix(m, "https://") {
 		p := filepath.Join(m, filepath.FromSlash(src.ArchivePath()))
 		r, err := os.Open(p)
@@ -349,11 +345,8 @@ func (f *fetcher) fromArchive(ctx context.Context, st *state) (int, string, erro
 		n, err := f.extract(r, st)
 		return n, "mirror folder", err
 	}
-	base := GitHub
-	if m != "" {
-		base = strings.TrimSuffix(m, "/")
-	}
-	u := base + "/" + src.ArchivePath()
+	// m is "" or an http(s) URL here.
+	u := cmp.Or(strings.TrimSuffix(m, "/"), GitHub) + "/" + src.ArchivePath()
 	dest := filepath.Join(f.opt.Dir, ".fetch", strings.ReplaceAll(src.Repo, "/", "_")+"-"+src.Commit+".tar.gz")
 	if err := f.download(ctx, u, dest); err != nil {
 		return 0, "archive", err

@@ -1,6 +1,7 @@
 package codever
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -263,6 +264,7 @@ func guessName(ip string) string {
 }
 
 func (p *pkg) addDecls(f *ast.File, fi *fileInfo) {
+	// add registers u, under names in the package's scope.
 	add := func(u *unit, names ...string) {
 		u.pkg, u.file = p, fi
 		p.units = append(p.units, u)
@@ -279,14 +281,12 @@ func (p *pkg) addDecls(f *ast.File, fi *fileInfo) {
 			if d.Recv != nil && len(d.Recv.List) == 1 {
 				u.recv, u.name = recvName(d.Recv.List[0].Type), d.Name.Name
 				u.key = u.recv + "." + u.name
-				u.pkg, u.file = p, fi
-				p.units = append(p.units, u)
+				add(u)
 				p.methods[u.recv] = append(p.methods[u.recv], u)
 				continue
 			}
 			if d.Name.Name == "init" {
-				u.pkg, u.file = p, fi
-				p.units = append(p.units, u)
+				add(u)
 				p.inits = append(p.inits, u)
 				continue
 			}
@@ -321,8 +321,7 @@ func (p *pkg) addDecls(f *ast.File, fi *fileInfo) {
 					u.key = d.Tok.String() + " " + strings.Join(names, ",")
 					u.embed = embedPatterns(d, s)
 					if blank {
-						u.pkg, u.file = p, fi
-						p.units = append(p.units, u)
+						add(u)
 						p.inits = append(p.inits, u)
 						continue
 					}
@@ -805,25 +804,36 @@ func (r *reach) addFrom(v, u *unit) {
 	r.add(v)
 }
 
-func (r *reach) visit(u *unit) {
-	refs := r.m.refsOf(u)
+// declsOf calls fn for every package-level declaration that the local
+// and imported names of refs (made in unit u) name. Its error is the first
+// package that failed to load (the others are still gone through).
+func (m *modSource) declsOf(u *unit, refs refs, fn func(v *unit)) error {
 	for _, n := range refs.local {
 		for _, v := range u.pkg.scope[n] {
-			r.addFrom(v, u)
+			fn(v)
 		}
 	}
+	var first error
 	for _, d := range refs.imported {
-		p, err := r.m.load(d[0])
+		p, err := m.load(d[0])
 		if err != nil {
-			r.err = err
-			return
-		}
-		if p == nil {
+			first = cmp.Or(first, err)
 			continue
 		}
-		for _, v := range p.scope[d[1]] {
-			r.addFrom(v, u)
+		if p != nil {
+			for _, v := range p.scope[d[1]] {
+				fn(v)
+			}
 		}
+	}
+	return first
+}
+
+func (r *reach) visit(u *unit) {
+	refs := r.m.refsOf(u)
+	if err := r.m.declsOf(u, refs, func(v *unit) { r.addFrom(v, u) }); err != nil {
+		r.err = err
+		return
 	}
 	for _, mu := range refs.methods {
 		r.addFrom(mu, u)
@@ -882,8 +892,7 @@ func (r *reach) touchesReachedVar(start *unit) bool {
 		if u.kw == "var" && r.units[u] && u != start {
 			return true
 		}
-		refs := r.m.refsOf(u)
-		next := func(v *unit) {
+		r.m.declsOf(u, r.m.refsOf(u), func(v *unit) {
 			if seen[v] {
 				return
 			}
@@ -892,19 +901,7 @@ func (r *reach) touchesReachedVar(start *unit) bool {
 				seen[v] = true
 				queue = append(queue, v)
 			}
-		}
-		for _, n := range refs.local {
-			for _, v := range u.pkg.scope[n] {
-				next(v)
-			}
-		}
-		for _, d := range refs.imported {
-			if p, err := r.m.load(d[0]); err == nil && p != nil {
-				for _, v := range p.scope[d[1]] {
-					next(v)
-				}
-			}
-		}
+		})
 	}
 	return false
 }
@@ -949,10 +946,7 @@ func (r *reach) hash() (string, error) {
 		entries = append(entries, entry{u.pkg.name + "." + u.key, hex.EncodeToString(h.Sum(nil))})
 	}
 	slices.SortFunc(entries, func(a, b entry) int {
-		if c := strings.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		return strings.Compare(a.sum, b.sum)
+		return cmp.Or(strings.Compare(a.key, b.key), strings.Compare(a.sum, b.sum))
 	})
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\ngo %s\n", codeScheme, r.m.goLine)

@@ -63,12 +63,6 @@ func (v CodeVersion) String() string {
 // on. viz/ draws and scripts/ only call them.
 var sourceDirs = []string{"psub", "data", "internal", "notebooks"}
 
-var (
-	codeOnce sync.Once
-	codeVal  CodeVersion
-	codeErr  error
-)
-
 // CurrentCode returns the version of the whole library source: the sha256
 // of every non-test .go file under psub/, data/, internal/ and notebooks/
 // (testdata excluded) and
@@ -85,22 +79,18 @@ var (
 // directory. When neither holds the module, the error says so and the
 // version has an empty Source, which matches nothing: results are then
 // never reused (unless stale reuse is asked for).
-func CurrentCode() (CodeVersion, error) {
-	codeOnce.Do(func() {
-		root, err := sourceRoot()
-		if err != nil {
-			codeVal, codeErr = CodeVersion{Commit: "unknown"}, err
-			return
+func CurrentCode() (CodeVersion, error) { return currentCode() }
+
+var currentCode = sync.OnceValues(func() (CodeVersion, error) {
+	root, err := sourceRoot()
+	if err == nil {
+		var h string
+		if h, err = hashSource(root, sourceDirs); err == nil {
+			return CodeVersion{Commit: gitCommit(root, append(sourceDirs, "go.mod", "go.sum")), Source: h}, nil
 		}
-		h, err := hashSource(root, sourceDirs)
-		if err != nil {
-			codeVal, codeErr = CodeVersion{Commit: "unknown"}, err
-			return
-		}
-		codeVal = CodeVersion{Commit: gitCommit(root, append(sourceDirs, "go.mod", "go.sum")), Source: h}
-	})
-	return codeVal, codeErr
-}
+	}
+	return CodeVersion{Commit: "unknown"}, err
+})
 
 // sourceRoot is the root of this module's source.
 func sourceRoot() (string, error) {
