@@ -191,9 +191,6 @@ func Check(dir string, sets []string) ([]SetReport, error) {
 	return out, nil
 }
 
-// netDialer gives up on a connection after 20 s.
-var netDialer = net.Dialer{Timeout: 20 * time.Second}
-
 // fetcher holds one Fetch's connections and counters.
 type fetcher struct {
 	opt        Options
@@ -248,7 +245,7 @@ func Fetch(ctx context.Context, opt Options, sets []string) (Report, error) {
 	if base == nil {
 		base = &http.Client{Transport: &http.Transport{
 			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&netDialer).DialContext,
+			DialContext:           (&net.Dialer{Timeout: 20 * time.Second}).DialContext,
 			TLSHandshakeTimeout:   20 * time.Second,
 			ResponseHeaderTimeout: 60 * time.Second,
 		}}

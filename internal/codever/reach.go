@@ -82,11 +82,9 @@ type unit struct {
 type fileInfo struct {
 	src     []byte
 	base    int               // the file's base in the FileSet
-	imports map[string]*ispec // local name → import (not "_" or ".")
+	imports map[string]string // local name → import path (not "_" or ".")
 	dotDirs []string          // module packages imported with "."
 }
-
-type ispec struct{ path string }
 
 func newModSource(src source) (*modSource, error) {
 	b, err := src.ReadFile("go.mod")
@@ -167,11 +165,7 @@ func (m *modSource) load(dir string) (*pkg, error) {
 		return p, nil
 	}
 	m.pkgs[dir] = nil
-	fsDir := dir
-	if fsDir == "" {
-		fsDir = "."
-	}
-	ents, err := m.src.ReadDir(fsDir)
+	ents, err := m.src.ReadDir(cmp.Or(dir, "."))
 	if errors.Is(err, fs.ErrNotExist) {
 		// An external test package's path ("notebooks_test"): no
 		// directory, so no declaration of the module.
@@ -205,10 +199,9 @@ func (m *modSource) load(dir string) (*pkg, error) {
 		if p.name == "" {
 			p.name = f.Name.Name
 		}
-		fi := &fileInfo{src: b, base: m.fset.File(f.Pos()).Base(), imports: map[string]*ispec{}}
+		fi := &fileInfo{src: b, base: m.fset.File(f.Pos()).Base(), imports: map[string]string{}}
 		for _, im := range f.Imports {
 			ip, _ := strconv.Unquote(im.Path.Value)
-			is := &ispec{path: ip}
 			local := ""
 			switch {
 			case im.Name != nil && im.Name.Name == "_":
@@ -237,7 +230,7 @@ func (m *modSource) load(dir string) (*pkg, error) {
 					local = guessName(ip)
 				}
 			}
-			fi.imports[local] = is
+			fi.imports[local] = ip
 		}
 		p.addDecls(f, fi)
 	}
@@ -420,10 +413,10 @@ func (m *modSource) refsOf(u *unit) refs {
 				}
 			}
 			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil {
-				if is := u.file.imports[x.Name]; is != nil {
-					if d, ok := m.dirOf(is.path); ok {
+				if ip, ok := u.file.imports[x.Name]; ok {
+					if d, ok := m.dirOf(ip); ok {
 						r.imported = append(r.imported, [2]string{d, n.Sel.Name})
-					} else if dep := m.dep(is.path); dep != "" {
+					} else if dep := m.dep(ip); dep != "" {
 						r.external = append(r.external, dep)
 					}
 					return false
@@ -581,8 +574,8 @@ func (m *modSource) callee(u *unit, fun ast.Expr, depth int) *unit {
 		}
 	case *ast.SelectorExpr:
 		if x, ok := f.X.(*ast.Ident); ok && x.Obj == nil {
-			if is := u.file.imports[x.Name]; is != nil {
-				if d, ok := m.dirOf(is.path); ok {
+			if ip, ok := u.file.imports[x.Name]; ok {
+				if d, ok := m.dirOf(ip); ok {
 					if p, err := m.load(d); err == nil && p != nil {
 						for _, v := range p.scope[f.Sel.Name] {
 							if _, ok := v.node.(*ast.FuncDecl); ok {
@@ -634,8 +627,8 @@ func (m *modSource) typeOf(u *unit, e ast.Expr) (typeRef, bool) {
 		}
 	case *ast.SelectorExpr:
 		if x, ok := e.X.(*ast.Ident); ok {
-			if is := u.file.imports[x.Name]; is != nil {
-				if d, ok := m.dirOf(is.path); ok {
+			if ip, ok := u.file.imports[x.Name]; ok {
+				if d, ok := m.dirOf(ip); ok {
 					return typeRef{d, e.Sel.Name}, true
 				}
 			}

@@ -2,6 +2,7 @@ package codever
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -341,10 +342,7 @@ var typeArgs = regexp.MustCompile(`\[[^\]]*\]`)
 func reachedCommit(root string, r *reach, h string, roots, stops []string) string {
 	paths := []string{"go.mod"}
 	for _, d := range r.dirs() {
-		if d == "" {
-			d = "."
-		}
-		paths = append(paths, d)
+		paths = append(paths, cmp.Or(d, "."))
 	}
 	// git status lists the folders' subfolders too, and any file (an
 	// embedded one may count): a change there costs the commit's hash, and
