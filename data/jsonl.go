@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/probably-submodular/crf/internal/jsontext"
@@ -387,15 +388,11 @@ func missingField(name string) string {
 // 10⁵ in a file of a few bytes asks for 80 GB. The message names the
 // instance and node of the largest label.
 func checkLabelBudget(in *psub.Instance, index, du, dp int) error {
-	node, y := -1, -1
-	for k, l := range in.Labels {
-		if l > y {
-			node, y = k, l
-		}
-	}
-	if node < 0 {
+	if len(in.Labels) == 0 {
 		return nil
 	}
+	y := slices.Max(in.Labels)
+	node := slices.Index(in.Labels, y)
 	L := int64(y) + 1
 	need := membudget.Bytes(membudget.Add(membudget.Bytes(L, int64(du)), membudget.Bytes(L, L, int64(max(dp, 0)))), 8)
 	if err := membudget.Check(fmt.Sprintf("a weight vector for %d labels (du=%d, dp=%d)", L, du, max(dp, 0)), need); err != nil {

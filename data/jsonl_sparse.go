@@ -49,7 +49,10 @@ func decodeRows(raw json.RawMessage, name string, line int, v *violations) (dens
 		v.add(line, "field %q: %d rows of indices but %d rows of values", name, len(*js.Idx), len(*js.Val))
 		return nil, nil, false
 	}
-	row := rowWord(name)
+	row := "edge" // a row of the field, in messages
+	if name == "unary" {
+		row = "node"
+	}
 	total := 0
 	for _, idx := range *js.Idx {
 		total += len(idx)
@@ -77,14 +80,6 @@ func decodeRows(raw json.RawMessage, name string, line int, v *violations) (dens
 		sp.AppendRow(idx32, nz)
 	}
 	return nil, sp, true
-}
-
-// rowWord names a row of the field in messages.
-func rowWord(field string) string {
-	if field == "unary" {
-		return "node"
-	}
-	return "edge"
 }
 
 // addDecodeError reports a decoding error inside field name as decodeLine

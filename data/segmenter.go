@@ -14,6 +14,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/probably-submodular/crf/internal/jsontext"
@@ -239,8 +240,6 @@ func (s *Segmenter) Predict(name string, raw *imageio.Volume) (*Prediction, erro
 		if reg < 0 || int(reg) >= len(r.Labels) {
 			return nil, fmt.Errorf("%s: voxel %d in region %d of %d", name, i, reg, len(r.Labels))
 		}
-	}
-	for i, reg := range small.Labels {
 		small.Labels[i] = int32(r.Labels[reg])
 	}
 	pix := small
@@ -280,10 +279,7 @@ func (s *Segmenter) MaskImage(pix *imageio.LabelMap) *imageio.Volume {
 // value exceeds 255) grey PNG of a 2-D prediction. A TIFF is written from
 // pix directly, without a copy of the volume in samples.
 func (s *Segmenter) WriteMask(path string, pix *imageio.LabelMap) error {
-	wide := false
-	for _, m := range s.MaskValues {
-		wide = wide || m > 255
-	}
+	wide := slices.ContainsFunc(s.MaskValues, func(m float64) bool { return m > 255 })
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext == ".tif" || ext == ".tiff" {
 		opt := &imageio.TIFFWriteOptions{Bits: 8}
@@ -386,16 +382,8 @@ func SplitHoldout(n int, frac float64, seed uint64) (train, held []int, err erro
 	}
 	k := min(max(1, int(math.Round(frac*float64(n)))), n-1)
 	perm := rand.New(rand.NewPCG(seed, 0x686f6c646f7574)).Perm(n)
-	isHeld := make([]bool, n)
-	for _, i := range perm[:k] {
-		isHeld[i] = true
-	}
-	for i := range n {
-		if isHeld[i] {
-			held = append(held, i)
-		} else {
-			train = append(train, i)
-		}
-	}
+	held, train = perm[:k:k], perm[k:]
+	slices.Sort(held)
+	slices.Sort(train)
 	return train, held, nil
 }

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"cmp"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -41,15 +42,9 @@ type ImageFolderOptions struct {
 // pairwise terms can, so C4 beats C0 on held-out images
 // (TestImageFolderLadder: about 0.89 against 0.94 pixel accuracy).
 func GenerateImageFolder(dir string, opt ImageFolderOptions) ([]string, error) {
-	n, w, h, noise := opt.Images, opt.Width, opt.Height, opt.Noise
-	if n == 0 {
-		n = 24
-	}
+	n, w, h, noise := cmp.Or(opt.Images, 24), opt.Width, opt.Height, cmp.Or(opt.Noise, 12)
 	if w == 0 && h == 0 {
 		w, h = 192, 144
-	}
-	if noise == 0 {
-		noise = 12
 	}
 	if n < 1 || w < 16 || h < 16 || noise < 0 {
 		return nil, fmt.Errorf("image folder: %d images of %d×%d, noise %g: want ≥ 1 image of at least 16×16", n, w, h, noise)

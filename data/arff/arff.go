@@ -2,7 +2,6 @@ package arff
 
 import (
 	"bufio"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"math"
@@ -369,7 +368,7 @@ func clip(s string) string {
 // attributes are labels; N < 0: the last |N|), as in scene's
 // "@relation 'scene: -C -6'". MULAN headers (yeast's "MultiLabelData") carry
 // no count: the labels must then be given, e.g. LabelSpec{Last: 14}, or by
-// name (MULAN's separate XML file lists them: ParseMULANLabels). When the header has -C
+// name (MULAN's separate XML file lists them). When the header has -C
 // and the spec disagrees with it, reading fails rather than guess.
 type LabelSpec struct {
 	First int      // the first First attributes are the labels
@@ -535,44 +534,4 @@ func (a *File) MultiLabel(spec LabelSpec) (*MultiLabel, error) {
 		return nil, fmt.Errorf("%s: no data rows", a.Source)
 	}
 	return s, nil
-}
-
-// mulanLabel is one <label name="..."> of a MULAN labels file; labels may
-// nest (hierarchical label sets), and every level is a label column.
-type mulanLabel struct {
-	Name   string       `xml:"name,attr"`
-	Labels []mulanLabel `xml:"label"`
-}
-
-// ParseMULANLabels reads a MULAN labels XML file (the companion of a MULAN
-// ARFF file, e.g. yeast.xml) and returns the label names in document order,
-// for LabelSpec{Names: ...}.
-func ParseMULANLabels(r io.Reader, name string) ([]string, error) {
-	var doc struct {
-		Labels []mulanLabel `xml:"label"`
-	}
-	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	var names []string
-	var walk func([]mulanLabel) error
-	walk = func(ls []mulanLabel) error {
-		for _, l := range ls {
-			if l.Name == "" {
-				return fmt.Errorf("%s: <label> without a name attribute", name)
-			}
-			names = append(names, l.Name)
-			if err := walk(l.Labels); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(doc.Labels); err != nil {
-		return nil, err
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("%s: no <label> elements", name)
-	}
-	return names, nil
 }

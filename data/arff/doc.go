@@ -15,7 +15,7 @@
 // N, or their names. MEKA headers carry the count themselves ("-C N" in the
 // @relation, as scene's "@relation 'scene: -C -6'", read by MEKALabels);
 // MULAN headers (yeast's "MultiLabelData") do not, so the spec must give it,
-// or the names from MULAN's XML labels file (ParseMULANLabels).
+// or the names that MULAN's XML labels file lists.
 //
 //	f, err := arff.Read("yeast-train.arff")
 //	m, err := f.MultiLabel(arff.LabelSpec{Last: 14}) // m.X: 1500 × 103, m.Y: 1500 × 14

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"archive/tar"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -84,12 +85,7 @@ type Report struct {
 
 // Complete reports whether every set is complete.
 func (r Report) Complete() bool {
-	for _, s := range r.Sets {
-		if !s.Complete() {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(r.Sets, func(s SetReport) bool { return !s.Complete() })
 }
 
 // state is what a data set's folder holds: the files to get (local path to
@@ -195,9 +191,6 @@ func Check(dir string, sets []string) ([]SetReport, error) {
 	return out, nil
 }
 
-// netDialer gives up on a connection after 20 s.
-var netDialer = net.Dialer{Timeout: 20 * time.Second}
-
 // fetcher holds one Fetch's connections and counters.
 type fetcher struct {
 	opt        Options
@@ -246,15 +239,13 @@ func Fetch(ctx context.Context, opt Options, sets []string) (Report, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	if opt.RawBase == "" {
-		opt.RawBase = RawGitHub
-	}
+	opt.RawBase = cmp.Or(opt.RawBase, RawGitHub)
 	f := &fetcher{opt: opt}
 	base := opt.Client
 	if base == nil {
 		base = &http.Client{Transport: &http.Transport{
 			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&netDialer).DialContext,
+			DialContext:           (&net.Dialer{Timeout: 20 * time.Second}).DialContext,
 			TLSHandshakeTimeout:   20 * time.Second,
 			ResponseHeaderTimeout: 60 * time.Second,
 		}}
@@ -339,10 +330,7 @@ func (f *fetcher) set(ctx context.Context, src Source) (SetReport, error) {
 // mirror is a folder) and keeps the needed files that verify.
 func (f *fetcher) fromArchive(ctx context.Context, st *state) (int, string, error) {
 	src := st.src
-	m := f.opt.Mirror
-	if p, ok := strings.CutPrefix(m, "file://"); ok {
-		m = p
-	}
+	m := strings.TrimPrefix(f.opt.Mirror, "file://")
 	if m != "" && !strings.HasPrefix(m, "http://") && !strings.HasPrefix(m, "https://") {
 		p := filepath.Join(m, filepath.FromSlash(src.ArchivePath()))
 		r, err := os.Open(p)
@@ -354,11 +342,8 @@ func (f *fetcher) fromArchive(ctx context.Context, st *state) (int, string, erro
 		n, err := f.extract(r, st)
 		return n, "mirror folder", err
 	}
-	base := GitHub
-	if m != "" {
-		base = strings.TrimSuffix(m, "/")
-	}
-	u := base + "/" + src.ArchivePath()
+	// m is "" or an http(s) URL here.
+	u := cmp.Or(strings.TrimSuffix(m, "/"), GitHub) + "/" + src.ArchivePath()
 	dest := filepath.Join(f.opt.Dir, ".fetch", strings.ReplaceAll(src.Repo, "/", "_")+"-"+src.Commit+".tar.gz")
 	if err := f.download(ctx, u, dest); err != nil {
 		return 0, "archive", err

@@ -3,6 +3,7 @@ package fetch
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -54,10 +55,8 @@ var Sources = []Source{
 
 // Lookup returns the source of a data set.
 func Lookup(set string) (Source, error) {
-	for _, s := range Sources {
-		if s.Set == set {
-			return s, nil
-		}
+	if i := slices.IndexFunc(Sources, func(s Source) bool { return s.Set == set }); i >= 0 {
+		return Sources[i], nil
 	}
 	return Source{}, fmt.Errorf("unknown data set %q (known: %s)", set, strings.Join(Names(), ", "))
 }

@@ -1,6 +1,7 @@
 package codever
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -81,11 +82,9 @@ type unit struct {
 type fileInfo struct {
 	src     []byte
 	base    int               // the file's base in the FileSet
-	imports map[string]*ispec // local name → import (not "_" or ".")
+	imports map[string]string // local name → import path (not "_" or ".")
 	dotDirs []string          // module packages imported with "."
 }
-
-type ispec struct{ path string }
 
 func newModSource(src source) (*modSource, error) {
 	b, err := src.ReadFile("go.mod")
@@ -166,11 +165,7 @@ func (m *modSource) load(dir string) (*pkg, error) {
 		return p, nil
 	}
 	m.pkgs[dir] = nil
-	fsDir := dir
-	if fsDir == "" {
-		fsDir = "."
-	}
-	ents, err := m.src.ReadDir(fsDir)
+	ents, err := m.src.ReadDir(cmp.Or(dir, "."))
 	if errors.Is(err, fs.ErrNotExist) {
 		// An external test package's path ("notebooks_test"): no
 		// directory, so no declaration of the module.
@@ -204,10 +199,9 @@ func (m *modSource) load(dir string) (*pkg, error) {
 		if p.name == "" {
 			p.name = f.Name.Name
 		}
-		fi := &fileInfo{src: b, base: m.fset.File(f.Pos()).Base(), imports: map[string]*ispec{}}
+		fi := &fileInfo{src: b, base: m.fset.File(f.Pos()).Base(), imports: map[string]string{}}
 		for _, im := range f.Imports {
 			ip, _ := strconv.Unquote(im.Path.Value)
-			is := &ispec{path: ip}
 			local := ""
 			switch {
 			case im.Name != nil && im.Name.Name == "_":
@@ -236,7 +230,7 @@ func (m *modSource) load(dir string) (*pkg, error) {
 					local = guessName(ip)
 				}
 			}
-			fi.imports[local] = is
+			fi.imports[local] = ip
 		}
 		p.addDecls(f, fi)
 	}
@@ -263,6 +257,7 @@ func guessName(ip string) string {
 }
 
 func (p *pkg) addDecls(f *ast.File, fi *fileInfo) {
+	// add registers u, under names in the package's scope.
 	add := func(u *unit, names ...string) {
 		u.pkg, u.file = p, fi
 		p.units = append(p.units, u)
@@ -279,14 +274,12 @@ func (p *pkg) addDecls(f *ast.File, fi *fileInfo) {
 			if d.Recv != nil && len(d.Recv.List) == 1 {
 				u.recv, u.name = recvName(d.Recv.List[0].Type), d.Name.Name
 				u.key = u.recv + "." + u.name
-				u.pkg, u.file = p, fi
-				p.units = append(p.units, u)
+				add(u)
 				p.methods[u.recv] = append(p.methods[u.recv], u)
 				continue
 			}
 			if d.Name.Name == "init" {
-				u.pkg, u.file = p, fi
-				p.units = append(p.units, u)
+				add(u)
 				p.inits = append(p.inits, u)
 				continue
 			}
@@ -321,8 +314,7 @@ func (p *pkg) addDecls(f *ast.File, fi *fileInfo) {
 					u.key = d.Tok.String() + " " + strings.Join(names, ",")
 					u.embed = embedPatterns(d, s)
 					if blank {
-						u.pkg, u.file = p, fi
-						p.units = append(p.units, u)
+						add(u)
 						p.inits = append(p.inits, u)
 						continue
 					}
@@ -421,10 +413,10 @@ func (m *modSource) refsOf(u *unit) refs {
 				}
 			}
 			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil {
-				if is := u.file.imports[x.Name]; is != nil {
-					if d, ok := m.dirOf(is.path); ok {
+				if ip, ok := u.file.imports[x.Name]; ok {
+					if d, ok := m.dirOf(ip); ok {
 						r.imported = append(r.imported, [2]string{d, n.Sel.Name})
-					} else if dep := m.dep(is.path); dep != "" {
+					} else if dep := m.dep(ip); dep != "" {
 						r.external = append(r.external, dep)
 					}
 					return false
@@ -582,8 +574,8 @@ func (m *modSource) callee(u *unit, fun ast.Expr, depth int) *unit {
 		}
 	case *ast.SelectorExpr:
 		if x, ok := f.X.(*ast.Ident); ok && x.Obj == nil {
-			if is := u.file.imports[x.Name]; is != nil {
-				if d, ok := m.dirOf(is.path); ok {
+			if ip, ok := u.file.imports[x.Name]; ok {
+				if d, ok := m.dirOf(ip); ok {
 					if p, err := m.load(d); err == nil && p != nil {
 						for _, v := range p.scope[f.Sel.Name] {
 							if _, ok := v.node.(*ast.FuncDecl); ok {
@@ -635,8 +627,8 @@ func (m *modSource) typeOf(u *unit, e ast.Expr) (typeRef, bool) {
 		}
 	case *ast.SelectorExpr:
 		if x, ok := e.X.(*ast.Ident); ok {
-			if is := u.file.imports[x.Name]; is != nil {
-				if d, ok := m.dirOf(is.path); ok {
+			if ip, ok := u.file.imports[x.Name]; ok {
+				if d, ok := m.dirOf(ip); ok {
 					return typeRef{d, e.Sel.Name}, true
 				}
 			}
@@ -805,25 +797,36 @@ func (r *reach) addFrom(v, u *unit) {
 	r.add(v)
 }
 
-func (r *reach) visit(u *unit) {
-	refs := r.m.refsOf(u)
+// declsOf calls fn for every package-level declaration that the local
+// and imported names of refs (made in unit u) name. Its error is the first
+// package that failed to load (the others are still gone through).
+func (m *modSource) declsOf(u *unit, refs refs, fn func(v *unit)) error {
 	for _, n := range refs.local {
 		for _, v := range u.pkg.scope[n] {
-			r.addFrom(v, u)
+			fn(v)
 		}
 	}
+	var first error
 	for _, d := range refs.imported {
-		p, err := r.m.load(d[0])
+		p, err := m.load(d[0])
 		if err != nil {
-			r.err = err
-			return
-		}
-		if p == nil {
+			first = cmp.Or(first, err)
 			continue
 		}
-		for _, v := range p.scope[d[1]] {
-			r.addFrom(v, u)
+		if p != nil {
+			for _, v := range p.scope[d[1]] {
+				fn(v)
+			}
 		}
+	}
+	return first
+}
+
+func (r *reach) visit(u *unit) {
+	refs := r.m.refsOf(u)
+	if err := r.m.declsOf(u, refs, func(v *unit) { r.addFrom(v, u) }); err != nil {
+		r.err = err
+		return
 	}
 	for _, mu := range refs.methods {
 		r.addFrom(mu, u)
@@ -882,8 +885,7 @@ func (r *reach) touchesReachedVar(start *unit) bool {
 		if u.kw == "var" && r.units[u] && u != start {
 			return true
 		}
-		refs := r.m.refsOf(u)
-		next := func(v *unit) {
+		r.m.declsOf(u, r.m.refsOf(u), func(v *unit) {
 			if seen[v] {
 				return
 			}
@@ -892,19 +894,7 @@ func (r *reach) touchesReachedVar(start *unit) bool {
 				seen[v] = true
 				queue = append(queue, v)
 			}
-		}
-		for _, n := range refs.local {
-			for _, v := range u.pkg.scope[n] {
-				next(v)
-			}
-		}
-		for _, d := range refs.imported {
-			if p, err := r.m.load(d[0]); err == nil && p != nil {
-				for _, v := range p.scope[d[1]] {
-					next(v)
-				}
-			}
-		}
+		})
 	}
 	return false
 }
@@ -949,10 +939,7 @@ func (r *reach) hash() (string, error) {
 		entries = append(entries, entry{u.pkg.name + "." + u.key, hex.EncodeToString(h.Sum(nil))})
 	}
 	slices.SortFunc(entries, func(a, b entry) int {
-		if c := strings.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		return strings.Compare(a.sum, b.sum)
+		return cmp.Or(strings.Compare(a.key, b.key), strings.Compare(a.sum, b.sum))
 	})
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\ngo %s\n", codeScheme, r.m.goLine)

@@ -2,6 +2,7 @@ package codever
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,9 +10,9 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -63,12 +64,6 @@ func (v CodeVersion) String() string {
 // on. viz/ draws and scripts/ only call them.
 var sourceDirs = []string{"psub", "data", "internal", "notebooks"}
 
-var (
-	codeOnce sync.Once
-	codeVal  CodeVersion
-	codeErr  error
-)
-
 // CurrentCode returns the version of the whole library source: the sha256
 // of every non-test .go file under psub/, data/, internal/ and notebooks/
 // (testdata excluded) and
@@ -85,22 +80,18 @@ var (
 // directory. When neither holds the module, the error says so and the
 // version has an empty Source, which matches nothing: results are then
 // never reused (unless stale reuse is asked for).
-func CurrentCode() (CodeVersion, error) {
-	codeOnce.Do(func() {
-		root, err := sourceRoot()
-		if err != nil {
-			codeVal, codeErr = CodeVersion{Commit: "unknown"}, err
-			return
+func CurrentCode() (CodeVersion, error) { return currentCode() }
+
+var currentCode = sync.OnceValues(func() (CodeVersion, error) {
+	root, err := sourceRoot()
+	if err == nil {
+		var h string
+		if h, err = hashSource(root, sourceDirs); err == nil {
+			return CodeVersion{Commit: gitCommit(root, append(sourceDirs, "go.mod", "go.sum")), Source: h}, nil
 		}
-		h, err := hashSource(root, sourceDirs)
-		if err != nil {
-			codeVal, codeErr = CodeVersion{Commit: "unknown"}, err
-			return
-		}
-		codeVal = CodeVersion{Commit: gitCommit(root, append(sourceDirs, "go.mod", "go.sum")), Source: h}
-	})
-	return codeVal, codeErr
-}
+	}
+	return CodeVersion{Commit: "unknown"}, err
+})
 
 // sourceRoot is the root of this module's source.
 func sourceRoot() (string, error) {
@@ -186,9 +177,7 @@ func gitStatus(root string, paths []string, counts func(string) bool) string {
 	run := func(args ...string) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-C", root}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-		return cmd.Output()
+		return git(ctx, root, nil, args...)
 	}
 	out, err := run("rev-parse", "--short=12", "HEAD")
 	if err != nil {
@@ -321,17 +310,7 @@ func FuncDecl(fn any) string {
 	name = strings.TrimSuffix(name, "-fm")
 	// Drop type arguments, and the closures' and wrappers' suffixes
 	// (".func1", ".func1.2", ".gowrap1").
-	for {
-		i := strings.IndexByte(name, '[')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(name[i:], ']')
-		if j < 0 {
-			break
-		}
-		name = name[:i] + name[i+j+1:]
-	}
+	name = typeArgs.ReplaceAllString(name, "")
 	slash := strings.LastIndex(name, "/") + 1
 	parts := strings.Split(name[slash:], ".")
 	for i, p := range parts {
@@ -351,6 +330,10 @@ func FuncDecl(fn any) string {
 	return name[:slash] + strings.Join(parts, ".")
 }
 
+// typeArgs matches a function name's type arguments: from a "[" to the
+// next "]".
+var typeArgs = regexp.MustCompile(`\[[^\]]*\]`)
+
 // reachedCommit is the commit of the checkout at root, "+dirty" when the
 // hash h of the reached code r differs from the hash of the same roots
 // computed from the commit's files. Uncommitted changes elsewhere, or
@@ -359,10 +342,7 @@ func FuncDecl(fn any) string {
 func reachedCommit(root string, r *reach, h string, roots, stops []string) string {
 	paths := []string{"go.mod"}
 	for _, d := range r.dirs() {
-		if d == "" {
-			d = "."
-		}
-		paths = append(paths, d)
+		paths = append(paths, cmp.Or(d, "."))
 	}
 	// git status lists the folders' subfolders too, and any file (an
 	// embedded one may count): a change there costs the commit's hash, and

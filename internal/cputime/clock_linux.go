@@ -23,5 +23,3 @@ func clock(id uintptr) (time.Duration, bool) {
 }
 
 func process() (time.Duration, bool) { return clock(clockProcessCPUTime) }
-
-func thread() (time.Duration, bool) { return clock(clockThreadCPUTime) }

@@ -11,5 +11,3 @@ func process() (time.Duration, bool) {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }
-
-func thread() (time.Duration, bool) { return 0, false }

@@ -59,23 +59,19 @@ func Check(outputs, inputs []Path) error {
 	}
 	for _, o := range outs {
 		for _, in := range ins {
-			if sameFile(o, in) {
-				why := "is the same file as"
-				if o.real != in.real {
-					why = "is the same file (a hard or symbolic link) as"
-				}
-				if in.Dir {
-					why = "is the folder"
-				}
-				return &Error{Out: o.Path, In: in.Path, Why: why}
-			}
+			why := ""
 			switch {
-			case o.real == in.real && in.Dir:
-				return &Error{Out: o.Path, In: in.Path, Why: "is the folder"}
+			case (o.real == in.real || sameFile(o, in)) && in.Dir:
+				why = "is the folder"
 			case o.real == in.real:
-				return &Error{Out: o.Path, In: in.Path, Why: "is the same file as"}
+				why = "is the same file as"
+			case sameFile(o, in):
+				why = "is the same file (a hard or symbolic link) as"
 			case in.Dir && within(o.real, in.real):
-				return &Error{Out: o.Path, In: in.Path, Why: "is inside the folder"}
+				why = "is inside the folder"
+			}
+			if why != "" {
+				return &Error{Out: o.Path, In: in.Path, Why: why}
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package runenv
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -78,15 +77,13 @@ func commitAt(root string) string {
 // /proc/cpuinfo, "unknown CPU" elsewhere), cores, OS/arch and Go version.
 func Machine() string {
 	cpu := "unknown CPU"
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		s := bufio.NewScanner(f)
-		for s.Scan() {
-			if k, v, ok := strings.Cut(s.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.Lines(string(b)) {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
 				cpu = strings.TrimSpace(v)
 				break
 			}
 		}
-		f.Close()
 	}
 	return fmt.Sprintf("%s, %d cores, %s/%s, %s", cpu, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
