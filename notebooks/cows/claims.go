@@ -115,11 +115,7 @@ func Claims(rows []grid.Result) []protocol.Claim {
 	}
 	it := math.NaN()
 	if len(its) > 0 {
-		it = 0
-		for _, x := range its {
-			it += x
-		}
-		it /= float64(len(its))
+		it, _ = grid.MeanSE(its)
 	}
 	v, rule = protocol.Within(it, PaperIterations, paperIterationsSD)
 	add("cutting-plane iterations, every method (mean over the final fits)", fmt.Sprintf("%d ± %d", PaperIterations, paperIterationsSD),

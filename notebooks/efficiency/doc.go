@@ -6,8 +6,8 @@
 // Config (the definitely submodular C2; C4 with Algorithm 1, Algorithm 2
 // and 2-pass training; constraint minibatches; psub's tuned setting), run
 // one at a time on every core since their times are the table; its
-// settings per profile and tables. RunConfigs runs configurations outside
-// a protocol. The benchmarks of this package measure one fit on the real
+// settings per profile and tables. RunConfigsPrepared runs configurations
+// outside a protocol. The benchmarks of this package measure one fit on the real
 // cows on one core (BenchmarkFitOneCoreCows) and the warm starts along a
 // grid of C (BenchmarkCowsCGrid, BenchmarkRetinaCGrid).
 //

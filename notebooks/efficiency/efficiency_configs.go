@@ -100,21 +100,12 @@ type Result struct {
 	Trace          *psub.Trace `json:"-"`
 }
 
-// RunConfigs trains every configuration on the same training set, one
-// after the other (so they do not compete for cores), and collects the
-// table's columns. progress, when set, is called before each configuration
-// with its index. Training errors are returned with the configuration's name.
-func RunConfigs(train []psub.Instance, labels int, configs []Config, progress func(i int, name string)) ([]Result, error) {
-	p, err := psub.Prepare(train, labels)
-	if err != nil {
-		return nil, fmt.Errorf("efficiency: training set: %w", err)
-	}
-	return RunConfigsPrepared(p, configs, progress)
-}
-
-// RunConfigsPrepared is RunConfigs on a prepared training set
-// (psub.Prepare): the instances are checked and laid out once, outside
-// the timed trainings.
+// RunConfigsPrepared trains every configuration on the same prepared
+// training set (psub.Prepare: the instances are checked and laid out once,
+// outside the timed trainings), one after the other (so they do not
+// compete for cores), and collects the table's columns. progress, when
+// set, is called before each configuration with its index. Training
+// errors are returned with the configuration's name.
 func RunConfigsPrepared(train *psub.Prepared, configs []Config, progress func(i int, name string)) ([]Result, error) {
 	var out []Result
 	for i, cfg := range configs {

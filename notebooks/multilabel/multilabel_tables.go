@@ -32,13 +32,8 @@ var mlPaper = map[string]struct{ acc, se [2][]float64 }{
 // mlPaperTest is the paper's test 1−Δ (%) of a data set and column.
 func mlPaperTest(dataset, col string) (float64, bool) {
 	p, ok := mlPaper[dataset]
-	if !ok {
-		return math.NaN(), false
-	}
-	for i, c := range Columns() {
-		if c == col {
-			return p.acc[1][i], true
-		}
+	if i := slices.Index(Columns(), col); ok && i >= 0 {
+		return p.acc[1][i], true
 	}
 	return math.NaN(), false
 }

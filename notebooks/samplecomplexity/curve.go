@@ -19,7 +19,7 @@ func PairwiseRows(set []psub.Instance) [][]float64 {
 	return rows
 }
 
-// NonSubmodularPoint is one point of NonSubmodularCurve.
+// NonSubmodularPoint is one point of nonSubmodularCurve.
 type NonSubmodularPoint struct {
 	Images, Edges int     // training graphs used and their edges
 	Fraction      float64 // non-submodular fraction of the test edges
@@ -28,20 +28,12 @@ type NonSubmodularPoint struct {
 	Seconds       float64
 }
 
-// NonSubmodularCurve trains a model on the first k graphs of train for each
-// k in sizes (ascending) and measures the fraction of the edges of test on
-// which its pairwise energy is not submodular (Model.NonSubmodularFraction
-// with tolerance eps): the observed counterpart of the hull/cone coverage
-// of notebook 06 (settings.Set is typically psub.C4{} or psub.C3{}).
-func NonSubmodularCurve(train, test []psub.Instance, labels int, sizes []int, settings psub.Settings, eps float64, progress func(done int)) ([]NonSubmodularPoint, error) {
-	p, err := psub.Prepare(train, labels)
-	if err != nil {
-		return nil, fmt.Errorf("non-submodular curve: training graphs: %w", err)
-	}
-	return nonSubmodularCurve(p, train, test, sizes, settings, eps, progress)
-}
-
-// nonSubmodularCurve is NonSubmodularCurve on train prepared (prep).
+// nonSubmodularCurve trains a model on the first k graphs of train
+// (prepared: prep) for each k in sizes (ascending) and measures the
+// fraction of the edges of test on which its pairwise energy is not
+// submodular (Model.NonSubmodularFraction with tolerance eps): the
+// observed counterpart of the hull/cone coverage of notebook 06
+// (settings.Set is typically psub.C4{} or psub.C3{}).
 func nonSubmodularCurve(prep *psub.Prepared, train, test []psub.Instance, sizes []int, settings psub.Settings, eps float64, progress func(done int)) ([]NonSubmodularPoint, error) {
 	if len(sizes) == 0 || len(test) == 0 {
 		return nil, errors.New("non-submodular curve: no sizes or no test graphs")

@@ -1,6 +1,7 @@
 package samplecomplexity
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -63,4 +64,17 @@ func TestPairwiseRows(t *testing.T) {
 	if !reflect.DeepEqual(PairwiseRows(sparse), rows) {
 		t.Fatal("PairwiseRows of sparse features differs")
 	}
+}
+
+// NonSubmodularCurve trains a model on the first k graphs of train for each
+// k in sizes (ascending) and measures the fraction of the edges of test on
+// which its pairwise energy is not submodular (Model.NonSubmodularFraction
+// with tolerance eps): the observed counterpart of the hull/cone coverage
+// of notebook 06 (settings.Set is typically psub.C4{} or psub.C3{}).
+func NonSubmodularCurve(train, test []psub.Instance, labels int, sizes []int, settings psub.Settings, eps float64, progress func(done int)) ([]NonSubmodularPoint, error) {
+	p, err := psub.Prepare(train, labels)
+	if err != nil {
+		return nil, fmt.Errorf("non-submodular curve: training graphs: %w", err)
+	}
+	return nonSubmodularCurve(p, train, test, sizes, settings, eps, progress)
 }

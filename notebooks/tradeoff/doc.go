@@ -28,7 +28,7 @@
 //
 // Experiment is the protocol (package notebooks/protocol) over it: one fit
 // per seed and entry on the embedded synthetic segmentation, its settings
-// per profile, and the notebook's tables (SideBySide, VersusC4, Capacity, Accuracy, Exactness,
+// per profile, and the notebook's tables (SideBySide, Capacity, Exactness,
 // NonSubmodular). Live re-fits one entry per move of the controls of
 // notebooks 00 and 07.
 //

@@ -106,7 +106,7 @@ func pairedDiff(runs [][]Row, i, j int, metric func(Row) float64) (mean, se floa
 	for _, run := range runs {
 		d = append(d, metric(run[i])-metric(run[j]))
 	}
-	return meanSE(d)
+	return grid.MeanSE(d)
 }
 
 // pm writes m ± se (just m for one run).

@@ -238,56 +238,6 @@ func (Experiment) SideBySide(runs [][]Row) protocol.Table {
 	return t
 }
 
-// VersusC4 compares each entry trained with approximate inference to C4,
-// seed by seed, one line each: the paired difference in test accuracy
-// (mean ± standard error over seeds) and in how many seeds the certified
-// objective of its final w is worse than C4's (its lower end above C4's
-// upper end). Nil without a C4 entry.
-func (Experiment) VersusC4(runs [][]Row) []string {
-	c4 := slices.IndexFunc(runs[0], func(r Row) bool { return r.Name == "C4" })
-	if c4 < 0 {
-		return nil
-	}
-	var lines []string
-	for i, r := range runs[0] {
-		if r.Inference == runs[0][c4].Inference {
-			continue
-		}
-		var d []float64
-		worse := 0
-		for _, run := range runs {
-			d = append(d, 100*(run[i].TestAcc-run[c4].TestAcc))
-			if run[i].PrimalLo > run[c4].PrimalHi {
-				worse++
-			}
-		}
-		mean, se := meanSE(d)
-		diff := fmt.Sprintf("%+.2f points", mean)
-		if len(d) > 1 {
-			diff += fmt.Sprintf(" ± %.2f (paired over %d seeds)", se, len(d))
-		}
-		lines = append(lines, fmt.Sprintf("%s − C4: test accuracy %s; objective of the final w certified worse than C4's in %d of %d seeds",
-			r.Name, diff, worse, len(d)))
-	}
-	return lines
-}
-
-// meanSE is the mean of v and its standard error (0 for one value).
-func meanSE(v []float64) (mean, se float64) {
-	n := float64(len(v))
-	for _, x := range v {
-		mean += x / n
-	}
-	if len(v) < 2 {
-		return mean, 0
-	}
-	var ss float64
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / (n - 1) / n)
-}
-
 // entryNames are the names of a ladder's entries.
 func entryNames(runs [][]Row) []string {
 	var n []string
@@ -318,15 +268,6 @@ func (Experiment) Capacity(runs [][]Row) protocol.Bars {
 	own.Errors = nil
 	return protocol.Bars{Title: "training objective ½||w||² + C_reg·ξ (lower = more capacity; log axis)", Unit: "objective", Categories: entryNames(runs),
 		Series: []protocol.BarSeries{own, statSeries(runs, "certified objective of the final w", func(r Row) float64 { return r.PrimalHi })}, LogY: true}
-}
-
-// Accuracy is the training and test accuracy of every entry (%, with
-// standard errors over seeds).
-func (Experiment) Accuracy(runs [][]Row) protocol.Bars {
-	return protocol.Bars{Title: "accuracy (fraction of nodes labelled right)", Unit: "%", Categories: entryNames(runs),
-		Series: []protocol.BarSeries{
-			statSeries(runs, "training", func(r Row) float64 { return 100 * r.TrainAcc }),
-			statSeries(runs, "test", func(r Row) float64 { return 100 * r.TestAcc })}}
 }
 
 // Exactness is how exact inference is on the test images: non-submodular

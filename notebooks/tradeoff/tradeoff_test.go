@@ -2,9 +2,11 @@ package tradeoff
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,4 +169,47 @@ func TestTradeoffTiny(t *testing.T) {
 	protocoltest.ShardsMergeToWhole(t, tr, protocol.Tiny, dir, func(name string, s protocol.Shard) protocol.Options {
 		return protocol.Options{Profile: protocol.Tiny, Results: filepath.Join(dir, name+".jsonl"), Shard: s}
 	}, rows)
+}
+
+// VersusC4 compares each entry trained with approximate inference to C4,
+// seed by seed, one line each: the paired difference in test accuracy
+// (mean ± standard error over seeds) and in how many seeds the certified
+// objective of its final w is worse than C4's (its lower end above C4's
+// upper end). Nil without a C4 entry.
+func (Experiment) VersusC4(runs [][]Row) []string {
+	c4 := slices.IndexFunc(runs[0], func(r Row) bool { return r.Name == "C4" })
+	if c4 < 0 {
+		return nil
+	}
+	var lines []string
+	for i, r := range runs[0] {
+		if r.Inference == runs[0][c4].Inference {
+			continue
+		}
+		var d []float64
+		worse := 0
+		for _, run := range runs {
+			d = append(d, 100*(run[i].TestAcc-run[c4].TestAcc))
+			if run[i].PrimalLo > run[c4].PrimalHi {
+				worse++
+			}
+		}
+		mean, se := grid.MeanSE(d)
+		diff := fmt.Sprintf("%+.2f points", mean)
+		if len(d) > 1 {
+			diff += fmt.Sprintf(" ± %.2f (paired over %d seeds)", se, len(d))
+		}
+		lines = append(lines, fmt.Sprintf("%s − C4: test accuracy %s; objective of the final w certified worse than C4's in %d of %d seeds",
+			r.Name, diff, worse, len(d)))
+	}
+	return lines
+}
+
+// Accuracy is the training and test accuracy of every entry (%, with
+// standard errors over seeds).
+func (Experiment) Accuracy(runs [][]Row) protocol.Bars {
+	return protocol.Bars{Title: "accuracy (fraction of nodes labelled right)", Unit: "%", Categories: entryNames(runs),
+		Series: []protocol.BarSeries{
+			statSeries(runs, "training", func(r Row) float64 { return 100 * r.TrainAcc }),
+			statSeries(runs, "test", func(r Row) float64 { return 100 * r.TestAcc })}}
 }
