@@ -30,8 +30,10 @@ import (
 // their rounding are those of the dense factor. A solve then costs Σ b_g²
 // over the groups' sizes b_g instead of n², and entering a row costs b_g²
 // instead of n² (yeast C4 at 3 300 active rows: ~0.13·10⁶ instead of
-// 11·10⁶). The border is refactored at every sync, O(Σ b_g²·|P| + n·|P|²),
-// because the planes of S change most rounds and there are few of them.
+// 11·10⁶). The Schur complement of the border is refactored at every sync
+// (O(|P|³): the planes of S change most rounds and there are few of them);
+// the blocks' parts of it, O(Σ b_g²·|P| + n·|P|²) formed afresh, keep what
+// the changes since the last sync left valid (blockBorder).
 // With a single group (segmentation: every row touches the same pairwise
 // weights) the factor is one block over planes and rows alike, as before.
 //
@@ -59,9 +61,6 @@ type activeChol struct {
 	// and lP the lower Cholesky factor of the Schur complement (m × m,
 	// row-major). Each block keeps its part of K_PR and Z (packedChol.bd).
 	kPP, lP []float64
-	// bver dates the general indices of the blocks' border parts: compact
-	// renumbers them.
-	bver int
 	// kLam and kStar are K_SS·λ and K_SS·λ* in position order, from the
 	// last solveActiveChol (λ the duals it started from, λ* its solution),
 	// for the path step.
@@ -214,9 +213,9 @@ func (c *activeChol) layout(border []int) {
 }
 
 // factorBorder forms Z = L_R⁻¹·K_RP block by block and factors the Schur
-// complement K_PP + εD_P − Σ_g Z_gᵀ·Z_g. A block's part is kept while the
-// block and the border planes stay the same: most polish rounds change a
-// few blocks, and the planes of S seldom. It returns false when the Schur
+// complement K_PP + εD_P − Σ_g Z_gᵀ·Z_g. A block's part keeps what is
+// still valid (blockBorder): most polish rounds change a few vectors of a
+// block or a plane or two of the border. It returns false when the Schur
 // complement is not positive definite within rounding (a plane in the span
 // of the others).
 func (c *activeChol) factorBorder() bool {
@@ -229,7 +228,7 @@ func (c *activeChol) factorBorder() bool {
 	}
 	g := c.s.gram
 	for _, b := range c.blocks {
-		b.borderPart(g, border, c.bver)
+		b.borderPart(g, border)
 	}
 	c.kPP = resize(c.kPP, m*m)
 	for j, p := range border {
@@ -251,43 +250,96 @@ func (c *activeChol) factorBorder() bool {
 }
 
 // blockBorder is one block's part of the border, row-major and transposed
-// so that a plane's entries are contiguous: kPR = K_{P,block} (m × b),
-// zT = (L_b⁻¹·K_{block,P})ᵀ (m × b) and zz = Z_bᵀ·Z_b (m × m, lower
-// triangle). It is valid for the block's factor at version ver and the
-// border planes border of the activeChol at border version bver.
+// so that a plane's entries are contiguous: kPR = K_{P,block} (m × n),
+// zT = (L_b⁻¹·K_{block,P})ᵀ (m × n) and zz = Z_bᵀ·Z_b (m × m, lower
+// triangle, the upper zero), for the border planes border (general
+// indices, −1 for a plane compact dropped since) and the block's n
+// positions when they were formed.
+//
+// Most syncs change the border by a plane or two, or a block by a few
+// vectors, so the parts still valid are kept rather than formed afresh
+// (which was half of the QP's time on the horses' C3): entry a of a
+// plane's Z row depends only on rows 0…a of L_b and entries 0…a of its
+// K_PR row, so the leading positions of the block that no removal has
+// touched since (valid; appends leave every earlier row of L_b as it was)
+// keep their entries, and an entry of ZᵀZ is kept while its two planes'
+// rows are unchanged. What is formed is formed by the same operations as a
+// fresh border (the forward substitution from the first changed position,
+// and each entry of ZᵀZ as the one dot product Syrk takes), so the factor
+// is the same to the last bit.
 type blockBorder struct {
-	ver, bver   int
 	border      []int
+	n, valid    int
 	kPR, zT, zz []float64
+	// The previous arrays, reused for the next ones.
+	kPR0, zT0, zz0 []float64
+	pos            map[int]int // scratch: a plane's row in border
+	moved          []int       // scratch: each new row's old row, −1 if new
 }
 
-// borderPart brings the block's part of the border up to date.
-func (b *packedChol) borderPart(g [][]float64, border []int, bver int) {
+// borderPart brings the block's part of the border up to date for the
+// planes border, keeping what is still valid (see blockBorder).
+func (b *packedChol) borderPart(g [][]float64, border []int) {
 	d := &b.bd
-	if d.border != nil && d.ver == b.ver && d.bver == bver && slices.Equal(d.border, border) {
+	n, m := b.n(), len(border)
+	valid := min(d.valid, n)
+	if d.border != nil && valid == n && d.n == n && slices.Equal(d.border, border) {
 		return
 	}
-	m, n := len(border), b.n()
-	d.ver, d.bver, d.border = b.ver, bver, append(d.border[:0], border...)
-	// K_PR from the planes' Gram rows (K is symmetric), rather than m
-	// scattered entries of each row's long Gram row.
-	d.kPR = resize(d.kPR, m*n)
-	for j, q := range border {
-		gq, kj := g[q], d.kPR[j*n:(j+1)*n]
-		for a, p := range b.ord {
-			kj[a] = gq[p]
+	if d.pos == nil {
+		d.pos = make(map[int]int)
+	}
+	clear(d.pos)
+	for j, q := range d.border {
+		if q >= 0 {
+			d.pos[q] = j
 		}
 	}
-	d.zT = resize(d.zT, m*n)
-	for j := range m {
-		b.forward(d.zT[j*n:(j+1)*n], d.kPR[j*n:(j+1)*n])
+	d.moved = d.moved[:0]
+	for _, q := range border {
+		o, ok := d.pos[q]
+		if !ok {
+			o = -1
+		}
+		d.moved = append(d.moved, o)
 	}
-	d.zz = resize(d.zz, m*m)
+	oldN := d.n
+	d.kPR, d.kPR0 = resize(d.kPR0, m*n), d.kPR
+	d.zT, d.zT0 = resize(d.zT0, m*n), d.zT
+	d.zz, d.zz0 = resize(d.zz0, m*m), d.zz
+	for j, q := range border {
+		kj, zj := d.kPR[j*n:(j+1)*n], d.zT[j*n:(j+1)*n]
+		from := 0
+		if o := d.moved[j]; o >= 0 {
+			// K_PR from the planes' Gram rows (K is symmetric), rather
+			// than m scattered entries of each row's long Gram row.
+			from = valid
+			copy(kj[:from], d.kPR0[o*oldN:o*oldN+from])
+			copy(zj[:from], d.zT0[o*oldN:o*oldN+from])
+		}
+		gq := g[q]
+		for a, p := range b.ord[from:] {
+			kj[from+a] = gq[p]
+		}
+		b.forwardFrom(zj, kj, from)
+	}
+	// Z_bᵀ·Z_b as Syrk forms it (each entry one dot product), keeping the
+	// entries of two planes whose rows did not change.
+	same := valid == n && oldN == n
 	clear(d.zz)
-	if n > 0 {
-		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: m, Cols: n, Stride: n, Data: d.zT},
-			0, blas64.Symmetric{Uplo: blas.Lower, N: m, Stride: m, Data: d.zz})
+	for i := range m {
+		oi := d.moved[i]
+		zi := d.zT[i*n : (i+1)*n]
+		for j := range i + 1 {
+			if oj := d.moved[j]; same && oi >= 0 && oj >= 0 {
+				d.zz[i*m+j] = d.zz0[max(oi, oj)*len(d.border)+min(oi, oj)]
+				continue
+			}
+			d.zz[i*m+j] = floats.Dot(d.zT[j*n:(j+1)*n], zi)
+		}
 	}
+	d.border = append(d.border[:0], border...)
+	d.n, d.valid = n, n
 }
 
 // resize returns a with length n, reusing its storage when it is large
@@ -389,6 +441,15 @@ func (c *activeChol) compact(drop []bool, keep []int) {
 			b.ord[i] = newIdx[p]
 			c.blk[newIdx[p]] = live
 		}
+		// The border part's planes follow the renumbering; a dropped
+		// plane's rows stay, under −1, until the next sync replaces them.
+		for j, q := range b.bd.border {
+			if q >= 0 && drop[q] {
+				b.bd.border[j] = -1
+			} else if q >= 0 {
+				b.bd.border[j] = newIdx[q]
+			}
+		}
 		c.blocks[live], c.keys[live] = b, c.keys[bi]
 		live++
 	}
@@ -397,7 +458,6 @@ func (c *activeChol) compact(drop []bool, keep []int) {
 	// rows without coordinates are keyed by their index (Solver.group),
 	// and key() moves those at the next sync.
 	c.layout(nil)
-	c.bver++
 	c.kLam, c.kStar = c.kLam[:0], c.kStar[:0]
 }
 
@@ -415,10 +475,9 @@ type packedChol struct {
 	// the residuals of the refinement rounds: contiguous, unlike the rows of
 	// the solver's Gram matrix, which span every plane and row of the QP.
 	k []float64
-	// ver counts the changes of the factor (appends, removals), which date
-	// bd, the block's part of the border.
-	ver int
-	bd  blockBorder
+	// bd is the block's part of the border; removeSet marks where its rows
+	// stop being valid.
+	bd blockBorder
 }
 
 func (c *packedChol) n() int { return len(c.ord) }
@@ -437,7 +496,6 @@ func (c *packedChol) appendAll(s *Solver, eps float64, ps []int) bool {
 	if m == 0 {
 		return true
 	}
-	c.ver++
 	o0 := n0 * (n0 + 1) / 2
 	end := (n0 + m) * (n0 + m + 1) / 2
 	c.l = append(c.l[:o0], make([]float64, end-o0)...)
@@ -486,10 +544,11 @@ func (c *packedChol) appendAll(s *Solver, eps float64, ps []int) bool {
 // step can drop hundreds of rows in one round, and compacting per row
 // moved the whole trailing triangle each time).
 func (c *packedChol) removeSet(dead []bool) {
-	if !slices.Contains(dead, true) {
+	first := slices.Index(dead, true)
+	if first < 0 {
 		return
 	}
-	c.ver++
+	c.bd.valid = min(c.bd.valid, first) // rows from first on change
 	n := c.n()
 	// trail = buf[start:] holds the live positions after the current one,
 	// ascending (filled from the back as i goes down).
@@ -574,8 +633,12 @@ func dropPacked(a []float64, dead []bool) []float64 {
 }
 
 // forward sets x = L⁻¹·b (x and b may alias).
-func (c *packedChol) forward(x, b []float64) {
-	for i := range c.n() {
+func (c *packedChol) forward(x, b []float64) { c.forwardFrom(x, b, 0) }
+
+// forwardFrom is forward for x whose first from entries are already those
+// of L⁻¹·b (the entry i depends only on the rows 0…i of L and b_0…b_i).
+func (c *packedChol) forwardFrom(x, b []float64, from int) {
+	for i := from; i < c.n(); i++ {
 		r := c.row(i)
 		x[i] = (b[i] - floats.Dot(r[:i], x[:i])) / r[i]
 	}

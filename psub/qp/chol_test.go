@@ -3,9 +3,13 @@ package qp
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -253,6 +257,158 @@ func TestRemoveActiveRows(t *testing.T) {
 					break
 				}
 			}
+		}
+	}
+}
+
+// TestBorderKept drives a blocked factor through random sequences of
+// planes and rows entering the QP, vectors entering and leaving the free
+// set, and compactions (some two in a row, with no sync between them, and
+// some dropping planes of the border), and checks after every sync that
+// each block's part of the border, kept from the syncs before, is to the
+// last bit the part a fresh border forms from the same block factor (K_PR
+// gathered, Z by a full forward substitution, ZᵀZ by Syrk: the
+// formation the factor used before it kept parts), that the Schur
+// complement's factor is the one formed from them, and that the factor
+// solves against a fresh dense solve.
+func TestBorderKept(t *testing.T) {
+	for seed := range uint64(6) {
+		rng := rand.New(rand.NewPCG(41, seed))
+		const groups, width, eps = 5, 4, 1e-3
+		dim := groups * width
+		s, err := New(dim, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vs [][]float64
+		var in []bool
+		addPlane := func() {
+			a := make([]float64, dim)
+			for i := range a {
+				a[i] = rng.NormFloat64()
+			}
+			s.AddPlane(a, 1)
+			vs, in = append(vs, a), append(in, rng.IntN(2) == 0)
+		}
+		addRow := func() {
+			gr := rng.IntN(groups)
+			g := make([]float64, dim)
+			var idx []int
+			var val []float64
+			for i := gr * width; i < (gr+1)*width; i++ {
+				if i == gr*width || rng.IntN(4) > 0 { // never empty
+					g[i] = rng.NormFloat64()
+					idx, val = append(idx, i), append(val, g[i])
+				}
+			}
+			s.AddRowSparse(idx, val)
+			vs, in = append(vs, g), append(in, rng.IntN(2) == 0)
+		}
+		for range 4 {
+			addPlane()
+		}
+		for range 12 {
+			addRow()
+		}
+		c := newActiveChol(s, eps)
+		s.chol = c
+		compactions, twice, planesDropped := 0, 0, 0
+		for round := range 400 {
+			switch r := rng.IntN(20); {
+			case r < 2:
+				addPlane()
+			case r < 5:
+				addRow()
+			case r == 5 || r == 6:
+				// Compactions, two in a row one time in three.
+				for k := range 1 + rng.IntN(3)/2 {
+					drop := make([]bool, len(vs))
+					for p := range drop {
+						drop[p] = rng.IntN(8) == 0 && (!s.isPlane[p] || len(s.planes) > 2)
+						if drop[p] && s.isPlane[p] && in[p] {
+							planesDropped++
+						}
+					}
+					s.compact(drop)
+					var vs2 [][]float64
+					var in2 []bool
+					for p := range drop {
+						if !drop[p] {
+							vs2, in2 = append(vs2, vs[p]), append(in2, in[p])
+						}
+					}
+					vs, in = vs2, in2
+					compactions++
+					if k == 1 {
+						twice++
+					}
+				}
+			}
+			for range 1 + rng.IntN(3) {
+				p := rng.IntN(len(in))
+				in[p] = !in[p]
+			}
+			if !c.sync(in) {
+				t.Fatalf("seed %d round %d: sync failed", seed, round)
+			}
+			checkBorderFresh(t, c, eps, round)
+			checkActiveChol(t, c, in, vs, eps, rng, round)
+		}
+		if !c.blocked || compactions == 0 || twice == 0 || planesDropped == 0 {
+			t.Fatalf("seed %d: blocked %v, %d compactions (%d twice in a row), %d border planes dropped: the test misses a case",
+				seed, c.blocked, compactions, twice, planesDropped)
+		}
+	}
+}
+
+// checkBorderFresh compares the factor's border, bit by bit, with the one
+// formed afresh from its blocks' factors.
+func checkBorderFresh(t *testing.T, c *activeChol, eps float64, round int) {
+	t.Helper()
+	border := c.ord[c.nBlocks():]
+	m := len(border)
+	if m == 0 {
+		return
+	}
+	g := c.s.gram
+	lP := make([]float64, m*m)
+	for j, p := range border {
+		for k, q := range border {
+			lP[j*m+k] = g[p][q]
+		}
+		lP[j*m+j] += proxEps(eps, g[p][p])
+	}
+	for bi, b := range c.blocks {
+		n := b.n()
+		kPR, zT, zz := make([]float64, m*n), make([]float64, m*n), make([]float64, m*m)
+		for j, q := range border {
+			for a, p := range b.ord {
+				kPR[j*n+a] = g[q][p]
+			}
+			b.forward(zT[j*n:(j+1)*n], kPR[j*n:(j+1)*n])
+		}
+		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: m, Cols: n, Stride: n, Data: zT},
+			0, blas64.Symmetric{Uplo: blas.Lower, N: m, Stride: m, Data: zz})
+		d := &b.bd
+		if !slices.Equal(d.border, border) {
+			t.Fatalf("round %d block %d: border part for planes %v, the border is %v", round, bi, d.border, border)
+		}
+		for _, x := range []struct {
+			name      string
+			got, want []float64
+		}{{"K_PR", d.kPR, kPR}, {"Zᵀ", d.zT, zT}, {"ZᵀZ", d.zz, zz}} {
+			for i := range x.want {
+				if math.Float64bits(x.got[i]) != math.Float64bits(x.want[i]) {
+					t.Fatalf("round %d block %d (n = %d, m = %d): kept %s[%d] = %v, fresh %v", round, bi, n, m, x.name, i, x.got[i], x.want[i])
+				}
+			}
+		}
+		floats.Sub(lP, zz)
+	}
+	lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: m, Stride: m, Data: lP})
+	for i := range lP {
+		if math.Float64bits(c.lP[i]) != math.Float64bits(lP[i]) {
+			t.Fatalf("round %d: L_P[%d] = %v, fresh %v", round, i, c.lP[i], lP[i])
 		}
 	}
 }
