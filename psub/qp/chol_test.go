@@ -412,3 +412,84 @@ func checkBorderFresh(t *testing.T, c *activeChol, eps float64, round int) {
 		}
 	}
 }
+
+// TestCompactGram checks the Gram matrix after compactions, one or two in
+// a row, dropping planes and rows singly, in runs and all but a few,
+// against the entries of the matrix before (entry (a, b) must be old
+// entry (keep[a], keep[b])), dense and lean (only the planes' rows).
+func TestCompactGram(t *testing.T) {
+	for _, lean := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(17, 3))
+		const dim = 12
+		s, _ := New(dim, 1)
+		if lean {
+			s.leanAt = 0
+		}
+		add := func() {
+			a := make([]float64, dim)
+			for i := range a {
+				a[i] = rng.NormFloat64()
+			}
+			if rng.IntN(3) == 0 {
+				s.AddPlane(a, 1)
+			} else {
+				s.AddRow(a)
+			}
+		}
+		for round := range 60 {
+			for range 1 + rng.IntN(8) {
+				add()
+			}
+			for range 1 + rng.IntN(2) { // two compactions in a row at times
+				old := make([][]float64, len(s.gram))
+				for p, r := range s.gram {
+					old[p] = slices.Clone(r)
+				}
+				n := len(s.vecs)
+				drop := make([]bool, n)
+				switch round % 3 {
+				case 0: // single vectors
+					for p := range drop {
+						drop[p] = rng.IntN(6) == 0
+					}
+				case 1: // runs
+					for p := rng.IntN(n); p < n; p += 1 + rng.IntN(5) {
+						for k := p; k < min(n, p+1+rng.IntN(4)); k++ {
+							drop[k] = true
+						}
+					}
+				case 2: // all but a few
+					for p := range drop {
+						drop[p] = rng.IntN(5) > 0
+					}
+				}
+				var keep []int
+				for p := range drop {
+					if !drop[p] {
+						keep = append(keep, p)
+					}
+				}
+				s.compact(drop)
+				if len(s.gram) != len(keep) {
+					t.Fatalf("round %d: %d Gram rows, %d kept", round, len(s.gram), len(keep))
+				}
+				for a, p := range keep {
+					if (s.gram[a] == nil) != (old[p] == nil) {
+						t.Fatalf("round %d: row %d (was %d) nil %v, was nil %v", round, a, p, s.gram[a] == nil, old[p] == nil)
+					}
+					if s.gram[a] == nil {
+						continue
+					}
+					if len(s.gram[a]) != len(keep) {
+						t.Fatalf("round %d: row %d has %d entries, %d kept", round, a, len(s.gram[a]), len(keep))
+					}
+					for b, q := range keep {
+						if math.Float64bits(s.gram[a][b]) != math.Float64bits(old[p][q]) {
+							t.Fatalf("round %d: K[%d][%d] = %v, was K[%d][%d] = %v", round, a, b, s.gram[a][b], p, q, old[p][q])
+						}
+					}
+				}
+			}
+		}
+	}
+}

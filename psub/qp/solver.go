@@ -487,6 +487,9 @@ func (s *Solver) RemoveRows(idx []int) {
 	s.compact(drop)
 }
 
+// compactRun moves n consecutive entries from index from to index to.
+type compactRun struct{ to, from, n int }
+
 func (s *Solver) compact(drop []bool) {
 	keep := make([]int, 0, len(s.vecs))
 	for p := range s.vecs {
@@ -499,11 +502,26 @@ func (s *Solver) compact(drop []bool) {
 	}
 	// In place: keep is increasing, so entry q of a row moves to b ≤ q and
 	// row p to a ≤ p, each after it was read (the Gram matrix of multi-label
-	// C4 holds 10⁸ entries; copying it allocated and cleared as much).
+	// C4 holds 10⁸ entries; copying it allocated and cleared as much). The
+	// entries move by runs of consecutive kept indices, the same in every
+	// row (most compactions drop a few planes or rows, so a row moves in a
+	// few long copies rather than entry by entry); the leading run, which
+	// stays where it is, is skipped.
+	var runs []compactRun
+	for b := 0; b < len(keep); {
+		e := b + 1
+		for e < len(keep) && keep[e] == keep[e-1]+1 {
+			e++
+		}
+		if keep[b] != b {
+			runs = append(runs, compactRun{b, keep[b], e - b})
+		}
+		b = e
+	}
 	for a, p := range keep {
 		if r := s.gram[p]; r != nil {
-			for b, q := range keep {
-				r[b] = r[q]
+			for _, u := range runs {
+				copy(r[u.to:u.to+u.n], r[u.from:u.from+u.n])
 			}
 			s.gram[a] = r[:len(keep)]
 		} else {
