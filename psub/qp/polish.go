@@ -340,13 +340,9 @@ func (w *work) pathStep(f *freeSet) {
 	s, c := w.s, w.s.chol
 	inS, lamStar, slackIn, a0Star, pend := f.inS, f.lamStar, f.slackIn, f.a0Star, f.pend
 	n := c.n()
-	x, d := make([]float64, n), make([]float64, n)
+	x, d := c.buf(bufPathX, n), c.buf(bufPathD, n)
 	tauEnd, stop := 1.0, -1 // stop: the position of the blocking plane, −2 for α_0
-	type brk struct {
-		tau  float64
-		a, p int // position and general index
-	}
-	var brks []brk
+	brks := c.brks[:0]
 	for a, p := range c.ord {
 		x[a], d[a] = s.lam[p], lamStar[p]-s.lam[p]
 		if lamStar[p] >= 0 {
@@ -358,7 +354,7 @@ func (w *work) pathStep(f *freeSet) {
 				tauEnd, stop = tau, a
 			}
 		} else {
-			brks = append(brks, brk{tau, a, p})
+			brks = append(brks, pathBreak{tau, a, p})
 		}
 	}
 	if slackIn && a0Star < 0 {
@@ -366,10 +362,12 @@ func (w *work) pathStep(f *freeSet) {
 			tauEnd, stop = tau, -2
 		}
 	}
+	c.brks = brks // kept for the next call
 	sort.Slice(brks, func(i, j int) bool { return brks[i].tau < brks[j].tau })
 	// g = ∂D/∂τ and q = −∂²D/∂τ² along the current direction d, where
 	// ∇D(x) = b∘1_planes − K·x; K·λ and K·λ* come from the restricted solve.
-	kx, kd := slices.Clone(c.kLam), make([]float64, n)
+	kx, kd := c.buf(bufPathKx, n), c.buf(bufPathKd, n)
+	copy(kx, c.kLam)
 	floats.SubTo(kd, c.kStar, c.kLam)
 	g, q := 0.0, floats.Dot(d, kd)
 	for a, p := range c.ord {
@@ -378,7 +376,7 @@ func (w *work) pathStep(f *freeSet) {
 		}
 	}
 	g -= floats.Dot(d, kx)
-	col := make([]float64, n) // column of K_SS
+	col := c.buf(bufPathCol, n) // column of K_SS
 	tau := 0.0
 	for k := 0; ; k++ {
 		end := tauEnd
@@ -421,7 +419,11 @@ func (w *work) pathStep(f *freeSet) {
 	// and leave F (also at τ = 0: a row that entered at 0 and whose
 	// restricted multiplier is negative); the blocking plane (or α_0)
 	// leaves when the point is its breakpoint.
-	dropped := make([]bool, n)
+	dropped := c.drops[:0]
+	for range n {
+		dropped = append(dropped, false)
+	}
+	c.drops = dropped
 	nDropped := 0
 	for _, b := range brks {
 		if b.tau > tau {
@@ -619,4 +621,11 @@ func (w *work) takeRestricted(S []int, x, lamOut []float64) (planeSum float64, o
 		}
 	}
 	return planeSum, true
+}
+
+// pathBreak is a breakpoint of pathStep: the τ at which the row at
+// position a (general index p) reaches 0.
+type pathBreak struct {
+	tau  float64
+	a, p int
 }
