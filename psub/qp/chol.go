@@ -306,8 +306,7 @@ type blockBorder struct {
 	kPR, zT, zz []float64
 	// The previous arrays, reused for the next ones.
 	kPR0, zT0, zz0 []float64
-	pos            map[int]int // scratch: a plane's row in border
-	moved          []int       // scratch: each new row's old row, −1 if new
+	moved          []int // scratch: each new row's old row, −1 if new
 }
 
 // borderPart brings the block's part of the border up to date for the
@@ -319,22 +318,20 @@ func (b *packedChol) borderPart(g [][]float64, border []int) {
 	if d.border != nil && valid == n && d.n == n && slices.Equal(d.border, border) {
 		return
 	}
-	if d.pos == nil {
-		d.pos = make(map[int]int)
-	}
-	clear(d.pos)
-	for j, q := range d.border {
-		if q >= 0 {
-			d.pos[q] = j
-		}
-	}
+	// Each plane's old row: both lists are in increasing general index
+	// (sync lists the planes so, and compact keeps their order), so one
+	// merge finds them; a plane it missed would only be formed afresh.
 	d.moved = d.moved[:0]
+	o := 0
 	for _, q := range border {
-		o, ok := d.pos[q]
-		if !ok {
-			o = -1
+		for o < len(d.border) && d.border[o] < q {
+			o++
 		}
-		d.moved = append(d.moved, o)
+		if o < len(d.border) && d.border[o] == q {
+			d.moved = append(d.moved, o)
+		} else {
+			d.moved = append(d.moved, -1)
+		}
 	}
 	oldN := d.n
 	d.kPR, d.kPR0 = resize(d.kPR0, m*n), d.kPR
