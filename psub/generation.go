@@ -74,8 +74,10 @@ const sparseDensity = 0.25
 // laneDensity is the fraction of non-zero entries of a dense P up to which
 // recompute takes an edge's margins from its non-zeros (laneRows) rather
 // than from dot products with its dense row. The horses' 74 edge features
-// are 31 % non-zero; the mitochondria's, at 52 %, are not taken (the dense
-// row's streaming dot is then about as fast).
+// are 31 % non-zero; the mitochondria's, at 52 %, are not taken (a
+// four-row pass over their non-zeros gained nothing: psub/BENCHMARKS.md,
+// "C3's four rows per edge in one pass"). The lanes take at most 0.4·12/8
+// of P's memory (a four-byte index and a value per non-zero).
 const laneDensity = 0.40
 
 // newPool builds the pool of the edges of set; norms[i], when given (not

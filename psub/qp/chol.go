@@ -291,7 +291,7 @@ func (c *activeChol) factorBorder() bool {
 //
 // Most syncs change the border by a plane or two, or a block by a few
 // vectors, so the parts still valid are kept rather than formed afresh
-// (which was half of the QP's time on the horses' C3): entry a of a
+// (over a third of the polish's time in a horses C3 chain): entry a of a
 // plane's Z row depends only on rows 0…a of L_b and entries 0…a of its
 // K_PR row, so the leading positions of the block that no removal has
 // touched since (valid; appends leave every earlier row of L_b as it was)
@@ -340,13 +340,13 @@ func (b *packedChol) borderPart(g [][]float64, border []int) {
 	for j, q := range border {
 		kj, zj := d.kPR[j*n:(j+1)*n], d.zT[j*n:(j+1)*n]
 		from := 0
-		if o := d.moved[j]; o >= 0 {
-			// K_PR from the planes' Gram rows (K is symmetric), rather
-			// than m scattered entries of each row's long Gram row.
+		if o := d.moved[j]; o >= 0 { // a kept plane: its valid entries stay
 			from = valid
 			copy(kj[:from], d.kPR0[o*oldN:o*oldN+from])
 			copy(zj[:from], d.zT0[o*oldN:o*oldN+from])
 		}
+		// K_PR from the planes' Gram rows (K is symmetric), rather than m
+		// scattered entries of each row's long Gram row.
 		gq := g[q]
 		for a, p := range b.ord[from:] {
 			kj[from+a] = gq[p]
