@@ -66,6 +66,31 @@ type activeChol struct {
 	// last solveActiveChol (λ the duals it started from, λ* its solution),
 	// for the path step.
 	kLam, kStar []float64
+	// scratch holds the working vectors of solveActiveChol and the path
+	// step, kept between calls (a polish makes hundreds of rounds, each
+	// with a dozen vectors of |S| floats); dropped is the path step's.
+	scratch [][]float64
+	dropped []bool
+}
+
+// Slots of activeChol.scratch: solveActiveChol uses the first nSolveVecs,
+// the path step the next nPathVecs.
+const (
+	nSolveVecs = 9
+	nPathVecs  = 5
+)
+
+// vecs returns the k scratch vectors from slot first on, each zeroed and
+// of length n.
+func (c *activeChol) vecs(first, k, n int) [][]float64 {
+	for len(c.scratch) < first+k {
+		c.scratch = append(c.scratch, nil)
+	}
+	for i := first; i < first+k; i++ {
+		c.scratch[i] = resize(c.scratch[i], n)
+		clear(c.scratch[i])
+	}
+	return c.scratch[first : first+k]
 }
 
 func newActiveChol(s *Solver, eps float64) *activeChol {
@@ -87,6 +112,18 @@ func (c *activeChol) n() int { return len(c.ord) }
 
 // nBlocks is the number of positions held in the blocks (before the border).
 func (c *activeChol) nBlocks() int { return c.off[len(c.blocks)] }
+
+// span returns the positions [o, e) of the block that holds row p (all
+// of S when the factor is not blocked). Outside them and the border, row
+// p's column of K_SS is exactly 0: the other blocks hold rows of other
+// groups.
+func (c *activeChol) span(p int) (o, e int) {
+	if !c.blocked {
+		return 0, len(c.ord)
+	}
+	bi := c.blk[p]
+	return c.off[bi], c.off[bi+1]
+}
 
 // key is the block a vector of S belongs in; −1 marks the border.
 func (c *activeChol) key(p int) int {
@@ -304,6 +341,12 @@ func (c *activeChol) solve(x, b []float64) {
 	nR := c.nBlocks()
 	for bi, blk := range c.blocks {
 		o, e := c.off[bi], c.off[bi+1]
+		if !slices.ContainsFunc(b[o:e], func(v float64) bool { return v != 0 }) {
+			// L_b⁻¹·0 = 0 (the planes' right-hand side 1_planes is 0 on
+			// every block of rows).
+			clear(x[o:e])
+			continue
+		}
 		blk.forward(x[o:e], b[o:e])
 	}
 	if m := len(c.ord) - nR; m > 0 {
@@ -494,6 +537,9 @@ func (c *packedChol) removeSet(dead []bool) {
 	// trail = buf[start:] holds the live positions after the current one,
 	// ascending (filled from the back as i goes down).
 	buf, start := make([]int, n), n
+	// The rotations of one deleted position (a trailing block's worth):
+	// each is written before it is read, so one set serves every position.
+	rot := [3][]float64{make([]float64, n), make([]float64, n), make([]float64, n)}
 	for i := n - 1; i >= 0; i-- {
 		if !dead[i] {
 			start--
@@ -508,7 +554,7 @@ func (c *packedChol) removeSet(dead []bool) {
 		// independent chains instead of one (each rotation depends on the
 		// last through x_j).
 		m := len(trail)
-		cs, ics, sn := make([]float64, m), make([]float64, m), make([]float64, m)
+		cs, ics, sn := rot[0][:m], rot[1][:m], rot[2][:m]
 		var rows [4][]float64
 		var xs [4]float64
 		for j0 := 0; j0 < m; j0 += 4 {
@@ -646,10 +692,11 @@ func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []
 	if n == 0 {
 		return s.c, 0, true
 	}
-	t := make([]float64, n)
-	ones := make([]float64, n) // 1_planes
-	x := make([]float64, n)
-	inv := make([]float64, n) // 1/‖r_p‖: margins compared as distances
+	buf := c.vecs(0, nSolveVecs, n)
+	t := buf[0]
+	ones := buf[1] // 1_planes
+	x := buf[2]
+	inv := buf[3] // 1/‖r_p‖: margins compared as distances
 	for a, p := range S {
 		t[a] = s.rhs[p]
 		x[a] = s.lam[p]
@@ -660,12 +707,12 @@ func (w *work) solveActiveChol(c *activeChol, inS []bool, xiFree bool, lamOut []
 	}
 	var v []float64 // (K+εD)⁻¹·1_planes
 	if xiFree {
-		v = make([]float64, n)
+		v = buf[4]
 		c.solve(v, ones)
 	}
-	r := make([]float64, n)
-	u := make([]float64, n)
-	kx, kxPrev := make([]float64, n), make([]float64, n)
+	r := buf[5]
+	u := buf[6]
+	kx, kxPrev := buf[7], buf[8]
 	tDist, tAbs := 0.0, floats.Norm(t, math.Inf(1)) // |t_p|/‖r_p‖ and |t_p|
 	for a := range t {
 		tDist = math.Max(tDist, math.Abs(t[a])*inv[a])
