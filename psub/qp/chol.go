@@ -120,6 +120,18 @@ func (c *activeChol) n() int { return len(c.ord) }
 // nBlocks is the number of positions held in the blocks (before the border).
 func (c *activeChol) nBlocks() int { return c.off[len(c.blocks)] }
 
+// span returns the positions [o, e) of the block that holds row p (all
+// of S when the factor is not blocked). Outside them and the border, row
+// p's column of K_SS is exactly 0: the other blocks hold rows of other
+// groups.
+func (c *activeChol) span(p int) (o, e int) {
+	if !c.blocked {
+		return 0, len(c.ord)
+	}
+	bi := c.blk[p]
+	return c.off[bi], c.off[bi+1]
+}
+
 // key is the block a vector of S belongs in; −1 marks the border.
 func (c *activeChol) key(p int) int {
 	switch {
@@ -386,6 +398,12 @@ func (c *activeChol) solve(x, b []float64) {
 	nR := c.nBlocks()
 	for bi, blk := range c.blocks {
 		o, e := c.off[bi], c.off[bi+1]
+		if !slices.ContainsFunc(b[o:e], func(v float64) bool { return v != 0 }) {
+			// L_b⁻¹·0 = 0 (the planes' right-hand side 1_planes is 0 on
+			// every block of rows).
+			clear(x[o:e])
+			continue
+		}
 		blk.forward(x[o:e], b[o:e])
 	}
 	if m := len(c.ord) - nR; m > 0 {
@@ -583,6 +601,9 @@ func (c *packedChol) removeSet(dead []bool) {
 	// trail = buf[start:] holds the live positions after the current one,
 	// ascending (filled from the back as i goes down).
 	buf, start := make([]int, n), n
+	// The rotations of one deleted position (a trailing block's worth):
+	// each is written before it is read, so one set serves every position.
+	rot := [3][]float64{make([]float64, n), make([]float64, n), make([]float64, n)}
 	for i := n - 1; i >= 0; i-- {
 		if !dead[i] {
 			start--
@@ -597,7 +618,7 @@ func (c *packedChol) removeSet(dead []bool) {
 		// independent chains instead of one (each rotation depends on the
 		// last through x_j).
 		m := len(trail)
-		cs, ics, sn := make([]float64, m), make([]float64, m), make([]float64, m)
+		cs, ics, sn := rot[0][:m], rot[1][:m], rot[2][:m]
 		var rows [4][]float64
 		var xs [4]float64
 		for j0 := 0; j0 < m; j0 += 4 {

@@ -98,7 +98,13 @@
 // supports share no coordinate are orthogonal: when the rows of F fall into
 // several such groups (multi-label C4: one per label pair), the factor keeps
 // one block per group and the planes as a border (their Schur complement),
-// so a step costs Σ_g |F_g|² instead of |F|². Moving v costs
+// so a step costs Σ_g |F_g|² instead of |F|². For the same reason the
+// constraints enter by group: 8 per round, the most violated, unless the
+// violated rows span 16 groups or more; then up to 8 of each group, at
+// most 8 per 8 groups (yeast: a new plane leaves about a thousand rows
+// violated over its 91 groups, which entering 8 per round took over a
+// hundred rounds, each a full restricted solve and pricing pass, to
+// bring in). Moving v costs
 // O(|F|·k), or the non-zeros of all vectors through w when that is less. On the SSVM's warm starts (one new plane) it usually finishes in
 // the first sweep; the sweeps are the fallback, used when the polish stops
 // early (free set above 5000 planes and rows, 800 with free sign bounds,

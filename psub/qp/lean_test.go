@@ -41,6 +41,7 @@ func TestLeanAll(t *testing.T) {
 		{"RandomCones", TestRandomCones},
 		{"ConeFaces", TestConeFaces},
 		{"ConeFacesLazyPlanes", TestConeFacesLazyPlanes},
+		{"ConeFacesManyGroups", TestConeFacesManyGroups},
 		{"PathStep", TestPathStep},
 		{"RowScaleInvariance", TestRowScaleInvariance},
 		{"RoundOffReported", TestRoundOffReported},

@@ -26,10 +26,13 @@ const (
 const proxRel = 1e-11
 
 // maxPolishRounds caps the restricted solves of one polish; maxEnter is how
-// many of the most violated constraints enter the free set per round.
+// many of the most violated constraints enter the free set per round, and
+// per group of rows when the violated rows span many groups (see
+// entering): up to maxEnter more per enterGroups groups priced.
 const (
 	maxPolishRounds = 400
 	maxEnter        = 8
+	enterGroups     = 8
 )
 
 // viol is a constraint whose multiplier should enter the free set: p ≥ 0 a
@@ -286,15 +289,13 @@ func (w *work) violations(f *freeSet) []viol {
 	return cand
 }
 
-// enter adds the most violated few of cand to F at 0 (the point does not
-// move). It returns false, leaving F as it is, when F would outgrow what
-// the next round's solve takes (maxPolishChol, or maxPolish when that
-// round has free sign bounds and so a dense LU).
+// enter adds the most violated few of cand (entering) to F at 0 (the point
+// does not move). It returns false, leaving F as it is, when F would
+// outgrow what the next round's solve takes (maxPolishChol, or maxPolish
+// when that round has free sign bounds and so a dense LU) already with the
+// maxEnter most violated; past that many, entering takes as many as fit.
 func (w *work) enter(f *freeSet, cand []viol) bool {
-	sort.Slice(cand, func(x, y int) bool { return cand[x].d > cand[y].d })
-	if len(cand) > maxEnter {
-		cand = cand[:maxEnter]
-	}
+	cand = w.entering(cand)
 	nS := 0
 	for p := range w.s.vecs {
 		if f.inS[p] {
@@ -306,7 +307,13 @@ func (w *work) enter(f *freeSet, cand []viol) bool {
 		limit = maxPolish
 	}
 	if nS+len(cand) > limit {
-		return false
+		if nS+min(len(cand), maxEnter) > limit {
+			return false
+		}
+		cand = cand[:limit-nS]
+	}
+	if len(cand) > maxEnter {
+		w.s.wideEnters++
 	}
 	for _, c := range cand {
 		if c.p >= 0 {
@@ -316,6 +323,58 @@ func (w *work) enter(f *freeSet, cand []viol) bool {
 		}
 	}
 	return true
+}
+
+// entering sorts cand by violation, largest first, and returns those of
+// it that enter F, in that order. When the violated rows span fewer than
+// 2·enterGroups groups (every segmentation fit: one group) that is the
+// maxEnter most violated, as it always was. With more groups (multi-label
+// C4: one per label pair, 91 for yeast), a new plane leaves violated rows
+// in most of them, about a thousand in all, and entering 8 per round took
+// over a hundred rounds, each a full restricted solve and a pricing pass;
+// but a row's entry costs only its own block of the factor. So then up to
+// maxEnter rows of each group enter, the most violated first, at most
+// maxEnter·⌊g/enterGroups⌋ in all for g groups among the violated rows
+// (planes and sign bounds count towards that total only). The rows that
+// should not have entered leave again in the path step, several per round.
+func (w *work) entering(cand []viol) []viol {
+	sort.Slice(cand, func(x, y int) bool { return cand[x].d > cand[y].d })
+	s := w.s
+	// The groups of the violated rows, with the rows taken from each.
+	var groups map[int]int
+	nGroups := 0
+	for _, c := range cand {
+		if c.p < 0 || s.isPlane[c.p] {
+			continue
+		}
+		if groups == nil {
+			groups = make(map[int]int)
+		}
+		g := s.group(c.p)
+		if _, ok := groups[g]; !ok {
+			groups[g] = 0
+			nGroups++
+		}
+	}
+	total := maxEnter * max(1, nGroups/enterGroups)
+	if total <= maxEnter {
+		return cand[:min(len(cand), maxEnter)]
+	}
+	out := make([]viol, 0, total)
+	for _, c := range cand {
+		if len(out) == total {
+			break
+		}
+		if c.p >= 0 && !s.isPlane[c.p] {
+			g := s.group(c.p)
+			if groups[g] == maxEnter {
+				continue
+			}
+			groups[g]++
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // pathStep replaces the blocked step of a round without free sign bounds.
@@ -407,12 +466,19 @@ func (w *work) pathStep(f *freeSet) {
 		tau = end
 		a := brks[k].a
 		da := d[a]
-		s.kRow(brks[k].p, c.ord, col)
+		// Row a's column of K_SS: zero outside its own block and the
+		// border (rows of other groups are orthogonal to it), so only
+		// those positions are formed and moved.
+		o, e := c.span(brks[k].p)
+		nR := c.nBlocks()
+		s.kRow(brks[k].p, c.ord[o:e], col[o:e])
+		s.kRow(brks[k].p, c.ord[nR:], col[nR:])
 		// With row a's component gone: g loses d_a·∂D/∂x_a = d_a·(−(Kx)_a);
 		// q = dᵀKd loses 2·d_a·(Kd)_a − d_a²·K_aa.
 		g += da * kx[a]
 		q += -2*da*kd[a] + da*da*col[a]
-		floats.AddScaled(kd, -da, col)
+		floats.AddScaled(kd[o:e], -da, col[o:e])
+		floats.AddScaled(kd[nR:], -da, col[nR:])
 		d[a] = 0
 	}
 	// Apply: rows whose breakpoint the chosen point reached are exactly 0

@@ -68,6 +68,9 @@ type Solver struct {
 	// multiDrops counts the polish's path steps that dropped more than one
 	// row at once (for the tests).
 	multiDrops int
+	// wideEnters counts the polish rounds that entered more than maxEnter
+	// constraints (rows of many groups; see entering), for the tests.
+	wideEnters int
 	// gaveUp counts polishes that ended before a KKT point of the whole
 	// dual (round or size limit, failed restricted solve), for the tests.
 	gaveUp int

@@ -62,6 +62,24 @@ func TestConeFacesLazyPlanes(t *testing.T) {
 	}
 }
 
+// TestConeFacesManyGroups is TestConeFacesLazyPlanes on 40 blocks: after
+// a new plane the violated rows span more than 2·enterGroups groups, so the
+// polish enters up to maxEnter rows per group per round (entering). The
+// warm-started, polished result must agree with a cold coordinate-ascent
+// solve, every polish must end at a KKT point, and the wide entries must
+// have happened.
+func TestConeFacesManyGroups(t *testing.T) {
+	s, pr, sol, rounds := coneFaces(t, coneShape{blocks: 40, bdim: 20, feats: 100, planes: 8, addK: 80, span: 5, lazyPlanes: true}, 7)
+	t.Logf("%d rounds, %d rows, %d wide entries, %d multi-row drops, %d polishes gave up", rounds, len(pr.rows), s.wideEnters, s.multiDrops, s.gaveUp)
+	checkAgainstCold(t, pr, sol, rounds)
+	if s.gaveUp > 0 {
+		t.Errorf("after %d rounds (%d rows): %d polishes ended before a KKT point", rounds, len(pr.rows), s.gaveUp)
+	}
+	if s.wideEnters == 0 {
+		t.Errorf("after %d rounds (%d rows): no polish round entered more than %d constraints", rounds, len(pr.rows), maxEnter)
+	}
+}
+
 // checkAgainstCold checks the KKT conditions of the warm-started, polished
 // result of coneFaces and that a cold coordinate-ascent solve of the same
 // constraints reaches the same primal.
