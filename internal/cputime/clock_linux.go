@@ -23,3 +23,5 @@ func clock(id uintptr) (time.Duration, bool) {
 }
 
 func process() (time.Duration, bool) { return clock(clockProcessCPUTime) }
+
+func thread() (time.Duration, bool) { return clock(clockThreadCPUTime) }

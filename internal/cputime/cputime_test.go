@@ -41,6 +41,21 @@ func TestClocksAdvance(t *testing.T) {
 		t.Errorf("Seconds %g after Process %v", s, p0)
 	}
 	burn(t, "Process", Process, p0)
+
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t0, ok := Thread()
+	if !ok {
+		if runtime.GOOS == "linux" {
+			t.Fatal("Thread not measured on Linux")
+		}
+		return
+	}
+	t1 := burn(t, "Thread", Thread, t0)
+	// The process's time includes this thread's.
+	if p, _ := Process(); p < t1 {
+		t.Errorf("process CPU %v below this thread's %v", p, t1)
+	}
 }
 
 // Touching 64 MiB makes the peak at least that; on Linux the peak is the

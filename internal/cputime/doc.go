@@ -7,6 +7,8 @@
 //     (the garbage collector's too): clock_gettime(CLOCK_PROCESS_CPUTIME_ID)
 //     on Linux, the clock the C++ max-flow yardstick reads as well, and
 //     getrusage(RUSAGE_SELF) on other Unix systems.
+//   - Thread is the CPU time of the calling OS thread (Linux only); a
+//     benchmark that reads it locks its goroutine to the thread.
 //   - PeakRSS is the process's peak resident set size (getrusage's
 //     ru_maxrss, Linux's VmHWM).
 //
