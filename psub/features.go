@@ -221,11 +221,15 @@ func (l Layout) fillEnergy(e *inference.Energy, f *instFeatures, r *reduced, buf
 // the features, with the same arithmetic, so both paths give the same cut.
 // A sum negative only by rounding becomes 0; with truncate a really negative
 // one is truncated as TruncatedGraphCut does and counted, otherwise it is
-// left for the solver to report. With margins not nil, margins[e] receives
+// left for the solver to report; the second result is Σ −d/2 over the
+// truncated edges, which bounds how much lower the untruncated energy's
+// minimum can be than the cut's labelling's energy (the truncated energy
+// is at least the untruncated one and exceeds it by at most −d/2 per
+// truncated edge). With margins not nil, margins[e] receives
 // edge e's raw d = θ01 + θ10 − θ00 − θ11 before any rounding or
 // truncation: C4's margin c_e·w for the row b = 1(0)⊗1(0) + 1(1)⊗1(1) −
 // 1(0)⊗1(1) − 1(1)⊗1(0), which the cut needs anyway (fusedGenerate).
-func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs []float64, y []int, edges [][2]int, truncate bool, margins []float64) int {
+func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs []float64, y []int, edges [][2]int, truncate bool, margins []float64) (int, float64) {
 	// The products are mulInto's for m = 1 and m = 3, written out: this
 	// loop runs over every node and edge of every training instance in
 	// every iteration, and the call cost as much as the few non-zeros of a
@@ -247,7 +251,7 @@ func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs 
 			lin[k] = -p0 + costs[k]
 		}
 	}
-	truncated := 0
+	truncated, excess := 0, 0.0
 	ps, pi, pv := f.pairwise.start, f.pairwise.idx, f.pairwise.val
 	pair = pair[:len(edges)]
 	for e, ed := range edges {
@@ -271,6 +275,7 @@ func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs 
 				d = 0
 			} else if truncate {
 				c -= d / 2 // θ01 and θ10 raised by −d/2
+				excess -= d / 2
 				d = 0
 				truncated++
 			}
@@ -279,7 +284,7 @@ func (l Layout) fillCut(lin, pair []float64, f *instFeatures, r *reduced, costs 
 		lin[ed[1]] += -p2 - c
 		pair[e] = d
 	}
-	return truncated
+	return truncated, excess
 }
 
 // diffScratch is featureDiffTouched's scratch, kept by its caller.

@@ -110,7 +110,7 @@ func TestFillTriples(t *testing.T) {
 			wantPair[j] = d
 		}
 		lin, pair := make([]float64, in.Nodes()), make([]float64, len(in.Edges))
-		trunc := l.fillCut(lin, pair, &f, &r, costs, in.Labels, in.Edges, true, nil)
+		trunc, _ := l.fillCut(lin, pair, &f, &r, costs, in.Labels, in.Edges, true, nil)
 		if trunc != wantTrunc || !slices.Equal(lin, wantLin) || !slices.Equal(pair, wantPair) {
 			t.Fatalf("case %d: fillCut %d truncated, lin %v, pair %v; slice arithmetic %d, %v, %v", c, trunc, lin, pair, wantTrunc, wantLin, wantPair)
 		}

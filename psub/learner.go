@@ -192,12 +192,16 @@ type Tuning struct {
 	// (QPBO leaving nodes unlabelled, TRW-S), the method's lower bound on
 	// the energy (Result.LowerBound: the roof dual, TRW-S's dual) bounds
 	// how much more violated the most violated labellings can be, and
-	// w_q's primal plus C times that excess is the upper bound. A plane
+	// w_q's primal plus C times that excess is the upper bound; a graph
+	// cut that truncated edges by at most −d/2 each (d = θ01+θ10−θ00−θ11)
+	// is off by at most their sum, which counts while C times it is below
+	// a tenth of Tol times the bound (edges within HardTol). A plane
 	// that does not cut off the QP's solution by at least Tol·primal/C (a
 	// mis-price) or a round without a bound is followed by inference at w,
 	// as without stabilisation, and only inference at w may stop for want
 	// of a violated labelling; a stage whose in-out rounds come back
-	// without a bound twice (swap moves, a truncated graph cut) goes on
+	// without a bound twice (swap moves, really non-submodular edges
+	// truncated) goes on
 	// without. After every round of real inference α adapts (Pessoa et
 	// al.'s rule for Wentges smoothing): it drops by 0.1 (to 0: inference
 	// at w) while the plane's subgradient says the primal still falls
@@ -571,11 +575,12 @@ type trainer struct {
 	quiet bool
 }
 
-// prefilled is one instance's normal-form cut (fillCut) and its
-// truncated edges.
+// prefilled is one instance's normal-form cut (fillCut), its truncated
+// edges and their excess bound.
 type prefilled struct {
 	lin, pair []float64
 	trunc     int
+	excess    float64
 }
 
 // seconds is the wall time of the training, including the runs it resumed.
@@ -1019,12 +1024,14 @@ func (t *trainer) runStage(method inference.Method, startIt int, best float64) (
 // bound is the labellings' primal when inference is exact (every labelling
 // certified most violated) and otherwise that primal plus C times the mean
 // excess E(ȳ_i) − LowerBound_i of the labellings over the method's lower
-// bound on the energy (QPBO's roof dual, TRW-S's dual), which bounds how
-// much more violated the most violated labellings can be. Otherwise, or
+// bound on the energy (QPBO's roof dual, TRW-S's dual; for a truncated
+// graph cut Σ −d/2 over its truncated edges, while C times it stays below
+// a tenth of Tol·bound), which bounds how much more violated the most
+// violated labellings can be. Otherwise, or
 // when stabilisation is off, it returns a nil plane: run inference at t.w,
 // whose primal the stopping rule then reads as without stabilisation.
-// After maxInexactInOut rounds without a bound (swap moves, a truncated
-// graph cut) the stage stops trying.
+// After maxInexactInOut rounds without a bound (swap moves, a graph cut
+// truncating really non-submodular edges) the stage stops trying.
 func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
 	al := t.alpha
 	if al <= 0 || t.bestW == nil || t.inexactInOut >= maxInexactInOut {
@@ -1041,14 +1048,26 @@ func (t *trainer) stabilized(best *float64) ([]float64, float64, int, error) {
 	}
 	bounded := err == nil && (t.inexact == 0 || !math.IsInf(t.excess, 1))
 	if bounded {
-		t.maxA2 = math.Max(t.maxA2, dot(a, a))
 		excess := 0.0
 		if t.inexact > 0 {
 			excess = t.excess / float64(len(t.train))
 		}
-		if p := 0.5*dot(t.w, t.w) + t.s.C*math.Max(0, b-dot(a, t.w)+excess); p < *best {
-			*best = p
-			t.bestW = append(t.bestW[:0], t.w...)
+		p := 0.5*dot(t.w, t.w) + t.s.C*math.Max(0, b-dot(a, t.w)+excess)
+		// A truncated cut's excess (fillCut) counts only while it is
+		// below a tenth of the tolerance's share of the bound: edges
+		// truncated by rounding-sized margins (a C4 edge within HardTol)
+		// leave the round as good as exact, while a bound loosened by
+		// really non-submodular edges could never close the gap and
+		// would keep the stage from inference at w.
+		if normal, _, _ := t.cutMethod(t.works[0].method); normal && t.inexact > 0 && t.s.C*excess > 0.1*t.s.Tol*p {
+			bounded = false
+		}
+		if bounded {
+			t.maxA2 = math.Max(t.maxA2, dot(a, a))
+			if p < *best {
+				*best = p
+				t.bestW = append(t.bestW[:0], t.w...)
+			}
 		}
 	}
 	copy(t.w, t.wQP)
@@ -1288,7 +1307,7 @@ func (t *trainer) prefill() {
 			in, p := &t.train[i], &t.pre[i]
 			p.lin, p.pair = resize(p.lin, in.Nodes()), resize(p.pair, len(in.Edges))
 			lo := t.spec.offsets[i]
-			p.trunc = t.layout.fillCut(p.lin, p.pair, &t.feats[i], &t.red, t.costs[i], in.Labels, in.Edges, truncate, q.lower[lo:lo+len(in.Edges)])
+			p.trunc, p.excess = t.layout.fillCut(p.lin, p.pair, &t.feats[i], &t.red, t.costs[i], in.Labels, in.Edges, truncate, q.lower[lo:lo+len(in.Edges)])
 		}
 	}
 	if len(t.works) == 1 {
@@ -1490,6 +1509,7 @@ func (t *trainer) runWorker(wk *worker) {
 		in := &t.train[i]
 		var labels []int
 		var truncated int
+		var cutExcess float64
 		var err error
 		if normal {
 			cs := wk.cuts[i]
@@ -1500,11 +1520,11 @@ func (t *trainer) runWorker(wk *worker) {
 			wk.y = resizeInts(wk.y, in.Nodes())
 			if t.preOK { // filled at this w by fusedGenerate
 				p := &t.pre[i]
-				truncated = p.trunc
+				truncated, cutExcess = p.trunc, p.excess
 				_, err = cs.Solve(in.Edges, p.lin, p.pair, wk.y)
 			} else {
 				wk.lin, wk.pair = resize(wk.lin, in.Nodes()), resize(wk.pair, len(in.Edges))
-				truncated = l.fillCut(wk.lin, wk.pair, &t.feats[i], &t.red, t.costs[i], in.Labels, in.Edges, truncate, nil)
+				truncated, cutExcess = l.fillCut(wk.lin, wk.pair, &t.feats[i], &t.red, t.costs[i], in.Labels, in.Edges, truncate, nil)
 				_, err = cs.Solve(in.Edges, wk.lin, wk.pair, wk.y)
 			}
 			labels = wk.y
@@ -1555,7 +1575,7 @@ func (t *trainer) runWorker(wk *worker) {
 		wk.trunc += truncated
 		if normal && truncated > 0 {
 			wk.inexact++ // a graph cut is exact on the untruncated energy
-			wk.excess = math.Inf(1)
+			wk.excess += cutExcess
 		}
 	}
 }
